@@ -1,0 +1,3 @@
+from bertdrill.cli import run
+
+run()

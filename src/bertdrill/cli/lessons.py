@@ -1,0 +1,131 @@
+"""Commands for lesson authors: ``check``, ``cards`` and ``params``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from .app import LangOption, Language, LessonsArgument, app, load, out
+
+
+@app.command()
+def check(paths: LessonsArgument = None) -> None:
+    """Parse lessons and prove every stated number against its formula.
+
+    Prints a summary per lesson; on any problem prints `path:line: message`
+    lines on stderr and exits 1.
+    """
+    from ..cards import compile_lesson
+
+    for lesson in load(paths):
+        cards = compile_lesson(lesson)
+        out.print(
+            f"✓ {escape(lesson.id)} ({escape(_short(lesson.path))}): {len(lesson.items)} items, "
+            f"{len(cards)} cards, {lesson.verified} numbers verified; "
+            f"languages {', '.join(lesson.languages)}"
+        )
+
+
+@app.command()
+def cards(
+    lesson_id: Annotated[str | None, typer.Argument(metavar="[LESSON]", help="Lesson id (default: every shipped lesson).")] = None,
+    lang: LangOption = Language.en,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    paths: Annotated[list[Path] | None, typer.Option("--file", "-f", help="Read lessons from these files instead.")] = None,
+) -> None:
+    """Show the cards a lesson compiles into."""
+    from ..loader import all_cards, find_lesson
+
+    lessons = load(paths)
+    if lesson_id:
+        lessons = [find_lesson(lessons, lesson_id)]
+    language = lang.value
+    compiled = all_cards(lessons)
+    if as_json:
+        out.print_json(json.dumps([_card_json(card, language) for card in compiled], ensure_ascii=False))
+        return
+    table = Table(title=f"{len(compiled)} cards", show_lines=False, expand=False)
+    for column in ("id", "kind", "question", "answer"):
+        table.add_column(column, overflow="fold")
+    for card in compiled:
+        table.add_row(escape(card.key), card.kind, escape(card.question(language)), escape(card.answer[language]))
+    out.print(table)
+
+
+@app.command()
+def params(
+    set_name: Annotated[str | None, typer.Argument(metavar="[SET]", help="Parameter set, e.g. bert-large (default: the lesson's first).")] = None,
+    overrides: Annotated[list[str] | None, typer.Option("--set", "-s", metavar="NAME=VALUE", help="Change one parameter, e.g. --set d=512.")] = None,
+    lesson_id: Annotated[str | None, typer.Option("--lesson", help="Lesson id (default: the first shipped lesson).")] = None,
+    lang: LangOption = Language.en,
+    paths: Annotated[list[Path] | None, typer.Option("--file", "-f", help="Read lessons from these files instead.")] = None,
+) -> None:
+    """Show a parameter set's breakdown: every formula of the lesson, computed."""
+    from .. import formula
+    from ..errors import BertdrillError
+    from ..lesson import grouping
+    from ..loader import find_lesson
+
+    lessons = load(paths)
+    lesson = find_lesson(lessons, lesson_id) if lesson_id else lessons[0]
+    chosen = set_name or next(iter(lesson.params))
+    if chosen not in lesson.params:
+        raise BertdrillError(formula.unknown_name_message(chosen, lesson.params).replace("name", "parameter set", 1))
+    values = dict(lesson.params[chosen].values)
+    for assignment in overrides or []:
+        name, _, text = assignment.partition("=")
+        name = name.strip()
+        if not _ or name not in values:
+            hint = formula.unknown_name_message(name, values) if _ else f"{assignment!r} is not NAME=VALUE"
+            raise BertdrillError(f"--set: {hint}")
+        values[name] = formula.evaluate(text, {})
+    resolved = formula.resolve(values, lesson.formulas)
+    sep = grouping(lang.value)
+    custom = " (custom)" if overrides else ""
+    table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang.value])}")
+    table.add_column("name")
+    table.add_column("formula", overflow="fold")
+    table.add_column("value", justify="right")
+    for name, value in values.items():
+        table.add_row(name, "parameter", formula.format_number(value, grouping=sep))
+    table.add_section()
+    for name, parsed in lesson.formulas.items():
+        shown = resolved[name]
+        if not isinstance(shown, int):
+            shown = round(shown, 3)
+        table.add_row(name, escape(parsed.source), formula.format_number(shown, grouping=sep))
+    out.print(table)
+
+
+def _short(path: str) -> str:
+    """A path relative to the current folder when it is inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def _card_json(card, language: str) -> dict:
+    data = {
+        "id": card.id,
+        "kind": card.kind,
+        "question": card.question(language),
+        "answer": card.answer[language],
+        "explanation": card.explanation.get(language, ""),
+        "tags": list(card.tags),
+    }
+    if card.options:
+        data["options"] = list(card.options[language])
+        data["correct"] = card.correct
+    if card.value is not None:
+        data["value"] = card.value if isinstance(card.value, int) else str(card.value)
+    if card.set_name:
+        data["params"] = card.set_name
+    if card.expected_output:
+        data["expected_output"] = list(card.expected_output)
+    return data

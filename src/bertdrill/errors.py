@@ -1,0 +1,41 @@
+"""The errors bertdrill raises on purpose.
+
+Every one carries a message a person can act on; only the CLI turns them
+into ``Error: ...`` and an exit code, so the library never prints.
+"""
+
+from __future__ import annotations
+
+
+class BertdrillError(Exception):
+    """Base class for every anticipated failure."""
+
+
+class FormulaError(BertdrillError):
+    """A formula is not allowed, does not parse, or cannot be evaluated."""
+
+
+class LessonError(BertdrillError):
+    """A problem in a lesson file, located as ``path:line: message``."""
+
+    def __init__(self, path: str, line: int | None, message: str):
+        self.path = path
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+class LessonErrors(BertdrillError):
+    """Several lesson problems found in one pass, reported together."""
+
+    def __init__(self, errors: list[LessonError]):
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+class StoreError(BertdrillError):
+    """The review database cannot be opened, read or written."""

@@ -1,0 +1,1 @@
+"""Quiz sheets for teachers: one module per output format."""
