@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .app import LangOption, Language, LessonsArgument, app, load, out
+from .base import LangOption, Language, LessonsArgument, app, load, out
 
 
 @app.command()

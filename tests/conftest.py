@@ -1,0 +1,43 @@
+"""Shared fixtures: no test touches a real home, a real database or colours."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED = REPO / "decks" / "bert-basics.toml"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    """Point bertdrill's data directory and database at a temporary folder."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("BERTDRILL_HOME", str(home))
+    monkeypatch.setenv("BERTDRILL_DB", str(home / "bertdrill.db"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.delenv("BERTDRILL_DEBUG", raising=False)
+    return home
+
+
+@pytest.fixture
+def cli():
+    """Run the CLI in-process: ``cli("check", "decks/")`` returns a click Result."""
+    from bertdrill.cli import app
+
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | bytes | None = None):
+        return runner.invoke(app, list(args), input=input, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def lesson_text() -> str:
+    """The shipped lesson's text, a starting point for edited and broken lessons."""
+    return SHIPPED.read_text(encoding="utf-8")
