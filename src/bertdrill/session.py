@@ -1,0 +1,278 @@
+"""A review session with no terminal: today's queue, daily limits, re-drill, undo.
+
+The session decides what comes next and records what the learner answered;
+it never reads a key or prints a line (the CLI does), and it never reads the
+clock itself (a ``clock`` callable is passed in, so tests are exact).
+
+It talks to a store passed in (:class:`bertdrill.store.Store` or anything with
+the same methods): every answer goes to the store, committed, before the
+session moves on, so quitting or a killed process loses nothing acknowledged.
+
+The queue: due cards, most overdue first; then cards still to re-drill from an
+earlier session today; then new cards in lesson order. The daily limits count
+first answers per study day, from the log: at most ``Limits.new`` new cards and
+at most ``Limits.reviews`` cards in all (due and new together).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from . import sm2
+from .cards import Card
+
+DEFAULT_NEW = 10
+DEFAULT_REVIEWS = 200
+DEFAULT_ROLLOVER = 4
+REDRILL_GAP = 3
+"""A card to re-drill comes back after this many other cards (or last, when fewer are left)."""
+
+SKIPPED_KINDS = frozenset({"practice"})
+"""Kinds the review session never shows: practice cards are checked by ``bertdrill practice``."""
+
+
+def local_now() -> datetime:
+    """The wall clock as an aware local time: the default clock of a session."""
+    return datetime.now().astimezone()
+
+
+@dataclass(frozen=True)
+class Limits:
+    new: int = DEFAULT_NEW  # new cards per study day
+    reviews: int = DEFAULT_REVIEWS  # cards per study day, due and new together
+    rollover_hour: int = DEFAULT_ROLLOVER  # a study day runs from this hour to this hour
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A card waiting in the queue, and why: a due ``review``, a ``new`` card, or a ``redrill``."""
+
+    card: Card
+    kind: str
+
+
+@dataclass(frozen=True)
+class Position:
+    index: int  # the current card's number, from 1
+    total: int  # answered so far plus still queued
+    new: int  # still queued (the current card included), by kind
+    review: int
+    redrill: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an answer did, once it is committed."""
+
+    entry: Entry
+    grade: int
+    review_id: int
+    before: sm2.Schedule
+    after: sm2.Schedule
+    again: bool  # the card comes back later in this session
+
+    @property
+    def rescheduled(self) -> bool:
+        return self.entry.kind != "redrill"
+
+
+@dataclass(frozen=True)
+class Summary:
+    answered: int  # answers given, re-drills included
+    correct: int  # answers graded 3 or more
+    redrills: int  # answers that were re-drills
+    seconds: float  # since the session started
+    due_tomorrow: int  # cards due by the next study day
+    left: int  # still queued when the session ended
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One undoable action: the queue and answer count before it, and how to reverse it in the store."""
+
+    queue: tuple[Entry, ...]
+    answered: int
+    review_id: int | None = None  # an answer: delete it and restore the schedule
+    card_id: str | None = None  # a suspend or bury: put the flags back
+    flags: Any = None  # the store's CardState before the change
+
+
+class Session:
+    """One sitting of review. Answer, suspend, bury and undo act on :attr:`current`."""
+
+    def __init__(
+        self,
+        store,
+        cards: Sequence[Card],
+        *,
+        clock: Callable[[], datetime] = local_now,
+        limits: Limits = Limits(),
+        lessons: Collection[str] | None = None,
+    ):
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.lessons = sorted(lessons if lessons is not None else {card.lesson_id for card in cards})
+        self.cards = {card.id: card for card in cards if card.kind not in SKIPPED_KINDS}
+        self.started = clock()
+        self.day = self.study_day(self.started)
+        self._queue: list[Entry] = self._build_queue()
+        self._answers: list[Outcome] = []
+        self._steps: list[_Step] = []
+        self._shown_at = self.started
+
+    # ----------------------------------------------------------------- the queue
+
+    def study_day(self, moment: datetime) -> date:
+        return sm2.study_day(moment, self.limits.rollover_hour)
+
+    def _build_queue(self) -> list[Entry]:
+        counts = self.store.day_counts(self.day)
+        room = max(0, self.limits.reviews - counts.first_answers)
+        due = self.store.due_ids(self.day, lessons=self.lessons, limit=room)
+        new_room = max(0, min(self.limits.new - counts.new, room - len(due)))
+        new = self.store.new_ids(self.day, lessons=self.lessons, limit=new_room)
+        redrill = self.store.redrill_ids(self.day, lessons=self.lessons)
+        queue: list[Entry] = []
+        seen: set[str] = set()
+        for kind, ids in (("review", due), ("redrill", redrill), ("new", new)):
+            for card_id in ids:
+                if card_id in self.cards and card_id not in seen:
+                    seen.add(card_id)
+                    queue.append(Entry(self.cards[card_id], kind))
+        return queue
+
+    @property
+    def current(self) -> Entry | None:
+        return self._queue[0] if self._queue else None
+
+    @property
+    def done(self) -> bool:
+        return not self._queue
+
+    def show(self) -> Entry | None:
+        """The card to show now; the time to answer it is counted from this call."""
+        self._shown_at = self.clock()
+        return self.current
+
+    @property
+    def position(self) -> Position:
+        count = {kind: 0 for kind in ("new", "review", "redrill")}
+        for entry in self._queue:
+            count[entry.kind] += 1
+        answered = len(self._answers)
+        return Position(index=answered + 1, total=answered + len(self._queue), **count)
+
+    @property
+    def answers(self) -> tuple[Outcome, ...]:
+        return tuple(self._answers)
+
+    # ----------------------------------------------------------------- actions
+
+    def answer(self, grade: int, typed: str | None = None) -> Outcome:
+        """Record a grade (0-5) for the current card, committed before this returns.
+
+        The first answer of the study day reschedules the card with SM-2; a re-drill is
+        logged but leaves the schedule alone. A grade below 4 brings the card back later.
+        """
+        entry = self._require_current()
+        if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= 5:
+            raise ValueError(f"grade must be an int from 0 to 5, got {grade!r}")
+        now = self.clock()
+        day = self.study_day(now)
+        queue, answered = self._snapshot()
+        reschedule = None if entry.kind == "redrill" else (lambda schedule: sm2.review(schedule, grade, today=day))
+        logged = self.store.answer(
+            entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
+            reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at),
+        )
+        again = sm2.redrill_needed(grade)
+        self._queue.pop(0)
+        if again:
+            self._queue.insert(min(REDRILL_GAP, len(self._queue)), Entry(entry.card, "redrill"))
+        outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
+                          after=logged.after, again=again)
+        self._answers.append(outcome)
+        self._steps.append(_Step(queue, answered, review_id=logged.id))
+        return outcome
+
+    def suspend(self) -> Entry:
+        """Suspend the current card: it leaves this session and every later one until unsuspended."""
+        return self._set_aside(suspended=True)
+
+    def bury(self) -> Entry:
+        """Hide the current card until the next study day."""
+        return self._set_aside(buried_until=self.day + timedelta(days=1))
+
+    def _set_aside(self, **flags) -> Entry:
+        entry = self._require_current()
+        queue, answered = self._snapshot()
+        before = self.store.set_flags(entry.card.id, **flags)
+        self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
+        self._steps.append(_Step(queue, answered, card_id=entry.card.id, flags=before))
+        return entry
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._steps)
+
+    def undo(self) -> Entry | None:
+        """Take back the latest answer, suspend or bury: the store and the queue are as before it.
+
+        Repeatable, back to the start of the session. Returns the card that is current
+        again, or None when there is nothing to undo.
+        """
+        if not self._steps:
+            return None
+        step = self._steps[-1]
+        if step.review_id is not None:
+            self.store.undo(step.review_id)
+        else:
+            self.store.set_flags(step.card_id, suspended=step.flags.suspended, buried_until=step.flags.buried_until)
+        self._steps.pop()
+        self._queue = list(step.queue)
+        del self._answers[step.answered:]
+        self._shown_at = self.clock()
+        return self.current
+
+    def summary(self) -> Summary:
+        tomorrow = self.study_day(self.clock()) + timedelta(days=1)
+        return Summary(
+            answered=len(self._answers),
+            correct=sum(outcome.grade >= sm2.PASSING for outcome in self._answers),
+            redrills=sum(outcome.entry.kind == "redrill" for outcome in self._answers),
+            seconds=(self.clock() - self.started).total_seconds(),
+            due_tomorrow=self.store.due_count(tomorrow, lessons=self.lessons),
+            left=len(self._queue),
+        )
+
+    # ----------------------------------------------------------------- helpers
+
+    def _require_current(self) -> Entry:
+        if not self._queue:
+            raise LookupError("the session has no card left")
+        return self._queue[0]
+
+    def _snapshot(self) -> tuple[tuple[Entry, ...], int]:
+        return tuple(self._queue), len(self._answers)
+
+
+def record_attempt(store, card_id: str, grade: int, *, moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER,
+                   kind: str = "practice", typed: str | None = None, duration_ms: int = 0):
+    """Log one answer outside a session (``bertdrill practice check``); returns the store's Answer.
+
+    The first answer to the card on a study day reschedules it with SM-2, as in a
+    session; later ones that day are only logged.
+    """
+    day = sm2.study_day(moment, rollover_hour)
+    answered_today = any(answer.study_day == day for answer in store.answers(card_id, since=day))
+    reschedule = None if answered_today else (lambda schedule: sm2.review(schedule, grade, today=day))
+    return store.answer(card_id, grade=grade, kind=kind, reviewed_at=moment, study_day=day,
+                        reschedule=reschedule, typed=typed, duration_ms=duration_ms)
+
+
+def _milliseconds(elapsed: timedelta) -> int:
+    return max(0, int(elapsed.total_seconds() * 1000))
