@@ -131,10 +131,8 @@ class Session:
 
     def _build_queue(self) -> list[Entry]:
         counts = self.store.day_counts(self.day)
-        room = max(0, self.limits.reviews - counts.first_answers)
-        due = self.store.due_ids(self.day, lessons=self.lessons, limit=room)
-        new_room = max(0, min(self.limits.new - counts.new, room - len(due)))
-        new = self.store.new_ids(self.day, lessons=self.lessons, limit=new_room)
+        due = self.store.due_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0])
+        new = self.store.new_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, len(due))[1])
         redrill = self.store.redrill_ids(self.day, lessons=self.lessons)
         queue: list[Entry] = []
         seen: set[str] = set()
@@ -258,6 +256,13 @@ class Session:
 
     def _snapshot(self) -> tuple[tuple[Entry, ...], int]:
         return tuple(self._queue), len(self._answers)
+
+
+def room_today(counts, limits: Limits, due: int) -> tuple[int, int]:
+    """(due cards, new cards) still allowed today, given the day's logged answers (store DayCounts)
+    and ``due`` cards waiting: due cards come first, new cards fill what the total limit leaves."""
+    room = max(0, limits.reviews - counts.first_answers)
+    return room, max(0, min(limits.new - counts.new, room - min(due, room)))
 
 
 def record_attempt(store, card_id: str, grade: int, *, moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER,

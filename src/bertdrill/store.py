@@ -25,6 +25,7 @@ the formats SQLAlchemy uses for ``Date`` and ``DateTime`` on SQLite.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import time
@@ -65,6 +66,16 @@ class Meta(SQLModel, table=True):
     __tablename__ = "meta"
     key: str = Field(primary_key=True)
     value: str
+
+
+class LessonRow(SQLModel, table=True):
+    """A lesson as last synced: the digest of its cards tells whether anything changed."""
+
+    __tablename__ = "lesson"
+    id: str = Field(primary_key=True)
+    digest: str
+    cards: int
+    synced_at: datetime
 
 
 class CardRow(SQLModel, table=True):
@@ -133,6 +144,12 @@ _V1 = """
 CREATE TABLE meta (
     key TEXT NOT NULL PRIMARY KEY,
     value TEXT NOT NULL
+);
+CREATE TABLE lesson (
+    id TEXT NOT NULL PRIMARY KEY,
+    digest TEXT NOT NULL,
+    cards INTEGER NOT NULL,
+    synced_at DATETIME NOT NULL
 );
 CREATE TABLE card (
     id TEXT NOT NULL PRIMARY KEY,
@@ -291,14 +308,15 @@ def database_url(db: str | None = None) -> URL:
     """Where the database lives: ``--db``, else ``BERTDRILL_DB``, else ``BERTDRILL_HOME/bertdrill.db``,
     else the platform's user data folder (``~/.local/share/bertdrill/bertdrill.db`` on Linux).
 
-    A value with ``://`` (or starting ``sqlite:``) is an SQLAlchemy URL; anything else is a file path.
+    A value with ``://`` (or starting ``sqlite:`` or ``sqlite+``) is an SQLAlchemy URL; anything else
+    is a file path.
     """
     raw = db or os.environ.get("BERTDRILL_DB")
     if not raw:
         home = os.environ.get("BERTDRILL_HOME")
         folder = Path(home) if home else Path(platformdirs.user_data_dir("bertdrill", appauthor=False))
         raw = str(folder / "bertdrill.db")
-    if "://" in raw or raw.startswith("sqlite:"):
+    if "://" in raw or raw.startswith(("sqlite:", "sqlite+")):
         try:
             url = make_url(raw)
         except ArgumentError:
@@ -464,63 +482,37 @@ class Store:
 
         Cards are matched by id. A new fingerprint (edited text) keeps the schedule; a card
         missing from its lesson (every lesson of ``cards`` counts as complete) is marked
-        removed, with its history; a removed card that comes back is restored. Nothing is
-        written when nothing changed, and the comparison is one query, so a large unchanged
-        collection syncs fast.
+        removed, with its history; a removed card that comes back is restored.
+
+        Each lesson's cards are summed up in one digest (ids, kinds, order, fingerprints),
+        kept in the ``lesson`` table: when every digest matches, sync is one small query
+        and writes nothing, however many cards there are. Only a lesson whose digest
+        differs is compared card by card. Needs ``id``, ``lesson_id``, ``item_id``, ``kind``
+        and ``fingerprint`` of each card.
         """
-        wanted: dict[str, tuple] = {}
-        positions: dict[str, int] = {}
+        by_lesson: dict[str, list[tuple[str, str, str, str]]] = {}
         for card in cards:
-            position = positions.get(card.lesson_id, 0)
-            positions[card.lesson_id] = position + 1
-            wanted[card.id] = (card.lesson_id, card.item_id, card.kind, position, card.fingerprint)
-        lessons = sorted(positions)
-        if not lessons:
+            by_lesson.setdefault(card.lesson_id, []).append((card.id, card.item_id, card.kind, card.fingerprint))
+        digests = {lesson_id: _digest(rows) for lesson_id, rows in by_lesson.items()}
+        if not digests:
             return SyncReport()
         stamp = _utc_text(now or datetime.now(timezone.utc))
 
-        def compare(session: Session):
-            query = text("SELECT id, lesson_id, item_id, kind, position, fingerprint, removed FROM card "
-                         "WHERE lesson_id IN :lessons").bindparams(bindparam("lessons", expanding=True))
-            stored = {row[0]: row for row in session.connection().execute(query, {"lessons": lessons})}
-            added, changed, moved, restored, removed = [], [], [], [], []
-            for card_id, (lesson_id, item_id, kind, position, fingerprint) in wanted.items():
-                row = stored.get(card_id)
-                if row is None:
-                    added.append((card_id, lesson_id, item_id, kind, position, fingerprint, stamp, stamp))
-                    continue
-                values = (lesson_id, item_id, kind, position, fingerprint, stamp, card_id)
-                if row[6]:
-                    restored.append(values)
-                elif row[5] != fingerprint:
-                    changed.append(values)
-                elif (row[2], row[3], row[4]) != (item_id, kind, position):
-                    moved.append(values)
-            removed = [(stamp, card_id) for card_id, row in stored.items() if card_id not in wanted and not row[6]]
-            return added, changed, moved, restored, removed
+        def stale(session: Session) -> list[str]:
+            marks = ", ".join("?" * len(digests))
+            stored = dict(_driver(session).execute(f"SELECT id, digest FROM lesson WHERE id IN ({marks})", list(digests)))
+            return [lesson_id for lesson_id, digest in digests.items() if stored.get(lesson_id) != digest]
 
         def apply(session: Session) -> SyncReport:
-            added, changed, moved, restored, removed = compare(session)  # again, now under the write lock
-            raw = session.connection()
-            if added:
-                raw.exec_driver_sql(
-                    "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, first_seen, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)", added)
-                raw.exec_driver_sql(
-                    "INSERT OR IGNORE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, "
-                    f"buried_until, leech) VALUES (?, 0, {EF_START}, 0, NULL, 0, 0, NULL, 0)",
-                    [(row[0],) for row in added])
-            updates = changed + moved + restored
-            if updates:
-                raw.exec_driver_sql(
-                    "UPDATE card SET lesson_id = ?, item_id = ?, kind = ?, position = ?, fingerprint = ?, "
-                    "removed = 0, updated = ? WHERE id = ?", updates)
-            if removed:
-                raw.exec_driver_sql("UPDATE card SET removed = 1, updated = ? WHERE id = ?", removed)
-            return SyncReport(added=len(added), changed=len(changed), removed=len(removed),
-                              restored=len(restored), moved=len(moved))
+            report = SyncReport()
+            for lesson_id in stale(session):  # again, now under the write lock
+                report = _add(report, _sync_lesson(_driver(session), lesson_id, by_lesson[lesson_id], stamp))
+                _driver(session).execute(
+                    "INSERT OR REPLACE INTO lesson (id, digest, cards, synced_at) VALUES (?, ?, ?, ?)",
+                    (lesson_id, digests[lesson_id], len(by_lesson[lesson_id]), stamp))
+            return report
 
-        if not any(self._run(compare)):
+        if not self._run(stale):
             return SyncReport()
         return self._run(apply, write=True)
 
@@ -790,6 +782,51 @@ _FROM = "FROM schedule s JOIN card c ON c.id = s.card_id"
 # A card the learner can be shown: not suspended, not buried past today, not removed, not a practice card.
 _ACTIVE = ("AND s.suspended = 0 AND (s.buried_until IS NULL OR s.buried_until <= :today) "
            "AND c.removed = 0 AND c.kind != 'practice'")
+
+
+def _digest(rows: list[tuple[str, str, str, str]]) -> str:
+    """One hash of a lesson's cards in order: equal digests mean nothing to sync."""
+    joined = "\x1e".join("\x1f".join(row) for row in rows)
+    return "v1:" + hashlib.sha256(joined.encode()).hexdigest()
+
+
+def _sync_lesson(raw: sqlite3.Connection, lesson_id: str, rows: list[tuple[str, str, str, str]],
+                 stamp: str) -> SyncReport:
+    """Compare one lesson card by card and write the differences."""
+    stored = {row[0]: row for row in raw.execute(
+        "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = ?", (lesson_id,))}
+    added, changed, moved, restored = [], [], [], []
+    for position, (card_id, item_id, kind, fingerprint) in enumerate(rows):
+        row = stored.get(card_id)
+        if row is None:
+            added.append((card_id, lesson_id, item_id, kind, position, fingerprint, stamp, stamp))
+        elif row[5] or row[4] != fingerprint or (row[1], row[2], row[3]) != (item_id, kind, position):
+            values = (item_id, kind, position, fingerprint, stamp, card_id)
+            (restored if row[5] else changed if row[4] != fingerprint else moved).append(values)
+    wanted = {row[0] for row in rows}
+    removed = [(stamp, card_id) for card_id, row in stored.items() if not row[5] and card_id not in wanted]
+    raw.executemany(
+        "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, first_seen, updated) "
+        "VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)", added)
+    raw.executemany(
+        "INSERT OR IGNORE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, "
+        f"buried_until, leech) VALUES (?, 0, {EF_START}, 0, NULL, 0, 0, NULL, 0)", [(row[0],) for row in added])
+    raw.executemany("UPDATE card SET item_id = ?, kind = ?, position = ?, fingerprint = ?, removed = 0, updated = ? "
+                    "WHERE id = ?", changed + moved + restored)
+    raw.executemany("UPDATE card SET removed = 1, updated = ? WHERE id = ?", removed)
+    return SyncReport(added=len(added), changed=len(changed), removed=len(removed), restored=len(restored),
+                      moved=len(moved))
+
+
+def _add(a: SyncReport, b: SyncReport) -> SyncReport:
+    return SyncReport(a.added + b.added, a.changed + b.changed, a.removed + b.removed, a.restored + b.restored,
+                      a.moved + b.moved)
+
+
+def _driver(session: Session) -> sqlite3.Connection:
+    """The sqlite3 connection under a session (in its transaction), for bulk work where
+    SQLAlchemy's row objects would cost several times more than the query."""
+    return session.connection().connection.driver_connection
 
 
 def _lesson_filter(lessons: Collection[str] | None) -> str:

@@ -1,0 +1,437 @@
+"""``bertdrill review`` and ``bertdrill status``: the daily loop, in a terminal or scripted.
+
+In a terminal the session is interactive: single keys (then Enter) for the
+commands, Enter to reveal or to accept a suggested grade. When standard input
+is not a terminal it follows the line protocol of docs/review.md: each prompt
+takes exactly one line, and commands are whole lines (``:undo``), so an answer
+such as ``b`` is never taken for a command.
+
+Exit codes: 0 after ``q``/``:quit``, the end of the queue or the end of input
+(Ctrl-D); 130 after Ctrl-C. Either way the summary is printed, and every answer
+acknowledged with ``Saved:`` is already in the database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..errors import BertdrillError
+from .base import LangOption, Language, app, load, out
+
+MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
+ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
+COMMANDS = {"undo": "undo", "suspend": "suspend", "bury": "bury", "quit": "quit"}
+KEYS = {"u": "undo", "s": "suspend", "b": "bury", "q": "quit"}
+LETTERS = "abcdefghij"  # choice options, as grading reads them
+GRADES = ("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
+          "3 right, with effort · 4 right, after a pause · 5 right at once")
+
+DbOption = Annotated[str | None, typer.Option(
+    "--db", metavar="PATH_OR_URL", show_default=False,
+    help="Database file or sqlite:/// URL (default: $BERTDRILL_DB, else $BERTDRILL_HOME/bertdrill.db, "
+         "else the user data folder).")]
+FilesOption = Annotated[list[Path] | None, typer.Option(
+    "--file", "-f", show_default=False, help="Review these lesson files instead of the shipped lessons.")]
+LessonOption = Annotated[str | None, typer.Option("--lesson", show_default=False, help="Only this lesson (id).")]
+NewOption = Annotated[int, typer.Option(
+    "--new", min=0, envvar="BERTDRILL_NEW_PER_DAY", help="New cards per study day.")]
+LimitOption = Annotated[int, typer.Option(
+    "--limit", min=0, envvar="BERTDRILL_LIMIT_PER_DAY", help="Cards per study day, due and new together.")]
+RolloverOption = Annotated[int, typer.Option(
+    "--rollover-hour", min=0, max=23, envvar="BERTDRILL_ROLLOVER_HOUR",
+    help="Hour when a new study day starts (a review at 00:30 counts for the day before).")]
+
+
+class Quit(Exception):
+    """The learner asked to stop (q, :quit)."""
+
+
+class Command(Exception):
+    """A command typed at a prompt: undo, suspend, bury or quit."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@app.command()
+def review(
+    lesson_id: LessonOption = None,
+    lang: LangOption = Language.en,
+    new: NewOption = 10,
+    limit: LimitOption = 200,
+    db: DbOption = None,
+    paths: FilesOption = None,
+    rollover_hour: RolloverOption = 4,
+) -> None:
+    """Review today's cards: due ones first, then new ones. Every answer is saved at once.
+
+    Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter). With standard
+    input not a terminal, answers are read as lines; see docs/review.md.
+    """
+    from ..session import Limits, Session
+
+    store, cards, lessons = _open(db, paths, lesson_id, lang.value)
+    session = Session(store, cards, clock=_clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
+    reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
+    code = Review(session, reader, lang.value).run()
+    store.close()
+    raise typer.Exit(code)
+
+
+@app.command()
+def status(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    lesson_id: LessonOption = None,
+    new: NewOption = 10,
+    limit: LimitOption = 200,
+    db: DbOption = None,
+    paths: FilesOption = None,
+    rollover_hour: RolloverOption = 4,
+) -> None:
+    """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
+    from .. import sm2
+    from ..session import Limits, room_today
+
+    store, cards, lessons = _open(db, paths, lesson_id, None)
+    today = sm2.study_day(_clock()(), rollover_hour)
+    found = store.status(today, lessons=lessons)
+    _, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
+    new_today = min(new_today, found.new_cards)
+    total = sum(card.kind != "practice" for card in cards)
+    store.close()
+    data = {
+        "study_day": today.isoformat(),
+        "due_now": found.due_now,
+        "new_today": new_today,
+        "new_unseen": found.new_cards,
+        "learned": found.learned,
+        "cards": total,
+        "next_due": found.next_due.isoformat() if found.next_due else None,
+        "streak": found.streak,
+        "answered_today": found.counts.first_answers + found.counts.redrill,
+        "database": store.where,
+    }
+    if as_json:
+        out.print_json(json.dumps(data, ensure_ascii=False))
+        return
+    rows = [
+        ("Due now", str(found.due_now)),
+        ("New today", f"{new_today} (of {found.new_cards} not seen yet)"),
+        ("Learned", f"{found.learned} of {total} cards"),
+        ("Next due", _day_words(found.next_due, today) if found.next_due else "nothing scheduled yet"),
+        ("Streak", _plural(found.streak, "day")),
+        ("Answered today", str(data["answered_today"])),
+        ("Database", escape(store.where)),
+    ]
+    out.print(f"Study day {today.isoformat()}")
+    for label, value in rows:
+        out.print(f"  {label:<15} {value}")
+
+
+def _open(db, paths, lesson_id, language):
+    """The store (created or migrated), synced with the lessons; the cards and lessons to review."""
+    from ..cards import compile_lesson
+    from ..loader import find_lesson
+    from ..store import Store
+
+    lessons = load(paths)
+    if lesson_id:
+        lesson = find_lesson(lessons, lesson_id)
+        chosen = [lesson]
+    else:
+        chosen = lessons
+    if language:
+        for lesson in chosen:
+            if language not in lesson.languages:
+                raise BertdrillError(f"lesson {lesson.id} has no {language!r} texts "
+                                     f"(it has {', '.join(lesson.languages)}); use --lang {lesson.languages[0]}")
+    compiled = {lesson.id: compile_lesson(lesson) for lesson in lessons}
+    store = Store.open(db)
+    store.sync([card for cards in compiled.values() for card in cards])
+    cards = [card for lesson in chosen for card in compiled[lesson.id]]
+    return store, cards, [lesson.id for lesson in chosen]
+
+
+def _clock():
+    """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks."""
+    from ..session import local_now
+
+    start_text = os.environ.get("BERTDRILL_NOW")
+    if not start_text:
+        return local_now
+    try:
+        start = datetime.fromisoformat(start_text).astimezone()
+    except ValueError:
+        raise BertdrillError(f"BERTDRILL_NOW={start_text!r} is not a date and time such as 2024-05-01T09:00") from None
+    began = time.monotonic()
+    return lambda: start + timedelta(seconds=time.monotonic() - began)
+
+
+# --------------------------------------------------------------------------- input
+
+
+class LineInput:
+    """Lines from a byte stream: UTF-8 with bad bytes replaced, each cut at MAX_LINE_BYTES."""
+
+    terminal = False
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def read(self, prompt: str) -> str:
+        out.print(escape(prompt), end="")
+        data = self.stream.readline(MAX_LINE_BYTES)
+        if not data:
+            out.print()
+            raise EOFError
+        cut = not data.endswith(b"\n") and len(data) >= MAX_LINE_BYTES
+        while cut and (rest := self.stream.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+            pass  # drop the rest of an over-long line, a chunk at a time
+        line = clean(data.decode("utf-8", errors="replace").rstrip("\r\n"))
+        shown = line if len(line) <= ECHO_CHARS else line[:ECHO_CHARS] + "…"
+        out.print(escape(shown) + (f"  (line cut to {MAX_LINE_BYTES:,} bytes)" if cut else ""))
+        return line
+
+
+class TerminalInput:
+    """Lines typed at a terminal, with line editing where readline is available."""
+
+    terminal = True
+
+    def __init__(self):
+        try:
+            import readline  # noqa: F401 - importing it gives input() editing and history
+        except ImportError:  # pragma: no cover - Windows
+            pass
+
+    def read(self, prompt: str) -> str:
+        return clean(input(clean(prompt))[: MAX_LINE_BYTES])
+
+
+def clean(text: str) -> str:
+    """Typed text without escape sequences or control characters: safe to echo and to store."""
+    from ..grading import clean_text
+
+    return clean_text(text).replace("\n", " ")
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+class Review:
+    """Shows the session's cards, reads answers and commands, prints the summary."""
+
+    def __init__(self, session, reader, language: str):
+        self.session = session
+        self.reader = reader
+        self.language = language
+
+    def run(self) -> int:
+        code = 0
+        try:
+            self.intro()
+            while (entry := self.session.show()) is not None:
+                try:
+                    self.ask(entry)
+                except Command as command:
+                    self.perform(command.name)
+        except Quit:
+            code = 0
+        except EOFError:
+            code = 0
+        except KeyboardInterrupt:
+            out.print()
+            out.print("Interrupted.")
+            code = 130
+        self.outro()
+        return code
+
+    # ----------------------------------------------------------------- screens
+
+    def intro(self) -> None:
+        position = self.session.position
+        if self.session.done:
+            out.print("Nothing to review now.")
+            return
+        keys = ("Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter); Ctrl-C or Ctrl-D also quit."
+                if self.reader.terminal else "Commands (whole lines): :undo :suspend :bury :quit")
+        out.print(f"[bold]Review[/bold]: {_plural(position.total, 'card')} "
+                  f"({position.review} due, {position.redrill} to re-drill, {position.new} new).")
+        out.print(keys, style="dim")
+        out.print(f"Grades: {GRADES}", style="dim")
+
+    def header(self, entry) -> None:
+        position = self.session.position
+        out.print()
+        out.print(f"[bold]Card {position.index} of {position.total}[/bold] · {position.review} review · "
+                  f"{position.new} new · {position.redrill} re-drill", highlight=False)
+        out.print(f"{escape(entry.card.id)} · {entry.card.kind} · {_KIND_WORDS[entry.kind]}", style="dim")
+
+    def question(self, entry) -> None:
+        card = entry.card
+        out.print(escape(card.question(self.language)))
+        if card.kind == "choice":
+            for number, option in enumerate(card.options[self.language], start=1):
+                out.print(f"  {number}  {LETTERS[number - 1]})  {escape(option)}")
+
+    def outro(self) -> None:
+        summary = self.session.summary()
+        minutes, seconds = divmod(round(summary.seconds), 60)
+        spent = f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
+        redrills = f" ({summary.redrills} re-drills)" if summary.redrills else ""
+        out.print()
+        out.print(f"[bold]Session over[/bold]: {summary.answered} answered{redrills}, {summary.correct} correct, "
+                  f"{spent}. Due tomorrow: {summary.due_tomorrow}."
+                  + (f" Left for later: {summary.left}." if summary.left else ""))
+
+    # ----------------------------------------------------------------- one card
+
+    def ask(self, entry) -> None:
+        from ..grading import grade
+
+        self.header(entry)
+        self.question(entry)
+        card = entry.card
+        answer = card.answer[self.language]
+        if card.kind == "fact":
+            if self.reader.terminal:
+                self.read("Enter shows the answer (u s b q): ", entry, answering=False)
+            out.print(f"[bold]Answer:[/bold] {escape(answer)}")
+            self.explain(card)
+            chosen = self.read_grade(entry, None)
+            typed = None
+        else:
+            hint = "  (u s b q)" if self.reader.terminal else ""
+            typed = self.read(f"Your answer{hint}: ", entry, answering=True)
+            verdict = grade(card, typed, self.language)
+            mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
+            out.print(f"{mark} {escape(verdict.feedback)}")
+            if verdict.diff:
+                out.print(f"  Difference: {escape(verdict.diff)}")
+            out.print(f"[bold]Answer:[/bold] {escape(verdict.expected)}")
+            self.explain(card)
+            chosen = self.read_grade(entry, verdict.suggested)
+        with _interrupts_held():
+            outcome = self.session.answer(chosen, typed)
+            out.print(_saved(outcome, self.session.day))
+
+    def explain(self, card) -> None:
+        explanation = card.explanation.get(self.language)
+        if explanation:
+            out.print(f"[italic]Why:[/italic] {escape(explanation)}")
+
+    def read_grade(self, entry, suggested: int | None) -> int:
+        enter = f", Enter = {suggested}" if suggested is not None else ""
+        while True:
+            line = self.read(f"Grade 0-5{enter}: ", entry, answering=False).strip()
+            if not line and suggested is not None:
+                return suggested
+            if len(line) == 1 and line in "012345":
+                return int(line)
+            shown = line if len(line) <= 20 else line[:20] + "…"
+            got = f"got {shown!r}" if line else "got an empty line"
+            out.print(f"A grade is a whole number from 0 to 5{enter.replace(', ', '; ')} ({escape(got)}).")
+
+    def read(self, prompt: str, entry, *, answering: bool) -> str:
+        """One line; raises :class:`Command` when it is one (see :func:`command_in`)."""
+        line = self.reader.read(prompt)
+        card = entry.card
+        letters = LETTERS[: len(card.options[self.language])] if answering and card.kind == "choice" else ""
+        name = command_in(line, terminal=self.reader.terminal, answers=letters)
+        if name:
+            raise Command(name)
+        return line
+
+    def perform(self, name: str) -> None:
+        if name == "quit":
+            raise Quit
+        with _interrupts_held():
+            if name == "undo":
+                back = self.session.undo()
+                out.print(f"Undone: {escape(back.card.id)} is back as it was." if back else "Nothing to undo.")
+            elif name == "suspend":
+                entry = self.session.suspend()
+                out.print(f"Suspended {escape(entry.card.id)}: it will not be shown again (u undoes this).")
+            elif name == "bury":
+                entry = self.session.bury()
+                out.print(f"Buried {escape(entry.card.id)} until tomorrow.")
+
+
+def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
+    """The command a line stands for, if any.
+
+    Everywhere: ``:undo``, ``:suspend``, ``:bury``, ``:quit`` (or ``:u`` ``:s`` ``:b`` ``:q``).
+    In a terminal also the bare keys u, s, b, q, except a key in ``answers``: on a choice
+    card the letters that name options are answers (``b`` is option b; ``:b`` buries).
+    """
+    word = line.strip().lower()
+    if word.startswith(":"):
+        return COMMANDS.get(word[1:]) or KEYS.get(word[1:])
+    if terminal and word in KEYS and word not in answers:
+        return KEYS[word]
+    return None
+
+
+_KIND_WORDS = {"review": "due", "new": "new", "redrill": "re-drill"}
+
+
+def _saved(outcome, today: date) -> str:
+    """The acknowledgement, printed only once the answer is committed."""
+    if not outcome.rescheduled:
+        rest = "re-drill, schedule unchanged"
+    else:
+        due = outcome.after.due
+        rest = f"next review {_day_words(due, today)}"
+    again = "; back later in this session" if outcome.again else ""
+    return f"Saved: grade {outcome.grade} · {rest}{again}."
+
+
+def _day_words(day: date, today: date) -> str:
+    days = (day - today).days
+    if days == 0:
+        return f"today ({day.isoformat()})"
+    if days == 1:
+        return f"tomorrow ({day.isoformat()})"
+    if days < 0:
+        return f"{day.isoformat()} ({_plural(-days, 'day')} ago)"
+    return f"in {_plural(days, 'day')} ({day.isoformat()})"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+@contextmanager
+def _interrupts_held():
+    """Hold Ctrl-C while an answer is written and acknowledged, then deliver it.
+
+    The answer is either saved and acknowledged, or not saved at all: a Ctrl-C in
+    between never leaves the learner unsure which.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt

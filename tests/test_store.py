@@ -1,0 +1,486 @@
+"""The review database: where it lives, how it opens, syncs, logs, undoes and refuses."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect
+
+from bertdrill import sm2, store
+from bertdrill.errors import StoreError
+from bertdrill.loader import all_cards, load_lessons
+from bertdrill.store import Store
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DAY = date(2025, 3, 3)
+MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def cards():
+    return all_cards(load_lessons())
+
+
+@pytest.fixture
+def db(tmp_path, cards):
+    opened = Store.open(str(tmp_path / "review.db"))
+    opened.sync(cards, now=MORNING)
+    yield opened
+    opened.close()
+
+
+def ids(cards, *keys):
+    by_key = {card.key: card.id for card in cards}
+    return [by_key[key] for key in keys]
+
+
+def review(db, card_id, grade, day=DAY, kind="review"):
+    return db.answer(card_id, grade=grade, kind=kind, reviewed_at=datetime.combine(day, MORNING.timetz()),
+                     study_day=day, reschedule=lambda s: sm2.review(s, grade, today=day))
+
+
+# --------------------------------------------------------------------------- where it lives
+
+
+def test_db_option_wins_over_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERTDRILL_DB", str(tmp_path / "env.db"))
+    assert store.database_url(str(tmp_path / "option.db")).database == str(tmp_path / "option.db")
+    assert store.database_url().database == str(tmp_path / "env.db")
+
+
+def test_home_then_platform_data_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("BERTDRILL_DB")
+    assert store.database_url().database == str(tmp_path / "home" / "bertdrill.db")
+    monkeypatch.delenv("BERTDRILL_HOME")
+    assert store.database_url().database == str(tmp_path / "xdg" / "bertdrill" / "bertdrill.db")
+
+
+def test_created_on_first_use_with_its_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("BERTDRILL_DB")
+    monkeypatch.delenv("BERTDRILL_HOME")
+    Store.open().close()
+    assert (tmp_path / "xdg" / "bertdrill" / "bertdrill.db").is_file()
+
+
+def test_sqlite_urls_are_accepted_and_relative_paths_made_absolute(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert store.database_url("sqlite:///rel.db").database == "rel.db"
+    assert store.database_url("here.db").database == str(tmp_path / "here.db")
+    Store.open(f"sqlite:///{tmp_path}/url.db").close()
+    assert (tmp_path / "url.db").is_file()
+    memory = Store.open("sqlite://")
+    assert memory.where == "the in-memory database"
+
+
+def test_other_databases_are_refused_clearly():
+    with pytest.raises(StoreError, match="bertdrill keeps reviews in SQLite") as caught:
+        store.database_url("postgresql://user:secret@host/db")
+    assert "secret" not in str(caught.value)
+    with pytest.raises(StoreError, match="is not a database URL"):
+        store.database_url("sqlite+nosuchdriver:::")
+
+
+# --------------------------------------------------------------------------- how it opens
+
+
+def test_pragmas_and_schema_version(db, tmp_path):
+    with db.engine.connect() as connection:
+        pragma = lambda name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()  # noqa: E731
+        assert pragma("journal_mode") == "wal"
+        assert pragma("foreign_keys") == 1
+        assert pragma("synchronous") == 2  # FULL
+        assert pragma("busy_timeout") == store.BUSY_TIMEOUT_MS
+        assert pragma("user_version") == store.SCHEMA_VERSION
+    meta = db.meta()
+    assert meta["schema_version"] == str(store.SCHEMA_VERSION)
+    assert meta["created_by"].startswith("bertdrill ")
+    assert "migrated_to_1" in meta and "opened_at" in meta
+
+
+def test_migrations_build_exactly_the_models(tmp_path):
+    """The hand-written DDL of the newest version and the SQLModel tables agree column by column."""
+    from sqlmodel import SQLModel
+
+    migrated = Store.open(str(tmp_path / "migrated.db"))
+    inspector = inspect(migrated.engine)
+    for name, table in SQLModel.metadata.tables.items():
+        columns = {c["name"]: (c["nullable"], bool(c.get("primary_key"))) for c in inspector.get_columns(name)}
+        assert columns == {c.name: (c.nullable, c.primary_key) for c in table.columns}, name
+        indexes = {i["name"]: i["column_names"] for i in inspector.get_indexes(name)}
+        assert indexes == {i.name: [c.name for c in i.columns] for i in table.indexes}, name
+        foreign = {(f["constrained_columns"][0], f["referred_table"]) for f in inspector.get_foreign_keys(name)}
+        assert foreign == {(f.parent.name, f.column.table.name) for f in table.foreign_keys}, name
+    assert set(inspector.get_table_names()) == set(SQLModel.metadata.tables)
+    assert sorted(store.MIGRATIONS) == list(range(1, store.SCHEMA_VERSION + 1))
+
+
+def test_foreign_keys_are_enforced(db):
+    insert = "INSERT INTO schedule (card_id) VALUES ('bert-basics/no-such-card')"
+    with pytest.raises(StoreError, match="FOREIGN KEY constraint failed"):
+        db._run(lambda session: session.connection().exec_driver_sql(insert), write=True)
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "newer.db"
+    Store.open(str(path)).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA user_version = 99")
+    with pytest.raises(StoreError) as caught:
+        Store.open(str(path))
+    assert str(caught.value) == (f"{path} was written by a newer bertdrill (schema version 99; this one knows up to "
+                                 f"{store.SCHEMA_VERSION}); upgrade bertdrill to open it")
+
+
+def test_a_file_that_is_not_a_database(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database\n" * 200)
+    with pytest.raises(StoreError, match=r"notes.db is not a bertdrill database \(SQLite says: file is not a database\)"):
+        Store.open(str(path))
+    assert path.read_bytes().startswith(b"these are my notes")  # untouched
+
+
+def test_another_programs_sqlite_database(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
+    with pytest.raises(StoreError, match="is an SQLite database but not a bertdrill one"):
+        Store.open(str(path))
+
+
+def test_a_folder_is_not_a_database(tmp_path):
+    with pytest.raises(StoreError, match="is a folder, not a database file"):
+        Store.open(str(tmp_path))
+
+
+def test_read_only_uri_is_refused_at_open_not_at_the_first_answer(db, tmp_path):
+    path = tmp_path / "review.db"
+    with pytest.raises(StoreError, match="is read-only; bertdrill writes every answer to it"):
+        Store.open(f"sqlite:///file:{path}?mode=ro&uri=true")
+
+
+def make_read_only(path: Path):
+    """Make a file unwritable, even for root where chattr is available; None when impossible here."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        return lambda: path.chmod(0o644)
+    if shutil.which("chattr") and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0:
+        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+    return None
+
+
+def test_read_only_file(tmp_path):
+    path = tmp_path / "locked-down.db"
+    Store.open(str(path)).close()
+    undo = make_read_only(path)
+    if undo is None:
+        pytest.skip("cannot make a file read-only here")
+    try:
+        with pytest.raises(StoreError, match="locked-down.db is read-only"):
+            Store.open(str(path))
+    finally:
+        undo()
+
+
+def test_locked_by_another_process_gives_up_with_a_clear_message(tmp_path):
+    path = tmp_path / "busy.db"
+    Store.open(str(path)).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        began = time.monotonic()
+        with pytest.raises(StoreError, match="busy.db is locked by another program; close it"):
+            Store.open(str(path), busy_timeout_ms=50, retries=2)
+        assert time.monotonic() - began < 5
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_a_short_lock_is_waited_out_and_never_seen(db, cards, tmp_path):
+    holder = sqlite3.connect(tmp_path / "review.db", isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    threading.Timer(0.3, lambda: holder.execute("COMMIT")).start()
+    try:
+        answer = review(db, cards[0].id, 5)  # waits for the other writer, then commits
+    finally:
+        time.sleep(0.35)
+        holder.close()
+    assert db.answers() == [answer]
+
+
+# --------------------------------------------------------------------------- schema versions
+
+
+def copy_fixture(tmp_path) -> Path:
+    target = tmp_path / "store-v1.db"
+    shutil.copy(FIXTURES / "store-v1.db", target)
+    return target
+
+
+def test_the_version_1_fixture_opens_with_its_history(tmp_path, cards):
+    fixture = Store.open(str(copy_fixture(tmp_path)))
+    assert fixture.migrate() == 1
+    definition, embedding, acronym, training, ffn = ids(
+        cards, "bert-definition", "embedding-params@bert-base", "bert-acronym", "pre-training", "ffn-share")
+    assert fixture.state(definition).schedule == sm2.Schedule(3, 280, 17, date(2025, 1, 30), 0)
+    assert fixture.state(embedding).schedule == sm2.Schedule(1, 218, 1, date(2025, 1, 8), 0)
+    assert fixture.state(acronym).suspended
+    assert fixture.state(training).buried_until == date(2025, 1, 14)
+    assert fixture.state(ffn).removed
+    log = fixture.answers()
+    assert [(a.kind, a.grade) for a in fixture.answers(embedding)] == [("new", 2), ("redrill", 4), ("review", 4)]
+    assert len(log) == 8 and log[0].reviewed_at == datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
+    assert fixture.sync(cards).restored == 1  # ffn-share is back in the shipped lesson
+
+
+def test_an_older_schema_is_migrated_in_order_keeping_the_data(tmp_path, monkeypatch, cards):
+    """A pretend version 2 adds a column: opening the version 1 fixture runs it once, in one transaction."""
+    ran = []
+
+    def to_2(connection):
+        ran.append(2)
+        connection.exec_driver_sql("ALTER TABLE card ADD COLUMN note TEXT")
+
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(store.MIGRATIONS, 2, to_2)
+    path = copy_fixture(tmp_path)
+    upgraded = Store.open(str(path))
+    assert ran == [2]
+    assert upgraded.meta()["schema_version"] == "2" and "migrated_to_2" in upgraded.meta()
+    assert len(upgraded.answers()) == 8
+    Store.open(str(path))
+    assert ran == [2]  # not twice
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (2,)
+
+
+def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path, monkeypatch):
+    def broken(connection):
+        connection.exec_driver_sql("ALTER TABLE card ADD COLUMN half_done TEXT")
+        connection.exec_driver_sql("THIS IS NOT SQL")
+
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(store.MIGRATIONS, 2, broken)
+    path = copy_fixture(tmp_path)
+    with pytest.raises(StoreError, match="syntax error"):
+        Store.open(str(path))
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (1,)
+        assert "half_done" not in [row[1] for row in connection.execute("PRAGMA table_info(card)")]
+
+
+# --------------------------------------------------------------------------- sync
+
+
+def test_sync_adds_then_finds_nothing_to_do(tmp_path, cards):
+    fresh = Store.open(str(tmp_path / "fresh.db"))
+    assert fresh.sync(cards) == store.SyncReport(added=len(cards))
+    assert fresh.sync(cards).unchanged
+    assert fresh.state(cards[0].id).schedule == sm2.NEW
+
+
+def test_unchanged_sync_writes_nothing(db, cards, tmp_path):
+    path = tmp_path / "review.db"
+    before = path.stat().st_mtime_ns, (tmp_path / "review.db-wal").stat().st_size
+    assert db.sync(cards).unchanged
+    assert (path.stat().st_mtime_ns, (tmp_path / "review.db-wal").stat().st_size) == before
+
+
+def test_edited_text_keeps_schedule_and_history(db, cards):
+    answered = review(db, cards[0].id, 5)
+    edited = [dataclasses.replace(cards[0], prompt={"en": "What is BERT, in one line?", "tr": "BERT nedir?"})]
+    report = db.sync(edited + cards[1:])
+    assert report == store.SyncReport(changed=1)
+    assert db.state(cards[0].id).schedule == answered.after
+    assert db.answers(cards[0].id) == [answered]
+
+
+def test_removed_cards_are_kept_with_history_never_shown_and_restored(db, cards):
+    gone = cards[0]
+    review(db, gone.id, 4, day=DAY - timedelta(days=5))
+    assert gone.id in db.due_ids(DAY)
+    report = db.sync(cards[1:])
+    assert report.removed == 1 and report.moved == len(cards) - 1  # the others moved up one place
+    assert db.state(gone.id).removed
+    assert gone.id not in db.due_ids(DAY) and gone.id not in db.new_ids(DAY, limit=100)
+    assert len(db.answers(gone.id)) == 1
+    assert db.sync(cards).restored == 1
+    assert not db.state(gone.id).removed and gone.id in db.due_ids(DAY)
+
+
+def test_sync_only_touches_the_lessons_it_is_given(db, cards):
+    other = [dataclasses.replace(card, id=card.id.replace("bert-basics/", "other/"), lesson_id="other")
+             for card in cards[:3]]
+    assert db.sync(other).added == 3
+    assert db.sync(cards).unchanged  # bert-basics is complete; "other" is not marked removed
+    assert not db.state(other[0].id).removed
+
+
+# --------------------------------------------------------------------------- answers and undo
+
+
+def test_answer_logs_before_and_after(db, cards):
+    card_id = cards[0].id
+    first = db.answer(card_id, grade=5, kind="new", reviewed_at=MORNING, study_day=DAY,
+                      reschedule=lambda s: sm2.review(s, 5, today=DAY), typed="BERT", duration_ms=4321)
+    assert first.before == sm2.NEW
+    assert first.after == sm2.Schedule(1, 260, 1, DAY + timedelta(days=1), 0)
+    assert db.state(card_id).schedule == first.after
+    assert (first.kind, first.grade, first.typed, first.duration_ms, first.study_day) == ("new", 5, "BERT", 4321, DAY)
+    assert first.reviewed_at == MORNING
+    again = db.answer(card_id, grade=2, kind="redrill", reviewed_at=MORNING, study_day=DAY)
+    assert again.before == again.after == first.after  # a re-drill leaves the schedule alone
+
+
+def test_reviewed_at_is_stored_in_utc(db, cards):
+    istanbul = timezone(timedelta(hours=3))
+    answer = db.answer(cards[0].id, grade=4, kind="review", reviewed_at=datetime(2025, 3, 3, 12, 0, tzinfo=istanbul),
+                       study_day=DAY)
+    assert answer.reviewed_at == datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+    assert db.answers()[0].reviewed_at == datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+
+
+def test_typed_answers_are_capped(db, cards):
+    answer = db.answer(cards[0].id, grade=1, kind="review", reviewed_at=MORNING, study_day=DAY, typed="x" * 100_000)
+    assert len(db.answers()[0].typed) == store.TYPED_MAX == len(answer.typed)
+
+
+@pytest.mark.parametrize("grade", [-1, 6, 3.0, "4", True, None])
+def test_bad_grades_never_reach_the_log(db, cards, grade):
+    with pytest.raises(ValueError):
+        db.answer(cards[0].id, grade=grade, kind="review", reviewed_at=MORNING, study_day=DAY)
+    assert db.answers() == []
+
+
+def test_unknown_card_and_kind(db):
+    with pytest.raises(StoreError, match="no card 'bert-basics/nope'"):
+        db.answer("bert-basics/nope", grade=4, kind="review", reviewed_at=MORNING, study_day=DAY)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        db.answer("bert-basics/nope", grade=4, kind="cram", reviewed_at=MORNING, study_day=DAY)
+
+
+def test_undo_restores_exactly_and_is_repeatable(db, cards):
+    card_id = cards[0].id
+    states = [db.state(card_id)]
+    answers = []
+    for offset, grade in enumerate([5, 5, 2]):
+        answers.append(review(db, card_id, grade, day=DAY + timedelta(days=offset * 7)))
+        states.append(db.state(card_id))
+    assert states[-1].schedule.lapses == 1
+    for answer, state in zip(reversed(answers), reversed(states[:-1])):
+        assert db.undo(answer.id) == state
+    assert db.answers() == []
+
+
+def test_only_the_latest_answer_to_a_card_can_be_undone(db, cards):
+    first = review(db, cards[0].id, 5)
+    review(db, cards[0].id, 4, day=DAY + timedelta(days=1))
+    with pytest.raises(StoreError, match="only the latest answer"):
+        db.undo(first.id)
+    with pytest.raises(StoreError, match="not in the log"):
+        db.undo(12345)
+
+
+def test_leech_flag_follows_lapses(db, cards):
+    card_id = cards[0].id
+    for offset in range(store.LEECH_LAPSES):
+        review(db, card_id, 4, day=DAY + timedelta(days=2 * offset))
+        last = review(db, card_id, 1, day=DAY + timedelta(days=2 * offset + 1))
+    assert db.state(card_id).leech and db.state(card_id).schedule.lapses == store.LEECH_LAPSES
+    assert [s.card_id for s in db.leeches()] == [card_id]
+    db.undo(last.id)
+    assert not db.state(card_id).leech
+
+
+# --------------------------------------------------------------------------- the queue
+
+
+def test_due_cards_most_overdue_first_skipping_what_is_set_aside(db, cards):
+    a, b, c, d, e = (card.id for card in cards[:5])
+    for card_id, days_ago in ((a, 2), (b, 9), (c, 4), (d, 30), (e, 7)):
+        review(db, card_id, 4, day=DAY - timedelta(days=days_ago))  # due the next day
+    assert db.due_ids(DAY) == [d, b, e, c, a]
+    assert db.due_ids(DAY, limit=2) == [d, b]
+    db.set_flags(d, suspended=True)
+    db.set_flags(b, buried_until=DAY + timedelta(days=1))
+    assert db.due_ids(DAY) == [e, c, a]
+    assert db.due_ids(DAY + timedelta(days=1)) == [b, e, c, a]  # the bury is over
+    assert db.due_ids(DAY, lessons=["other"]) == []
+
+
+def test_new_cards_in_lesson_order_without_practice(db, cards):
+    shown = [card.id for card in cards if card.kind != "practice"]
+    assert db.new_ids(DAY, limit=100) == shown
+    assert db.new_ids(DAY, limit=3) == shown[:3]
+    assert db.new_ids(DAY, limit=0) == []
+    review(db, shown[1], 4)
+    assert db.new_ids(DAY, limit=3) == [shown[0], shown[2], shown[3]]
+
+
+def test_redrill_ids_are_todays_cards_last_graded_below_4(db, cards):
+    a, b, c = (card.id for card in cards[:3])
+    review(db, a, 2)
+    review(db, b, 3)
+    db.answer(b, grade=4, kind="redrill", reviewed_at=MORNING, study_day=DAY)
+    review(db, c, 5)
+    assert db.redrill_ids(DAY) == [a]
+    assert db.redrill_ids(DAY + timedelta(days=1)) == []
+
+
+def test_day_counts(db, cards):
+    review(db, cards[0].id, 2, kind="new")
+    db.answer(cards[0].id, grade=4, kind="redrill", reviewed_at=MORNING, study_day=DAY)
+    review(db, cards[1].id, 4, kind="review")
+    db.answer(cards[2].id, grade=4, kind="practice", reviewed_at=MORNING, study_day=DAY)
+    counts = db.day_counts(DAY)
+    assert counts == store.DayCounts(new=1, review=1, redrill=1, practice=1)
+    assert counts.first_answers == 2
+    assert db.day_counts(DAY - timedelta(days=1)) == store.DayCounts()
+
+
+# --------------------------------------------------------------------------- overview, for status and stats
+
+
+def test_status_streaks_and_forecast(db, cards):
+    for offset in (10, 3, 2, 1):
+        review(db, cards[offset].id, 4, day=DAY - timedelta(days=offset))
+    status = db.status(DAY)
+    assert status.due_now == 4 and status.learned == 4
+    assert status.new_cards == sum(card.kind != "practice" for card in cards) - 4
+    assert status.next_due is None and status.streak == 3
+    assert db.streaks(DAY) == (3, 3)
+    assert db.streaks(DAY + timedelta(days=2)) == (0, 3)
+    review(db, cards[3].id, 5)
+    assert db.status(DAY).next_due == DAY + timedelta(days=6)
+    assert db.forecast(DAY, 3) == [(DAY, 3), (DAY + timedelta(days=1), 0), (DAY + timedelta(days=2), 0)]
+    assert db.forecast(DAY, 7)[6] == (DAY + timedelta(days=6), 1)
+    assert db.reviews_per_day(DAY - timedelta(days=3), DAY) == {
+        DAY - timedelta(days=3): 1, DAY - timedelta(days=2): 1, DAY - timedelta(days=1): 1, DAY: 1}
+
+
+def test_retention_states_and_ease(db, cards):
+    young, mature = cards[0].id, cards[1].id
+    review(db, young, 5, day=DAY - timedelta(days=40))
+    review(db, young, 2, day=DAY - timedelta(days=39))
+    for day, grade in ((0, 5), (1, 5), (7, 5), (24, 5), (80, 3)):  # intervals 1, 6, 17, 48: mature at the last
+        review(db, mature, grade, day=DAY - timedelta(days=200) + timedelta(days=day))
+    retention = db.retention()
+    assert (retention.young_passed, retention.young_total, retention.mature_passed, retention.mature_total) == (5, 6, 1, 1)
+    assert retention.young == 5 / 6 and retention.mature == 1.0
+    assert db.retention(since=DAY - timedelta(days=100)) == store.Retention(1, 2, 0, 0)
+    db.set_flags(cards[2].id, suspended=True)
+    db.set_flags(cards[3].id, buried_until=DAY + timedelta(days=1))
+    states = db.card_states(DAY)
+    assert states["learning"] == 1 and states["mature"] == 1 and states["suspended"] == 1 and states["buried"] == 1
+    assert sum(states.values()) == len(cards)
+    assert db.average_ef() == pytest.approx((db.state(young).schedule.ef100 + db.state(mature).schedule.ef100) / 200)
+    assert [s.card_id for s in db.hardest(1)] == [young]
