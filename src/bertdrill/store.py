@@ -98,7 +98,7 @@ class ScheduleRow(SQLModel, table=True):
     """The SM-2 state of a card, plus what the learner decided about it."""
 
     __tablename__ = "schedule"
-    __table_args__ = (Index("ix_schedule_due", "due", "card_id"),)
+    __table_args__ = (Index("ix_schedule_due", "due"),)
     card_id: str = Field(primary_key=True, foreign_key="card.id")
     repetitions: int = 0
     ef100: int = EF_START
@@ -174,7 +174,7 @@ CREATE TABLE schedule (
     buried_until DATE,
     leech BOOLEAN NOT NULL DEFAULT 0
 );
-CREATE INDEX ix_schedule_due ON schedule (due, card_id);
+CREATE INDEX ix_schedule_due ON schedule (due);
 CREATE TABLE review (
     id INTEGER NOT NULL PRIMARY KEY,
     card_id TEXT NOT NULL REFERENCES card (id),
@@ -519,8 +519,9 @@ class Store:
     # ----------------------------------------------------------------- the queue
 
     def due_ids(self, today: date, *, lessons: Collection[str] | None = None, limit: int = 200) -> list[str]:
-        """Cards due on or before ``today``, most overdue first (then by id), at most ``limit``."""
-        return self._ids("s.due <= :today", "s.due, s.card_id", today=today, lessons=lessons, limit=limit)
+        """Cards due on or before ``today``, most overdue first (then in lesson order), at most ``limit``."""
+        return self._ids("s.due <= :today", "s.due, c.lesson_id, c.position", today=today, lessons=lessons,
+                         limit=limit)
 
     def new_ids(self, today: date, *, lessons: Collection[str] | None = None, limit: int = 10) -> list[str]:
         """Cards never reviewed, in lesson order, at most ``limit``."""

@@ -1,0 +1,354 @@
+"""A review session without a terminal: queue, limits, re-drill, undo, suspend, bury, summary."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from bertdrill import sm2
+from bertdrill.loader import all_cards, load_lessons
+from bertdrill.session import REDRILL_GAP, Limits, Position, Session, record_attempt, room_today
+from bertdrill.store import DayCounts, Store
+
+ISTANBUL = timezone(timedelta(hours=3))
+
+
+class Clock:
+    """A wall clock that moves only when told to."""
+
+    def __init__(self, start: datetime):
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta) -> None:
+        self.now += timedelta(**delta)
+
+    def to(self, day: date, hour: int = 9) -> None:
+        self.now = datetime(day.year, day.month, day.day, hour, tzinfo=ISTANBUL)
+
+
+@pytest.fixture(scope="module")
+def cards():
+    return all_cards(load_lessons())
+
+
+@pytest.fixture
+def shown(cards):
+    """The cards a review session can show, in lesson order (practice cards are not among them)."""
+    return [card for card in cards if card.kind != "practice"]
+
+
+@pytest.fixture
+def db(tmp_path, cards):
+    opened = Store.open(str(tmp_path / "review.db"))
+    opened.sync(cards)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def clock():
+    return Clock(datetime(2025, 3, 3, 9, 0, tzinfo=ISTANBUL))
+
+
+def session(db, cards, clock, **limits) -> Session:
+    return Session(db, cards, clock=clock, limits=Limits(**limits))
+
+
+def queue_keys(s: Session) -> list[tuple[str, str]]:
+    return [(entry.card.key, entry.kind) for entry in s._queue]
+
+
+def answer_all(s: Session, grade: int = 4) -> None:
+    while s.show() is not None:
+        s.answer(grade)
+
+
+# --------------------------------------------------------------------------- the queue
+
+
+def test_first_day_ten_new_cards_in_lesson_order(db, cards, shown, clock):
+    s = session(db, cards, clock)
+    assert [entry.card.id for entry in s._queue] == [card.id for card in shown[:10]]
+    assert {entry.kind for entry in s._queue} == {"new"}
+    assert s.position == Position(index=1, total=10, new=10, review=0, redrill=0)
+
+
+def test_practice_cards_never_come_up(db, cards, clock):
+    s = session(db, cards, clock, new=100)
+    assert len(s._queue) == 31 and all(entry.card.kind != "practice" for entry in s._queue)
+
+
+def test_new_limit_counts_the_whole_study_day(db, cards, shown, clock):
+    s = session(db, cards, clock, new=5)
+    for _ in range(3):
+        s.show()
+        s.answer(5)
+    clock.advance(hours=17)  # 02:00 the next morning: still the same study day (rollover at 4)
+    later = session(db, cards, clock, new=5)
+    assert [entry.card.id for entry in later._queue] == [card.id for card in shown[3:5]]
+    clock.advance(hours=2)  # 04:00: a new study day
+    tomorrow = session(db, cards, clock, new=5)
+    assert queue_keys(tomorrow)[:3] == [(card.key, "review") for card in shown[:3]]
+    assert [kind for _, kind in queue_keys(tomorrow)[3:]] == ["new"] * 5
+
+
+def test_rollover_hour_is_configurable(db, cards, clock):
+    s = session(db, cards, clock, new=1)
+    s.show()
+    s.answer(5)
+    clock.to(date(2025, 3, 4), hour=1)
+    assert session(db, cards, clock, new=1, rollover_hour=4).done  # still the 3rd
+    assert not session(db, cards, clock, new=1, rollover_hour=0).done  # already the 4th
+
+
+def test_due_cards_first_most_overdue_first(db, cards, shown, clock):
+    first_day = clock.now
+    for offset, card in enumerate(shown[:3]):
+        clock.now = first_day - timedelta(days=10 - offset)
+        Session(db, [card], clock=clock).show()
+        db.answer(card.id, grade=4, kind="new", reviewed_at=clock.now, study_day=sm2.study_day(clock.now),
+                  reschedule=lambda s, d=sm2.study_day(clock.now): sm2.review(s, 4, today=d))
+    clock.now = first_day
+    s = session(db, cards, clock, new=2)
+    assert queue_keys(s) == [(shown[0].key, "review"), (shown[1].key, "review"), (shown[2].key, "review"),
+                             (shown[3].key, "new"), (shown[4].key, "new")]
+
+
+def test_the_daily_limit_counts_due_and_new_together(db, cards, shown, clock):
+    answer_all(session(db, cards, clock, new=6))
+    clock.advance(days=1)
+    s = session(db, cards, clock, new=10, reviews=8)
+    assert [kind for _, kind in queue_keys(s)] == ["review"] * 6 + ["new"] * 2
+    s.show()
+    s.answer(5)
+    again = session(db, cards, clock, new=10, reviews=8)
+    assert len(again._queue) == 7
+    assert len(session(db, cards, clock, new=10, reviews=3)._queue) == 2
+    assert session(db, cards, clock, new=10, reviews=1).done
+
+
+def test_room_today():
+    limits = Limits(new=10, reviews=200)
+    assert room_today(DayCounts(), limits, 0) == (200, 10)
+    assert room_today(DayCounts(new=4, review=50), limits, 100) == (146, 6)
+    assert room_today(DayCounts(review=195), limits, 3) == (5, 2)
+    assert room_today(DayCounts(new=12), limits, 0) == (188, 0)
+
+
+def test_removed_suspended_and_buried_cards_are_skipped(db, cards, shown, clock):
+    db.set_flags(shown[0].id, suspended=True)
+    db.set_flags(shown[1].id, buried_until=date(2025, 3, 4))
+    db.sync([card for card in cards if card.id != shown[2].id])
+    s = session(db, cards, clock, new=3)
+    assert [entry.card.id for entry in s._queue] == [card.id for card in shown[3:6]]
+
+
+def test_only_the_given_lessons(db, cards, clock):
+    assert Session(db, cards, clock=clock, lessons=["another-lesson"]).done
+
+
+def test_nothing_to_do(db, cards, clock):
+    s = session(db, cards, clock, new=0)
+    assert s.done and s.show() is None and s.current is None
+    with pytest.raises(LookupError):
+        s.answer(4)
+    assert s.undo() is None
+
+
+# --------------------------------------------------------------------------- answers and re-drill
+
+
+def test_answer_reschedules_and_logs_with_duration(db, cards, shown, clock):
+    s = session(db, cards, clock)
+    entry = s.show()
+    clock.advance(seconds=7, milliseconds=250)
+    outcome = s.answer(5, "BERT")
+    assert outcome.entry == entry and outcome.rescheduled and not outcome.again
+    assert outcome.after == sm2.review(sm2.NEW, 5, today=date(2025, 3, 3))
+    [logged] = db.answers()
+    assert (logged.kind, logged.grade, logged.typed, logged.duration_ms) == ("new", 5, "BERT", 7250)
+    assert logged.reviewed_at == datetime(2025, 3, 3, 6, 0, 7, 250000, tzinfo=timezone.utc)
+    assert s.current.card == shown[1]
+
+
+def test_a_low_grade_comes_back_until_4_or_5_without_touching_the_schedule(db, cards, shown, clock):
+    s = session(db, cards, clock, new=6)
+    s.show()
+    first = s.answer(2)
+    assert first.again
+    after_first = db.state(shown[0].id).schedule
+    assert after_first == sm2.review(sm2.NEW, 2, today=date(2025, 3, 3))
+    keys = queue_keys(s)
+    assert keys[REDRILL_GAP] == (shown[0].key, "redrill")
+    assert s.position == Position(index=2, total=7, new=5, review=0, redrill=1)
+    for _ in range(REDRILL_GAP):
+        s.show()
+        s.answer(5)
+    assert s.show().kind == "redrill"
+    again = s.answer(3)
+    assert again.again and not again.rescheduled and again.before == again.after == after_first
+    while s.current.card != shown[0]:
+        s.show()
+        s.answer(4)
+    s.show()
+    assert not s.answer(4).again
+    assert db.state(shown[0].id).schedule == after_first
+    assert [(a.kind, a.grade) for a in db.answers(shown[0].id)] == [("new", 2), ("redrill", 3), ("redrill", 4)]
+    assert all(entry.card != shown[0] for entry in s._queue)
+
+
+def test_the_last_card_comes_straight_back(db, cards, shown, clock):
+    s = session(db, cards, clock, new=1)
+    s.show()
+    s.answer(0)
+    assert queue_keys(s) == [(shown[0].key, "redrill")]
+
+
+def test_redrills_left_from_an_earlier_session_today_come_back(db, cards, shown, clock):
+    s = session(db, cards, clock, new=2)
+    s.show()
+    s.answer(1)
+    clock.advance(minutes=30)
+    later = session(db, cards, clock, new=2)
+    assert queue_keys(later) == [(shown[0].key, "redrill"), (shown[1].key, "new")]
+    clock.advance(days=1)
+    assert (shown[0].key, "review") in queue_keys(session(db, cards, clock, new=2))
+
+
+@pytest.mark.parametrize("grade", [-1, 6, 2.5, "4", None, True])
+def test_bad_grades_record_nothing(db, cards, clock, grade):
+    s = session(db, cards, clock)
+    s.show()
+    with pytest.raises(ValueError):
+        s.answer(grade)
+    assert db.answers() == [] and s.position.index == 1
+
+
+# --------------------------------------------------------------------------- undo, suspend, bury
+
+
+def test_undo_restores_the_store_and_the_queue_position(db, cards, shown, clock):
+    s = session(db, cards, clock, new=5)
+    snapshots = []
+    for grade in (5, 2, 4):
+        s.show()
+        snapshots.append((queue_keys(s), s.position, db.state(s.current.card.id)))
+        s.answer(grade)
+    assert len(db.answers()) == 3
+    for keys, position, state in reversed(snapshots):
+        back = s.undo()
+        assert queue_keys(s) == keys and s.position == position
+        assert back.card.id == state.card_id and db.state(state.card_id) == state
+    assert db.answers() == [] and s.undo() is None
+    assert not s.can_undo
+
+
+def test_undo_of_a_redrill_answer(db, cards, shown, clock):
+    s = session(db, cards, clock, new=1)
+    s.show()
+    s.answer(2)
+    s.show()
+    s.answer(5)
+    assert s.done
+    assert s.undo().kind == "redrill"
+    assert [(a.kind, a.grade) for a in db.answers()] == [("new", 2)]
+    s.show()
+    s.answer(4)
+    assert s.done
+
+
+def test_suspend_and_bury_leave_the_session_and_undo_puts_them_back(db, cards, shown, clock):
+    s = session(db, cards, clock, new=3)
+    s.show()
+    s.answer(1)  # shown[0] waits for a re-drill
+    for _ in range(REDRILL_GAP - 1):
+        s.show()
+        s.answer(4)
+    assert s.current.card == shown[0]
+    assert s.suspend().card == shown[0]
+    assert all(entry.card != shown[0] for entry in s._queue)
+    assert db.state(shown[0].id).suspended
+    assert s.undo().card == shown[0] and not db.state(shown[0].id).suspended
+    assert s.bury().card == shown[0]
+    assert db.state(shown[0].id).buried_until == date(2025, 3, 4)
+    assert s.done
+    clock.advance(days=1)
+    assert shown[0].id in [entry.card.id for entry in session(db, cards, clock)._queue]
+
+
+def test_suspended_cards_stay_away(db, cards, shown, clock):
+    s = session(db, cards, clock, new=2)
+    s.show()
+    s.suspend()
+    clock.advance(days=30)
+    assert shown[0].id not in [entry.card.id for entry in session(db, cards, clock, new=50)._queue]
+
+
+# --------------------------------------------------------------------------- summary and time
+
+
+def test_summary(db, cards, shown, clock):
+    s = session(db, cards, clock, new=3)
+    for grade in (5, 2, 4, 4):
+        s.show()
+        clock.advance(seconds=10)
+        s.answer(grade)
+    summary = s.summary()
+    assert (summary.answered, summary.correct, summary.redrills, summary.left) == (4, 3, 1, 0)
+    assert summary.seconds == 40
+    assert summary.due_tomorrow == 3
+
+
+def test_a_session_spanning_the_rollover_reschedules_on_the_new_day(db, cards, shown, clock):
+    clock.to(date(2025, 3, 3), hour=3)  # still the 2nd
+    s = session(db, cards, clock, new=2)
+    assert s.day == date(2025, 3, 2)
+    s.show()
+    s.answer(4)
+    clock.advance(hours=2)  # 05:00 on the 3rd
+    s.show()
+    outcome = s.answer(4)
+    assert outcome.after.due == date(2025, 3, 4)
+    assert db.answers()[1].study_day == date(2025, 3, 3)
+
+
+# --------------------------------------------------------------------------- SM-2 through sessions, day by day
+
+
+@pytest.mark.parametrize("grades, intervals, ef100s", [
+    ([5, 5, 5, 2, 4, 4, 5], [1, 6, 17, 1, 1, 6, 15], [260, 270, 280, 248, 248, 248, 258]),
+    ([0, 1, 2, 3, 4, 4], [1, 1, 1, 1, 6, 8], [170, 130, 130, 130, 130, 130]),
+    ([4, 3, 5, 1, 5, 3, 4, 4], [1, 6, 15, 1, 1, 6, 12, 23], [250, 236, 246, 192, 202, 188, 188, 188]),
+])
+def test_sm2_vectors_through_daily_sessions(db, cards, shown, clock, grades, intervals, ef100s):
+    """One card answered on each due day; low grades are re-drilled the same day with a 5."""
+    card = shown[0]
+    day = date(2025, 3, 3)
+    for grade, interval, ef100 in zip(grades, intervals, ef100s):
+        clock.to(day)
+        s = Session(db, [card], clock=clock)
+        assert s.show().card == card
+        s.answer(grade)
+        while s.show() is not None:  # re-drill until 4 or 5
+            assert s.current.kind == "redrill"
+            s.answer(5)
+        schedule = db.state(card.id).schedule
+        assert (schedule.interval, schedule.ef100, schedule.due) == (interval, ef100, day + timedelta(days=interval))
+        clock.to(day + timedelta(days=interval - 1))
+        assert Session(db, [card], clock=clock).done  # not due a day early
+        day = schedule.due
+
+
+def test_record_attempt_reschedules_once_a_day(db, cards, clock):
+    practice = next(card for card in cards if card.kind == "practice")
+    first = record_attempt(db, practice.id, 2, moment=clock.now)
+    second = record_attempt(db, practice.id, 5, moment=clock.now + timedelta(minutes=5), typed="23837184")
+    assert first.after == sm2.review(sm2.NEW, 2, today=date(2025, 3, 3))
+    assert second.before == second.after == first.after
+    assert [a.kind for a in db.answers(practice.id)] == ["practice", "practice"]
+    third = record_attempt(db, practice.id, 5, moment=clock.now + timedelta(days=1))
+    assert third.after.repetitions == 1
