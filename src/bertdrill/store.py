@@ -13,8 +13,9 @@ Durability choices, in one place:
   last commits on power loss; one fsync per answer costs a few milliseconds a
   person never notices, and a grade the screen acknowledged must never vanish.
 - Writes start with ``BEGIN IMMEDIATE`` (no lock upgrades, so no deadlock
-  between two bertdrill processes), wait up to ``busy_timeout`` for a lock, and
-  a unit that still meets "database is locked" is retried as a whole.
+  between two bertdrill processes), SQLite waits up to ``busy_timeout`` for a
+  lock, and a unit that still meets "database is locked" is retried as a whole
+  until :data:`LOCK_TIMEOUT` has passed; only then does the learner hear of it.
 - ``PRAGMA user_version`` carries the schema version (the ``meta`` table
   repeats it with dates); :data:`MIGRATIONS` brings older files up to date and
   a newer file is refused rather than misread.
@@ -47,8 +48,8 @@ from .errors import StoreError
 from .sm2 import EF_START, REDRILL_BELOW, Schedule
 
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits for another process's lock
-LOCK_RETRIES = 3  # then the whole unit of work is retried this many times
+LOCK_TIMEOUT = 10.0  # seconds to wait for another program's lock before giving up ($BERTDRILL_LOCK_TIMEOUT)
+BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits, per statement, within that
 TYPED_MAX = 1000  # characters of a typed answer kept in the log
 LEECH_LAPSES = 8  # a card that lapsed this often is a leech
 MATURE_DAYS = 21  # an interval from which a card counts as mature (Anki's line)
@@ -382,6 +383,19 @@ def _check_file(url: URL) -> None:
         raise StoreError(_read_only_message(path))
 
 
+def _lock_timeout_from_environment() -> float:
+    text = os.environ.get("BERTDRILL_LOCK_TIMEOUT")
+    if not text:
+        return LOCK_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 3600:
+        raise StoreError(f"BERTDRILL_LOCK_TIMEOUT={text!r} is not a number of seconds from 0 to 3600")
+    return seconds
+
+
 def _read_only_message(where: object) -> str:
     return (f"{where} is read-only; bertdrill writes every answer to it. "
             "Make it writable, or point --db / BERTDRILL_DB at another file")
@@ -393,16 +407,21 @@ def _read_only_message(where: object) -> str:
 class Store:
     """Every read and write of review data; one short transaction per method."""
 
-    def __init__(self, engine: Engine, *, retries: int = LOCK_RETRIES):
+    def __init__(self, engine: Engine, *, lock_timeout: float = LOCK_TIMEOUT):
         self.engine = engine
-        self.retries = retries
+        self.lock_timeout = lock_timeout
         self.where = describe(engine.url)
 
     @classmethod
-    def open(cls, db: str | URL | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS,
-             retries: int = LOCK_RETRIES) -> Store:
-        """Open (creating or migrating) the database named by ``db`` or the environment."""
-        store = cls(engine(db, busy_timeout_ms=busy_timeout_ms), retries=retries)
+    def open(cls, db: str | URL | None = None, *, lock_timeout: float | None = None) -> Store:
+        """Open (creating or migrating) the database named by ``db`` or the environment.
+
+        ``lock_timeout`` (seconds) defaults to ``$BERTDRILL_LOCK_TIMEOUT``, else :data:`LOCK_TIMEOUT`.
+        """
+        if lock_timeout is None:
+            lock_timeout = _lock_timeout_from_environment()
+        busy_timeout_ms = min(BUSY_TIMEOUT_MS, int(lock_timeout * 1000))
+        store = cls(engine(db, busy_timeout_ms=busy_timeout_ms), lock_timeout=lock_timeout)
         store.migrate()
         return store
 
@@ -413,7 +432,9 @@ class Store:
 
     def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
         """Run ``work`` in one transaction, retried as a whole while the file is locked."""
-        for attempt in range(self.retries + 1):
+        deadline = time.monotonic() + self.lock_timeout
+        attempt = 0
+        while True:
             try:
                 with Session(self.engine, expire_on_commit=False) as session:
                     if write:
@@ -423,17 +444,18 @@ class Store:
                         session.commit()
                     return result
             except (DBAPIError, sqlite3.Error) as exc:
-                if _is_locked(exc) and attempt < self.retries:
-                    time.sleep(0.05 * 2**attempt)
+                if _is_locked(exc) and time.monotonic() < deadline:
+                    time.sleep(min(0.05 * 2**attempt, 0.5, max(0.0, deadline - time.monotonic())))
+                    attempt += 1
                     continue
                 raise self._error(exc) from None
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def _error(self, exc: Exception) -> StoreError:
         message = str(getattr(exc, "orig", exc) or exc)
         lowered = message.lower()
         if _is_locked(exc):
-            return StoreError(f"{self.where} is locked by another program; close it (another bertdrill?) and try again")
+            return StoreError(f"{self.where} is locked by another program (waited {self.lock_timeout:g} s); "
+                              "close it (another bertdrill?) and try again")
         if "not a database" in lowered or "encrypted" in lowered or "malformed" in lowered:
             return StoreError(f"{self.where} is not a bertdrill database (SQLite says: {message})")
         if "readonly" in lowered or "read-only" in lowered:

@@ -169,16 +169,21 @@ def _open(db, paths, lesson_id, language):
 
 
 def _clock():
-    """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks."""
+    """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks.
+
+    A time with an offset (``2025-03-03T09:00+03:00``) is that wall time in that offset, so a
+    script means the same study day on every machine; a time without one is local time.
+    """
     from ..session import local_now
 
     start_text = os.environ.get("BERTDRILL_NOW")
     if not start_text:
         return local_now
     try:
-        start = datetime.fromisoformat(start_text).astimezone()
+        start = datetime.fromisoformat(start_text)
     except ValueError:
         raise BertdrillError(f"BERTDRILL_NOW={start_text!r} is not a date and time such as 2024-05-01T09:00") from None
+    start = start if start.tzinfo else start.astimezone()
     began = time.monotonic()
     return lambda: start + timedelta(seconds=time.monotonic() - began)
 
@@ -317,7 +322,7 @@ class Review:
             chosen = self.read_grade(entry, None)
             typed = None
         else:
-            hint = "  (u s b q)" if self.reader.terminal else ""
+            hint = " (u s b q)" if self.reader.terminal else ""
             typed = self.read(f"Your answer{hint}: ", entry, answering=True)
             verdict = grade(card, typed, self.language)
             mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
