@@ -121,7 +121,14 @@ class Lesson:
     formula_lines: Mapping[str, int] = field(default_factory=dict)
     verified: int = 0  # how many stated numbers were proven against their formulas
 
-    _resolved: dict[str, Mapping[str, Number]] = field(default_factory=dict, compare=False, repr=False)
+    _resolved: dict = field(default_factory=dict, compare=False, repr=False)  # memo for values()/evaluate()
+
+    def evaluate(self, expr: str, set_name: str) -> Number:
+        """An expression's value over one parameter set (memoised: lessons repeat ``total`` a lot)."""
+        key = (expr, set_name)
+        if key not in self._resolved:
+            self._resolved[key] = formula.evaluate(expr, self.values(set_name))
+        return self._resolved[key]
 
     def values(self, set_name: str) -> Mapping[str, Number]:
         """Every parameter and formula value of one parameter set (computed once)."""
@@ -685,8 +692,9 @@ class _Verifier:
             line = self.lesson.formula_lines.get(exc.formula or "", self.lines.tables.get("formulas"))
             self.fail(line, str(exc))
             return
-        for index, item in enumerate(self.lesson.items):
-            table = f"item#{self.lines.items.index(item.line)}" if item.line in self.lines.items else ""
+        tables = {line: f"item#{index}" for index, line in enumerate(self.lines.items)}
+        for item in self.lesson.items:
+            table = tables.get(item.line, "")
             check = getattr(self, item.kind, None)
             try:
                 self.placeholders(item, table)
@@ -715,7 +723,7 @@ class _Verifier:
             self.fail(line, f"item {item.id!r}: {known}")
             raise _Stop
         try:
-            return formula.evaluate(expr, self.values[set_name])
+            return self.lesson.evaluate(expr, set_name)
         except FormulaError as exc:
             self.fail(line, f"item {item.id!r}: {exc} in {expr!r}")
             raise _Stop from None
