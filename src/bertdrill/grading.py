@@ -1,0 +1,472 @@
+"""Check typed answers: normalise, compare, and say plainly what was wrong.
+
+:func:`grade` takes a card, the text a learner typed and the language they
+review in, and returns a :class:`Verdict`: right or wrong, a suggested SM-2
+grade, feedback in words (never colour alone), the expected answer, and a
+character diff for a near miss.
+
+- Text is compared after :func:`normalise_text`: NFC, trimmed, inner
+  whitespace collapsed, case folded by language (Turkish ``İ``->``i``,
+  ``I``->``ı``). One typo (Damerau-Levenshtein distance 1) in a text of four
+  or more characters is a near miss: accepted, with a lower grade and a diff.
+  A changed digit is never a typo: ``24 million`` is not ``23 million``.
+- Numbers are read by :func:`parse_number` in the learner's convention
+  (``23,837,184`` in English, ``23.837.184`` in Turkish, ``110M``,
+  ``110 milyon``), or as expressions over the card's parameters
+  (``(V + L + T) * d + 2 * d``), evaluated by :mod:`bertdrill.formula`.
+- A blank accepts its fill, anything that fills it to an equal expression,
+  or a whole equal right-hand side (``4*d*d + 4*d``), compared on every
+  parameter set and on synthetic prime-valued sets.
+
+Typed text is untrusted: terminal escape sequences, control characters,
+zero-width and bidirectional marks are removed before anything else, and an
+answer over :data:`MAX_ANSWER` characters is refused before any work is done.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from . import formula
+from .cards import Card
+from .errors import FormulaError
+from .formula import Number
+from .lesson import filled_expression, grouping
+
+MAX_ANSWER = 10_000
+"""Longer answers are wrong at once ("Answer too long"), so grading never slows down."""
+
+NEAR_MISS_LENGTH = 4
+"""Shorter texts get no typo tolerance: one edit in "mlm" makes a different word."""
+
+RIGHT, NEAR_MISS, WRONG, EMPTY = 4, 3, 1, 0
+"""Suggested SM-2 grades."""
+
+DIFF_CONTEXT = 24
+"""Characters of context kept on each side of the edit in a diff."""
+
+_SCALES = {
+    "k": 10**3, "thousand": 10**3, "bin": 10**3,
+    "m": 10**6, "mn": 10**6, "million": 10**6, "milyon": 10**6,
+    "b": 10**9, "bn": 10**9, "billion": 10**9, "milyar": 10**9,
+}
+_LETTERS = "abcdefghij"  # options are lettered a) to j) (lessons allow at most ten)
+_TURKIC = {"tr", "az"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool  # accepted as right
+    suggested: int  # suggested SM-2 grade: 4 right, 3 near miss, 1 wrong, 0 empty
+    feedback: str  # plain words: "Correct", "Almost: one typo", "Incorrect", ...
+    expected: str  # the answer as shown to the learner, in their language
+    diff: str | None = None  # near misses: where the typed text differs from the answer
+
+
+def grade(card: Card, typed: str, language: str) -> Verdict:
+    """Grade what a learner typed for ``card`` when reviewing in ``language``."""
+    expected = _in_language(card.answer, language)
+    if len(typed) > MAX_ANSWER:
+        return Verdict(False, WRONG, "Answer too long", expected)
+    text = clean_text(typed).strip()
+    if not text:
+        return Verdict(False, EMPTY, "No answer", expected)
+    if card.kind in ("numeric", "match") and card.value is not None:
+        return _grade_number(card, text, language, expected)
+    if card.kind == "choice":
+        return _grade_choice(card, text, language, expected)
+    if card.kind == "blank":
+        return _grade_blank(card, text, language, expected)
+    if card.kind == "practice":
+        return _grade_output(card, text, expected)
+    accepted = _in_language(card.accept, language, ()) if card.kind == "fact" else ()
+    return _grade_text(text, [expected, *accepted], language, expected)
+
+
+# --- cleaning and normalising ---------------------------------------------------------------
+
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, bracketed paste
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM and APC strings
+    r"|\x1b[ -/]*[0-~]?"  # every other escape, and a lone ESC
+    r"|\x9b[0-?]*[ -/]*[@-~]?"  # the 8-bit CSI
+)
+_NEWLINES = re.compile(r"\r\n?|[\x85\u2028\u2029]")
+
+
+def clean_text(text: str) -> str:
+    """Remove what a person cannot see or did not mean to type.
+
+    Escape sequences go whole (``\\x1b[31m``, not just the ESC); other control
+    characters, zero-width characters and bidirectional marks (Unicode
+    categories Cc and Cf) go one by one. Newlines survive, tabs become spaces,
+    and lone surrogates (undecodable bytes) become U+FFFD, so the result is
+    always printable and encodable.
+    """
+    text = _NEWLINES.sub("\n", _ESCAPE.sub("", text))
+    if text.isprintable():
+        return text
+    return "".join(_visible(ch) for ch in text)
+
+
+def _visible(ch: str) -> str:
+    if ch == "\n":
+        return ch
+    if ch == "\t":
+        return " "
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Cf"):
+        return ""
+    return "\ufffd" if category == "Cs" else ch
+
+
+def normalise_text(text: str, language: str) -> str:
+    """Text in the form answers are compared in.
+
+    NFC, trimmed, inner whitespace collapsed to one space, case folded the
+    language's way: in Turkish ``İSTANBUL`` is ``istanbul`` and ``I`` is ``ı``.
+    """
+    text = " ".join(unicodedata.normalize("NFC", clean_text(text)).split())
+    if _turkic(language):
+        text = text.replace("İ", "i").replace("I", "ı")
+    return unicodedata.normalize("NFC", text.casefold())
+
+
+def _turkic(language: str) -> bool:
+    return language.split("-")[0].split("_")[0].lower() in _TURKIC
+
+
+def _text_key(text: str, language: str) -> str:
+    """A text as compared: normalised, without a closing full stop."""
+    return normalise_text(text, language).rstrip(". ")
+
+
+def _foldings(language: str) -> tuple[str, ...]:
+    # Turkish lessons quote English terms ("Bidirectional Encoder ..."): typed in capitals
+    # they fold to dotless ı, so a Turkish review also accepts the plain Unicode folding.
+    return (language, "") if _turkic(language) else (language,)
+
+
+def _in_language(texts: Mapping[str, object], language: str, default: object = ""):
+    """The text in the learner's language, else the first one there is."""
+    if language in texts:
+        return texts[language]
+    return next(iter(texts.values()), default)
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+_NUMBER = re.compile(
+    r"(?P<sign>[+-]?)\s*"
+    r"(?P<body>[0-9][0-9.,_ ]*|[.,][0-9]+)"
+    r"(?:[eE](?P<exponent>[+-]?[0-9]{1,3}))?"
+    r"\s*(?P<scale>[^\W\d_]+)?"
+)
+_DIGITS = re.compile(r"[0-9]+")
+_MAX_NUMBER = 100
+
+
+def parse_number(text: str, language: str) -> Fraction | None:
+    """Read a number the way a person writes it in ``language``; None if it is not one.
+
+    Thousands may be grouped by the language's separator, a space or ``_``
+    (groups of exactly three digits); the decimal mark is ``.`` in English and
+    ``,`` in Turkish. The other mark is read as grouping only when that is
+    unambiguous: ``23.837.184`` is 23837184 in English too, but ``1.500`` is
+    1.5 in English and 1500 in Turkish, and ``1,5`` is no English number.
+    Scales: ``110M``, ``1.5k``, ``110 million``, ``110 milyon``, ``2bn``; and ``1.1e8``.
+    """
+    text = " ".join(_ascii_digits(clean_text(text)).replace("\u2212", "-").split())
+    if len(text) > _MAX_NUMBER:
+        return None
+    match = _NUMBER.fullmatch(text)
+    if not match:
+        return None
+    value = _decimal(match["body"].rstrip(), language)
+    if value is None:
+        return None
+    if match["exponent"]:
+        value *= Fraction(10) ** int(match["exponent"])
+    if match["scale"]:
+        word = match["scale"]
+        factor = _SCALES.get(normalise_text(word, language)) or _SCALES.get(word.casefold())
+        if factor is None:
+            return None
+        value *= factor
+    return -value if match["sign"] == "-" else value
+
+
+def _ascii_digits(text: str) -> str:
+    """Arabic-Indic, full-width and other decimal digits as 0-9."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() else ch for ch in text)
+
+
+def _decimal(body: str, language: str) -> Fraction | None:
+    mark = "," if grouping(language) == "." else "."
+    whole, fraction = body, ""
+    if body.count(mark) == 1:
+        whole, fraction = body.split(mark)
+        if not _DIGITS.fullmatch(fraction):
+            return None
+    digits = _grouped(whole) if whole else 0
+    if digits is None or (not whole and not fraction):
+        return None
+    return Fraction(digits) + (Fraction(int(fraction), 10 ** len(fraction)) if fraction else 0)
+
+
+def _grouped(whole: str) -> int | None:
+    """``23837184``, or with one kind of separator between groups of three: ``23,837,184``."""
+    if _DIGITS.fullmatch(whole):
+        return int(whole)
+    separators = set(_DIGITS.sub("", whole))
+    if len(separators) != 1:
+        return None
+    first, *rest = whole.split(separators.pop())
+    if not _DIGITS.fullmatch(first) or len(first) > 3 or first.startswith("0"):
+        return None
+    if not all(len(group) == 3 and _DIGITS.fullmatch(group) for group in rest):
+        return None
+    return int(first + "".join(rest))
+
+
+# --- expressions -----------------------------------------------------------------------------
+
+# What people type for operators, as the evaluator spells them.
+_OPERATORS = str.maketrans({"×": "*", "·": "*", "⋅": "*", "∙": "*", "−": "-", "÷": "/",
+                            "^": "**", "²": "**2", "³": "**3"})
+# Juxtaposition as the lesson writes it: "2d", "4(d² + d)", "(V + L + T)d". Only text that
+# would not parse otherwise is touched: 1e8 and 0x1f stay numbers.
+_IMPLICIT = re.compile(r"(?<![\w.])(?!0[xXoObB])([0-9]+(?:\.[0-9]+)?)(?![eE][+-]?[0-9])(?=[A-Za-z_(])|(\))(?=[\w(])")
+
+
+def _as_formula(text: str) -> str:
+    """Typed maths in the evaluator's spelling: ``4(d² + d)`` -> ``4*(d**2 + d)``."""
+    return _IMPLICIT.sub(lambda m: (m[1] or m[2]) + "*", text.translate(_OPERATORS))
+
+
+def _expression(text: str) -> formula.Formula | None:
+    """The typed text as a formula with at least one operation, or None."""
+    try:
+        parsed = formula.parse(_as_formula(text))
+    except FormulaError:
+        return None
+    return None if _bare(parsed.tree) else parsed
+
+
+def _bare(node: ast.expr) -> bool:
+    # A lone name or literal is not an expression: "embeddings" must not answer its own
+    # question, and plain numbers are read by parse_number in the learner's convention.
+    if isinstance(node, ast.UnaryOp):
+        return _bare(node.operand)
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+def _evaluate(parsed: formula.Formula, env: Mapping[str, Number]) -> Number | None:
+    try:
+        return parsed.evaluate(env)
+    except FormulaError:
+        return None
+
+
+# --- grading by kind -------------------------------------------------------------------------
+
+def _wrong(expected: str, why: str = "") -> Verdict:
+    return Verdict(False, WRONG, f"Incorrect: {why}" if why else "Incorrect", expected)
+
+
+def _right(expected: str, note: str = "") -> Verdict:
+    return Verdict(True, RIGHT, f"Correct: {note}" if note else "Correct", expected)
+
+
+def _grade_number(card: Card, text: str, language: str, expected: str) -> Verdict:
+    text = text.lstrip("~≈ ")
+    value = parse_number(text, language)
+    if value is None:
+        parsed = _expression(text)
+        if parsed is None:
+            return _wrong(expected, _not_a_number(text, language))
+        try:
+            value = parsed.evaluate(card.env)
+        except FormulaError as exc:
+            return _wrong(expected, str(exc))
+    want = card.value
+    miss = abs(value - want)
+    if miss <= card.tolerance * abs(want):
+        return _right(expected, "" if miss == 0 else f"the exact answer is {expected}")
+    if _rounded(Fraction(value), want):
+        return Verdict(False, WRONG, f"Not exact: the answer is {expected}", expected)
+    return _wrong(expected)
+
+
+def _rounded(value: Fraction, want: Number) -> bool:
+    """Whether ``value`` is ``want`` rounded at its own last digit: 110M or 109M for 109,482,240."""
+    places = 0
+    while (value * 10**places).denominator != 1:
+        places += 1
+        if places > 30:
+            return False
+    digits = str(abs(value * 10**places).numerator)
+    unit = Fraction(10) ** (len(digits) - len(digits.rstrip("0")) - places)
+    return value != 0 and 2 * abs(value - want) <= unit
+
+
+def _not_a_number(text: str, language: str) -> str:
+    mark, other = (",", ".") if grouping(language) == "." else (".", ",")
+    if re.fullmatch(rf"[0-9]+\{other}[0-9]+", text):
+        return f"not a number here; write decimals with {mark!r}, as in 1{mark}5"
+    return "not a number or an expression"
+
+
+def _grade_text(text: str, candidates: Iterable[str], language: str, expected: str) -> Verdict:
+    candidates = [c for c in candidates if c]
+    if _exact(text, candidates, language):
+        return _right(expected)
+    diff = _near_miss(text, candidates, language)
+    if diff is not None:
+        return Verdict(True, NEAR_MISS, "Almost: one typo", expected, diff)
+    return _wrong(expected)
+
+
+def _exact(text: str, candidates: list[str], language: str) -> bool:
+    for fold in _foldings(language):
+        typed = _text_key(text, fold)
+        if typed and any(typed == _text_key(c, fold) for c in candidates):
+            return True
+    return False
+
+
+def _near_miss(text: str, candidates: list[str], language: str) -> str | None:
+    """The diff to the first candidate one typo away, or None."""
+    for fold in _foldings(language):
+        typed = _text_key(text, fold)
+        for candidate in candidates:
+            edit = _typo(typed, _text_key(candidate, fold))
+            if edit is not None:
+                return _diff(typed, *edit)
+    return None
+
+
+def _typo(typed: str, expected: str) -> tuple[int, str, str] | None:
+    """The single edit turning ``typed`` into ``expected``: (where, typed part, expected part).
+
+    One substitution, insertion, deletion or swap of neighbours (Damerau-Levenshtein
+    distance 1), found in linear time. None when the texts are equal, further apart,
+    shorter than NEAR_MISS_LENGTH, or when the edit touches a digit.
+    """
+    if typed == expected or abs(len(typed) - len(expected)) > 1:
+        return None
+    if min(len(typed), len(expected)) < NEAR_MISS_LENGTH:
+        return None
+    at = next((i for i, (a, b) in enumerate(zip(typed, expected)) if a != b), min(len(typed), len(expected)))
+    edit = None
+    if len(typed) == len(expected):
+        if typed[at + 1:] == expected[at + 1:]:
+            edit = (at, typed[at], expected[at])
+        elif typed[at:at + 2] == expected[at:at + 2][::-1] and typed[at + 2:] == expected[at + 2:]:
+            edit = (at, typed[at:at + 2], expected[at:at + 2])  # neighbours swapped
+    elif len(typed) > len(expected):
+        if typed[at + 1:] == expected[at:]:
+            edit = (at, typed[at], "")
+    elif typed[at:] == expected[at + 1:]:
+        edit = (at, "", expected[at])
+    if edit is None or any(ch.isdigit() for ch in edit[1] + edit[2]):
+        return None
+    return edit
+
+
+def _diff(typed: str, at: int, removed: str, inserted: str) -> str:
+    """``transfor[+m]er``, ``encdoer`` -> ``enc[do→od]er``: the typed text with its one edit marked."""
+    before, after = typed[:at], typed[at + len(removed):]
+    if len(before) > DIFF_CONTEXT:
+        before = "…" + before[-DIFF_CONTEXT:]
+    if len(after) > DIFF_CONTEXT:
+        after = after[:DIFF_CONTEXT] + "…"
+    removed, inserted = removed.replace(" ", "␣"), inserted.replace(" ", "␣")
+    if removed and inserted:
+        edit = f"[{removed}→{inserted}]"
+    else:
+        edit = f"[-{removed}]" if removed else f"[+{inserted}]"
+    return before + edit + after
+
+
+def _grade_choice(card: Card, text: str, language: str, expected: str) -> Verdict:
+    """By number (``4``), letter (``d``) or text; a number or letter wins over an option's text."""
+    options: tuple[str, ...] = _in_language(card.options, language, ())
+    picked = _option_index(text, language)
+    if picked is not None and options:
+        if not 0 <= picked < len(options):
+            last = len(options)
+            return _wrong(expected, f"no such option; choose 1 to {last} or a to {_LETTERS[last - 1]}")
+        return _right(expected) if picked == card.correct else _wrong(expected)
+    others = [o for i, o in enumerate(options) if i != card.correct]
+    if _exact(text, others, language):
+        return _wrong(expected)
+    verdict = _grade_text(text, [expected], language, expected)
+    if verdict.diff is not None and _near_miss(text, others, language) is not None:
+        return _wrong(expected)  # one typo from a wrong option too: no telling which was meant
+    return verdict
+
+
+def _option_index(text: str, language: str) -> int | None:
+    key = normalise_text(text, language).strip("()[].: ")  # "d)", "(4)", "4."
+    if _DIGITS.fullmatch(key) and len(key) <= 3:
+        return int(key) - 1
+    key = "i" if key == "ı" else key
+    if len(key) == 1 and key.isalpha() and key.isascii():
+        return ord(key) - ord("a")
+    return None
+
+
+def _grade_blank(card: Card, text: str, language: str, expected: str) -> Verdict:
+    """The fill as typed, anything that fills the blank equally, or an equal right-hand side."""
+    if _text_key(text, language) == _text_key(card.fill, language):
+        return _right(expected)
+    envs = card.check_envs or ({},)
+    want = _values(filled_expression(card.code, card.fill), envs)
+    if want is None:  # the blank is prose, not arithmetic: compare as text
+        return _grade_text(text, [card.fill], language, expected)
+    if _agrees(filled_expression(card.code, text), want, envs):
+        return _right(expected)
+    side = _expression(text.rsplit("=", 1)[-1])  # "dikkat = 4*d*d + 4*d" or just its right side
+    if side is not None and _agrees(side.source, want, envs):
+        return _right(expected)
+    return _wrong(expected)
+
+
+def _values(source: str, envs: Iterable[Mapping[str, Number]]) -> list[Number | None] | None:
+    """``source``'s value in each env (None where it fails), or None if it fails in all."""
+    try:
+        parsed = formula.parse(_as_formula(source))
+    except FormulaError:
+        return None
+    values = [_evaluate(parsed, env) for env in envs]
+    return values if any(v is not None for v in values) else None
+
+
+def _agrees(source: str, want: list[Number | None], envs: Iterable[Mapping[str, Number]]) -> bool:
+    got = _values(source, envs)
+    if got is None:
+        return False
+    return all(g == w for g, w in zip(got, want) if w is not None)
+
+
+def _grade_output(card: Card, text: str, expected: str) -> Verdict:
+    """Printed output, line by line with spaces normalised; one line of all the numbers also counts."""
+    typed = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    want = [" ".join(line.split()) for line in card.expected_output]
+    if typed == want:
+        return _right(expected)
+    if len(typed) == 1 and typed[0].split() == " ".join(want).split():
+        return _right(expected)
+    if len(typed) != len(want):
+        return _wrong(expected, f"{len(want)} lines expected, {len(typed)} given")
+    first = next(i for i, (t, w) in enumerate(zip(typed, want)) if t != w)
+    return _wrong(expected, f"line {first + 1} differs")
