@@ -82,10 +82,11 @@ def _report(sheet_model, chosen_format: str, files: list[tuple[Path, bytes]], ke
         note = " (Moodle shuffles per attempt, so --versions does not apply)" if len(sheet_model.versions) > 1 else ""
         what = f"{len(sheet_model.bank)} questions for Moodle's question bank{note}"
     else:
-        first = sheet_model.versions[0]
+        first, many = sheet_model.versions[0], len(sheet_model.versions) > 1
         letters = ", ".join(version.letter for version in sheet_model.versions)
-        what = (f"{len(sheet_model.versions)} version{'s' if len(sheet_model.versions) > 1 else ''} ({letters}), "
-                f"{len(first.questions)} questions and {first.points} points each")
-        what += {"pages": "; answer keys on the last pages", "separate": "; answer keys in the second file",
+        what = (f"{len(sheet_model.versions)} version{'s' if many else ''} ({letters}), "
+                f"{len(first.questions)} questions and {first.points} points{' each' if many else ''}")
+        keys = "answer keys" if many else "the answer key"
+        what += {"pages": f"; {keys} on the last pages", "separate": f"; {keys} in the second file",
                  "none": "; no answer key"}[key_mode]
     return f"Wrote {written}: {what}. Seed {sheet_model.seed} (--seed {sheet_model.seed} writes the same again)."

@@ -61,13 +61,17 @@ def code(text: str, *, open_: bool = True, close: bool = True) -> str:
 
 
 def plain_answer(text: str) -> str:
-    """A short answer's text: compared with the student's, so not HTML; ``*`` is Moodle's wildcard."""
-    return escape(text.replace("*", "\\*"))
+    """A short answer's text: compared with the student's, so not HTML; ``*`` is Moodle's wildcard.
+
+    Moodle would take a leading ``[plain]`` for a format and drop it; an explicit
+    format in front keeps any leading ``[`` as text (an answer keeps only its text).
+    """
+    text = text.replace("*", "\\*")
+    return escape(f"[plain]{text}" if text.startswith("[") else text)
 
 
 def render(sheet: Sheet) -> str:
     header = [
-        f"// {sheet.title.replace(chr(10), ' ')}",
         f"// bertdrill {__version__}: {len(sheet.bank)} questions, language {sheet.language}, seed {sheet.seed}.",
         "// Moodle: Question bank > Import > GIFT format.",
     ]
