@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -183,7 +184,7 @@ def test_html_sheet_has_numbers_points_boxes_and_keys_on_their_own_pages(lesson)
     assert page.index('id="key-A"') > page.index('id="version-B"')
     css = html.stylesheet()
     assert ".sheet, .key { break-before: page; }" in css
-    assert "@page :nth(1 of sheet-B) { counter-reset: page 1; }" in page
+    assert "#version-B { page: version-B; } @page :nth(1 of version-B) { counter-reset: page 1; }" in page
     first = sheet.versions[0].questions[0]
     assert f'<span class="q-num">1.</span><span class="q-text">{first.prompt}</span>' in page
     assert page.count('<span class="box"></span>') >= 2 * (4 + 4)  # four options, four match rows per version
@@ -196,7 +197,7 @@ def test_blank_width_never_hints_the_answer(lesson, hostile):
         return re.search(r'<pre class="code">.*?</pre>', part, re.S).group(0), part, markdown.render(sheet, keys=False)
 
     short = next(q for q in build(lesson).bank if q.kind == "blank")
-    long = short.__class__(**{**short.__dict__, "answer": "a much, much longer answer"})
+    long = replace(short, answer="a much, much longer answer")
     (short_pre, short_page, short_md), (long_pre, long_page, long_md) = blank_markup(short), blank_markup(long)
     assert short_pre == long_pre
     assert '<span class="blank"></span>' in short_pre and BLANK not in short_pre

@@ -58,10 +58,8 @@ def _page_rules(sheet: Sheet) -> str:
     """The footer's word for "page", and page numbers that start at 1 for each version and each key."""
     rules = [f'@page {{ @bottom-right {{ content: string(version-label) "  ·  " {_css_string(sheet.labels.page)} " " counter(page); }} }}']
     for version in sheet.versions:
-        for part in ("sheet", "key"):
-            name = f"{part}-{version.letter}"
-            rules.append(f"#{'version' if part == 'sheet' else 'key'}-{version.letter} {{ page: {name}; }} "
-                         f"@page :nth(1 of {name}) {{ counter-reset: page 1; }}")
+        for section in (f"version-{version.letter}", f"key-{version.letter}"):  # the sections' ids
+            rules.append(f"#{section} {{ page: {section}; }} @page :nth(1 of {section}) {{ counter-reset: page 1; }}")
     return "\n".join(rules)
 
 

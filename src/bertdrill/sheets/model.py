@@ -19,7 +19,7 @@ import difflib
 import random
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby
 
@@ -113,7 +113,7 @@ class Sheet:
     seed: int
     labels: Labels
     versions: tuple[Version, ...]
-    bank: tuple[Question, ...] = field(default=())  # every chosen question once, unshuffled (for an LMS)
+    bank: tuple[Question, ...] = ()  # every chosen question once, unshuffled (for an LMS)
 
 
 @dataclass(frozen=True)
