@@ -76,9 +76,13 @@ class Card:
 
 def compile_lesson(lesson: Lesson) -> list[Card]:
     """Every card of a lesson, in lesson order."""
+    blank_envs = tuple([lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson))
     cards: list[Card] = []
     for item in lesson.items:
-        cards.extend(_COMPILERS[item.kind](lesson, item))
+        if item.kind == "blank":
+            cards.extend(_blank(lesson, item, blank_envs))
+        else:
+            cards.extend(_COMPILERS[item.kind](lesson, item))
     return cards
 
 
@@ -118,17 +122,16 @@ def _choice(lesson: Lesson, item: Item) -> list[Card]:
     return [Card(**_base(lesson, item, item.id), answer=answer, options=options, correct=item.correct)]
 
 
-def _blank(lesson: Lesson, item: Item) -> list[Card]:
-    envs = [lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson)
+def _blank(lesson: Lesson, item: Item, envs: tuple[Mapping[str, Number], ...]) -> list[Card]:
     answer = {lang: item.text.replace("____", item.fill) for lang in lesson.languages}
     return [Card(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill,
-                 check_envs=tuple(envs))]
+                 check_envs=envs)]
 
 
 def _numeric(lesson: Lesson, item: Item) -> list[Card]:
     cards = []
     for set_name in item.sets:
-        value = formula.evaluate(item.formula, lesson.values(set_name))
+        value = lesson.evaluate(item.formula, set_name)
         cards.append(Card(**_base(lesson, item, f"{item.id}@{set_name}", set_name),
                           answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance))
     return cards
@@ -138,7 +141,7 @@ def _match(lesson: Lesson, item: Item) -> list[Card]:
     set_name = item.sets[0]
     cards = []
     for pair in item.pairs:
-        value = formula.evaluate(pair.value, lesson.values(set_name)) if pair.value else None
+        value = lesson.evaluate(pair.value, set_name) if pair.value else None
         answer = _number_texts(lesson, value) if value is not None else _texts(lesson, pair.meaning, set_name)
         base = _base(lesson, item, f"{item.id}#{pair.id}", set_name)
         base["tags"] += (f"table:{item.id}",)
@@ -148,15 +151,13 @@ def _match(lesson: Lesson, item: Item) -> list[Card]:
 
 def _practice(lesson: Lesson, item: Item) -> list[Card]:
     set_name = item.sets[0]
-    env = lesson.values(set_name)
-    output = tuple(" ".join(formula.format_number(formula.evaluate(e, env)) for e in line) for line in item.expected)
+    output = tuple(" ".join(formula.format_number(lesson.evaluate(e, set_name)) for e in line) for line in item.expected)
     answer = {lang: "\n".join(output) for lang in lesson.languages}
     return [Card(**_base(lesson, item, item.id, set_name), answer=answer, code=item.text.strip("\n") + "\n",
                  expected_output=output, solution=item.solution.strip("\n") + "\n")]
 
 
-_COMPILERS = {"fact": _fact, "choice": _choice, "blank": _blank, "numeric": _numeric,
-              "match": _match, "practice": _practice}
+_COMPILERS = {"fact": _fact, "choice": _choice, "numeric": _numeric, "match": _match, "practice": _practice}
 
 
 def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]]:

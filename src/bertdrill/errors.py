@@ -12,7 +12,15 @@ class BertdrillError(Exception):
 
 
 class FormulaError(BertdrillError):
-    """A formula is not allowed, does not parse, or cannot be evaluated."""
+    """A formula is not allowed, does not parse, or cannot be evaluated.
+
+    ``formula`` names the lesson formula at fault, when there is one, so the
+    lesson parser can point at its line.
+    """
+
+    def __init__(self, message: str, *, formula: str | None = None):
+        super().__init__(message)
+        self.formula = formula
 
 
 class LessonError(BertdrillError):

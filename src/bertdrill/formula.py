@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -94,6 +95,12 @@ def parse(source: str) -> Formula:
     """Parse ``source`` into a :class:`Formula`, refusing anything but arithmetic."""
     if not isinstance(source, str):
         raise FormulaError(f"a formula must be text, not {type(source).__name__}")
+    return _parse(source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(source: str) -> Formula:
+    """Parsing is pure and a Formula is immutable, so lessons that repeat a formula parse it once."""
     if len(source) > MAX_LENGTH:
         raise FormulaError(f"formula too long ({len(source):,} characters; at most {MAX_LENGTH:,})")
     if not source.strip():
@@ -138,7 +145,8 @@ def _check(node: ast.AST, depth: int, names: set[str]) -> None:
         case ast.Call(func=ast.Name(id=fname)):
             allowed = ", ".join(sorted(_FUNCTIONS))
             raise FormulaError(f"call to {fname}() is not allowed in formulas (only {allowed})")
-        case ast.Call():
+        case ast.Call(func=func):
+            _check(func, depth + 1, names)  # names the real culprit: a lambda, an attribute...
             raise FormulaError("calls are not allowed in formulas, except round, min, max and abs")
         case _:
             what = _CONSTRUCT_NAMES.get(type(node), type(node).__name__)
@@ -231,7 +239,7 @@ def resolve(params: Mapping[str, Number], formulas: Mapping[str, Formula]) -> di
         try:
             values[name] = formulas[name].evaluate(values)
         except FormulaError as exc:
-            raise FormulaError(f"formula {name!r}: {exc}") from None
+            raise FormulaError(f"formula {name!r}: {exc}", formula=name) from None
     return values
 
 
@@ -245,11 +253,11 @@ def order(formulas: Mapping[str, Formula], known: set[str]) -> list[str]:
             return
         if state.get(name) == "visiting":
             cycle = path[path.index(name):] + [name]
-            raise FormulaError("formula cycle: " + " -> ".join(cycle))
+            raise FormulaError("formula cycle: " + " -> ".join(cycle), formula=cycle[0])
         state[name] = "visiting"
         for used in sorted(formulas[name].names):
             if used not in known:
-                raise FormulaError(f"formula {name!r}: {unknown_name_message(used, known)}")
+                raise FormulaError(f"formula {name!r}: {unknown_name_message(used, known)}", formula=name)
             if used in formulas:
                 visit(used, path + [name])
         state[name] = "done"

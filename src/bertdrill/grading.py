@@ -44,9 +44,6 @@ MAX_ANSWER = 10_000
 NEAR_MISS_LENGTH = 4
 """Shorter texts get no typo tolerance: one edit in "mlm" makes a different word."""
 
-NOT_EXACT_SHARE = Fraction(5, 100)
-"""A wrong number this close to the answer is called "not exact" rather than just wrong."""
-
 RIGHT, NEAR_MISS, WRONG, EMPTY = 4, 3, 1, 0
 """Suggested SM-2 grades."""
 
@@ -222,7 +219,7 @@ def _decimal(body: str, language: str) -> Fraction | None:
     digits = _grouped(whole) if whole else 0
     if digits is None or (not whole and not fraction):
         return None
-    return digits + (Fraction(int(fraction), 10 ** len(fraction)) if fraction else 0)
+    return Fraction(digits) + (Fraction(int(fraction), 10 ** len(fraction)) if fraction else 0)
 
 
 def _grouped(whole: str) -> int | None:
@@ -304,9 +301,21 @@ def _grade_number(card: Card, text: str, language: str, expected: str) -> Verdic
     miss = abs(value - want)
     if miss <= card.tolerance * abs(want):
         return _right(expected, "" if miss == 0 else f"the exact answer is {expected}")
-    if miss <= NOT_EXACT_SHARE * abs(want):
+    if _rounded(Fraction(value), want):
         return Verdict(False, WRONG, f"Not exact: the answer is {expected}", expected)
     return _wrong(expected)
+
+
+def _rounded(value: Fraction, want: Number) -> bool:
+    """Whether ``value`` is ``want`` rounded at its own last digit: 110M or 109M for 109,482,240."""
+    places = 0
+    while (value * 10**places).denominator != 1:
+        places += 1
+        if places > 30:
+            return False
+    digits = str(abs(value * 10**places).numerator)
+    unit = Fraction(10) ** (len(digits) - len(digits.rstrip("0")) - places)
+    return value != 0 and 2 * abs(value - want) <= unit
 
 
 def _not_a_number(text: str, language: str) -> str:
@@ -395,7 +404,7 @@ def _grade_choice(card: Card, text: str, language: str, expected: str) -> Verdic
     if picked is not None and options:
         if not 0 <= picked < len(options):
             last = len(options)
-            return _wrong(expected, f"there is no option {text}; choose 1 to {last} or a to {_LETTERS[last - 1]}")
+            return _wrong(expected, f"no such option; choose 1 to {last} or a to {_LETTERS[last - 1]}")
         return _right(expected) if picked == card.correct else _wrong(expected)
     others = [o for i, o in enumerate(options) if i != card.correct]
     if _exact(text, others, language):
@@ -407,7 +416,7 @@ def _grade_choice(card: Card, text: str, language: str, expected: str) -> Verdic
 
 
 def _option_index(text: str, language: str) -> int | None:
-    key = normalise_text(text, language).strip("().:]) ")
+    key = normalise_text(text, language).strip("()[].: ")  # "d)", "(4)", "4."
     if _DIGITS.fullmatch(key) and len(key) <= 3:
         return int(key) - 1
     key = "i" if key == "ı" else key

@@ -13,7 +13,6 @@ import re
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from fractions import Fraction
 
 from . import formula
@@ -122,13 +121,20 @@ class Lesson:
     formula_lines: Mapping[str, int] = field(default_factory=dict)
     verified: int = 0  # how many stated numbers were proven against their formulas
 
-    def values(self, set_name: str) -> Mapping[str, Number]:
-        """Every parameter and formula value of one parameter set."""
-        return self._values[set_name]
+    _resolved: dict = field(default_factory=dict, compare=False, repr=False)  # memo for values()/evaluate()
 
-    @cached_property
-    def _values(self) -> dict[str, Mapping[str, Number]]:
-        return {name: formula.resolve(s.values, self.formulas) for name, s in self.params.items()}
+    def evaluate(self, expr: str, set_name: str) -> Number:
+        """An expression's value over one parameter set (memoised: lessons repeat ``total`` a lot)."""
+        key = (expr, set_name)
+        if key not in self._resolved:
+            self._resolved[key] = formula.evaluate(expr, self.values(set_name))
+        return self._resolved[key]
+
+    def values(self, set_name: str) -> Mapping[str, Number]:
+        """Every parameter and formula value of one parameter set (computed once)."""
+        if set_name not in self._resolved:
+            self._resolved[set_name] = formula.resolve(self.params[set_name].values, self.formulas)
+        return self._resolved[set_name]
 
     def render(self, text: str, language: str, set_name: str | None = None) -> str:
         """Fill a text's placeholders: ``{set}``, ``{d}`` (the item's set) or ``{total@bert-large}``.
@@ -398,8 +404,8 @@ class _Parser:
         return value
 
     def number(self, value: object, line: int | None, what: str) -> Number:
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise self.fail(line, f"{what} must be a number")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(line, f"{what} must be a number, not {type(value).__name__}")
         try:
             result = formula.evaluate(str(value), {})
         except FormulaError as exc:
@@ -677,20 +683,18 @@ class _Verifier:
         names = set(self.lesson.formulas) | {n for s in self.lesson.params.values() for n in s.values}
         try:
             formula.order(self.lesson.formulas, names)
+            for name in self.lesson.params:
+                try:
+                    self.values[name] = self.lesson.values(name)
+                except FormulaError as exc:
+                    raise FormulaError(f"{exc} (with parameter set {name!r})", formula=exc.formula) from None
         except FormulaError as exc:
-            name = re.search(r"'([^']+)'|cycle: (\w+)", str(exc))
-            key = next((g for g in name.groups() if g), "") if name else ""
-            self.fail(self.lesson.formula_lines.get(key, self.lines.tables.get("formulas")), str(exc))
+            line = self.lesson.formula_lines.get(exc.formula or "", self.lines.tables.get("formulas"))
+            self.fail(line, str(exc))
             return
-        for name, params in self.lesson.params.items():
-            try:
-                self.values[name] = self.lesson.values(name)
-            except FormulaError as exc:
-                self.fail(params.line, f"parameter set {name!r}: {exc}")
-        if len(self.values) != len(self.lesson.params):
-            return
-        for index, item in enumerate(self.lesson.items):
-            table = f"item#{self.lines.items.index(item.line)}" if item.line in self.lines.items else ""
+        tables = {line: f"item#{index}" for index, line in enumerate(self.lines.items)}
+        for item in self.lesson.items:
+            table = tables.get(item.line, "")
             check = getattr(self, item.kind, None)
             try:
                 self.placeholders(item, table)
@@ -719,7 +723,7 @@ class _Verifier:
             self.fail(line, f"item {item.id!r}: {known}")
             raise _Stop
         try:
-            return formula.evaluate(expr, self.values[set_name])
+            return self.lesson.evaluate(expr, set_name)
         except FormulaError as exc:
             self.fail(line, f"item {item.id!r}: {exc} in {expr!r}")
             raise _Stop from None

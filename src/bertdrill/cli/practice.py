@@ -1,0 +1,119 @@
+"""``bertdrill practice``: the lesson's coding exercise, started and checked."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..errors import BertdrillError
+from .base import LangOption, Language, app, load, out
+
+practice_app = typer.Typer(
+    help="The lesson's exercise: write the starter code, then check your script's output.",
+    no_args_is_help=True,
+)
+app.add_typer(practice_app, name="practice")
+
+LessonFiles = Annotated[list[Path] | None, typer.Option("--file", "-f", help="Read lessons from these files instead.")]
+
+
+def practice_card(paths: list[Path] | None, item: str | None):
+    """The practice card named by ``item`` (an item id or card id), or the only one there is."""
+    from ..loader import all_cards
+
+    cards = [card for card in all_cards(load(paths)) if card.kind == "practice"]
+    if item:
+        cards = [card for card in cards if item in (card.item_id, card.id)]
+    if not cards:
+        raise BertdrillError(f"no practice item {item!r}" if item else "the lessons have no practice item")
+    if len(cards) > 1:
+        names = ", ".join(card.id for card in cards)
+        raise BertdrillError(f"several practice items ({names}); name one")
+    return cards[0]
+
+
+@practice_app.command()
+def start(
+    item: Annotated[str | None, typer.Argument(metavar="[ITEM]", help="Practice item id (default: the only one).")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the starter code.")] = Path("model.py"),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
+    lang: LangOption = Language.en,
+    paths: LessonFiles = None,
+) -> None:
+    """Write the exercise's starter code, with the task as a comment."""
+    card = practice_card(paths, item)
+    if output.exists() and not force:
+        raise BertdrillError(f"{output} exists; use --force to overwrite it, or -o to choose another file")
+    task = "\n".join(f"# {line}" for para in card.prompt[lang.value].splitlines() for line in textwrap.wrap(para, 76) or [""])
+    text = f"{task}\n# Check it with: bertdrill practice check {output}\n\n{card.code}"
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BertdrillError(f"cannot write {output}: {exc.strerror or exc}") from None
+    out.print(f"Wrote {escape(str(output))}. Edit it, then run: bertdrill practice check {escape(str(output))}")
+
+
+@practice_app.command("check")
+def check_command(
+    args: Annotated[list[str], typer.Argument(metavar="[ITEM] SCRIPT", help="Optional practice item id, then your script.")],
+    lang: LangOption = Language.en,
+    paths: LessonFiles = None,
+) -> None:
+    """Run your script and compare its output with the expected output, line by line.
+
+    Exits 0 when the output is right, 1 otherwise.
+    """
+    from .. import practice
+
+    if len(args) > 2:
+        raise typer.BadParameter("give at most an item id and a script", param_hint="[ITEM] SCRIPT")
+    item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
+    card = practice_card(paths, item)
+    outcome = practice.check(card, Path(script))
+    report(outcome, card.explanation.get(lang.value, ""))
+    if not outcome.passed:
+        raise typer.Exit(1)
+
+
+def report(outcome, explanation: str) -> None:
+    run = outcome.run
+    if outcome.passed:
+        out.print(f"✓ Correct: your script printed the expected output ({run.seconds:.2f} s).")
+        if explanation:
+            out.print(escape(explanation))
+        return
+    headline = {
+        "timeout": f"✗ Stopped: your script did not finish within {practice_timeout()} seconds. "
+                   "Does it loop forever, or wait for input?",
+        "flooded": "✗ Stopped: your script printed far too much (over 64 KiB).",
+        "crashed": f"✗ Your script stopped with an error (exit code {run.returncode}).",
+        "silent": "✗ Your script printed nothing.",
+        "wrong": "✗ Not yet: the output differs from the expected output.",
+    }[outcome.status]
+    out.print(headline)
+    if outcome.status == "crashed" and run.stderr.strip():
+        out.print("Last lines of the error:")
+        for line in run.stderr.strip().splitlines()[-6:]:
+            out.print("  " + escape(_printable(line)))
+    if outcome.status == "wrong":
+        for line in outcome.diff():
+            out.print(escape(_printable(line)))
+    else:
+        out.print("Expected output:")
+        for line in outcome.expected:
+            out.print("  " + escape(line))
+
+
+def practice_timeout() -> int:
+    from ..practice import TIMEOUT
+
+    return int(TIMEOUT)
+
+
+def _printable(text: str) -> str:
+    """Drop control characters, so a script cannot move the cursor or recolour the terminal."""
+    return "".join(ch if ch.isprintable() or ch == "\t" else "�" for ch in text)[:500]

@@ -1,0 +1,92 @@
+"""``bertdrill sheet``: printable quiz sheets with answer keys, and Moodle GIFT."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from .base import LangOption, Language, LessonsArgument, app, load, out
+
+
+class Format(str, Enum):
+    html = "html"
+    pdf = "pdf"
+    md = "md"
+    gift = "gift"
+
+
+class KeyMode(str, Enum):
+    pages = "pages"
+    separate = "separate"
+    none = "none"
+
+
+@app.command()
+def sheet(
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="OUT", show_default=False,
+                                         help="File to write; its extension picks the format (.html, .pdf, .md, .gift).")],
+    paths: LessonsArgument = None,
+    fmt: Annotated[Format | None, typer.Option("--format", show_default=False,
+                                               help="Output format, when the file name does not tell.")] = None,
+    versions: Annotated[int, typer.Option("--versions", "-n", min=1, max=26,
+                                          help="Versions A, B, ... with their own order and parameter sets.")] = 1,
+    seed: Annotated[int | None, typer.Option("--seed", min=0, show_default=False,
+                                             help="Same seed, same sheets (default: a new seed, printed).")] = None,
+    count: Annotated[int | None, typer.Option("--count", "-c", min=1, show_default=False,
+                                              help="How many questions to draw (default: all).")] = None,
+    kinds: Annotated[str | None, typer.Option("--kinds", "-k", show_default=False,
+                                              help="Comma-separated kinds: fact, choice, blank, numeric, match, practice "
+                                                   "(default: all but practice).")] = None,
+    lang: LangOption = Language.en,
+    title: Annotated[str | None, typer.Option("--title", show_default=False,
+                                              help="Sheet title (default: the lesson's title).")] = None,
+    key: Annotated[KeyMode | None, typer.Option("--key", show_default=False,
+                                                help="pages: each version's key on its own pages at the end (default); "
+                                                     "separate: in OUT-key.EXT; none: no key.")] = None,
+    given: Annotated[bool, typer.Option("--given", help="Print the parameter values under numeric questions.")] = False,
+) -> None:
+    """Write quiz sheets in versions, with answer keys: HTML, PDF, Markdown or Moodle GIFT."""
+    import random
+
+    from ..errors import BertdrillError
+    from ..sheets import model
+    from ..sheets.output import check_writable, documents, format_for, key_path, write_atomic
+
+    chosen_format = fmt.value if fmt else format_for(output)
+    if chosen_format == "gift" and key is not None:
+        raise BertdrillError("--key does not apply to GIFT: a GIFT file carries its answers in each question")
+    key_mode = (key or KeyMode.pages).value
+    check_writable(output)
+    if key_mode == "separate":
+        check_writable(key_path(output))
+    if seed is None:
+        seed = random.SystemRandom().randrange(100_000)
+    sheet_model = model.build_sheet(
+        load(paths), language=lang.value, seed=seed, versions=versions, count=count,
+        kinds=model.parse_kinds(kinds), title=title, given=given,
+    )
+    files = documents(sheet_model, chosen_format, output, key_mode)
+    for path, data in files:
+        write_atomic(path, data)
+    out.print(_report(sheet_model, chosen_format, files, key_mode))
+
+
+def _report(sheet_model, chosen_format: str, files: list[tuple[Path, bytes]], key_mode: str) -> str:
+    """One line on what was written, and the seed that writes it again."""
+    written = " and ".join(escape(str(path)) for path, _ in files)
+    if chosen_format == "gift":
+        note = " (Moodle shuffles per attempt, so --versions does not apply)" if len(sheet_model.versions) > 1 else ""
+        what = f"{len(sheet_model.bank)} questions for Moodle's question bank{note}"
+    else:
+        first, many = sheet_model.versions[0], len(sheet_model.versions) > 1
+        letters = ", ".join(version.letter for version in sheet_model.versions)
+        what = (f"{len(sheet_model.versions)} version{'s' if many else ''} ({letters}), "
+                f"{len(first.questions)} questions and {first.points} points{' each' if many else ''}")
+        keys = "answer keys" if many else "the answer key"
+        what += {"pages": f"; {keys} on the last pages", "separate": f"; {keys} in the second file",
+                 "none": "; no answer key"}[key_mode]
+    return f"Wrote {written}: {what}. Seed {sheet_model.seed} (--seed {sheet_model.seed} writes the same again)."

@@ -1,0 +1,144 @@
+"""Check a learner's practice script: run it, compare its output with what the formulas predict.
+
+The script runs with the current Python in a subprocess of its own: isolated
+mode, no standard input, a temporary working folder, a time limit, and a cap on
+how much output is kept. A script that hangs, crashes, floods the terminal or
+prints nothing gets a clear report; bertdrill itself never fails with it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from .cards import Card
+from .errors import BertdrillError
+
+TIMEOUT = 10.0
+MAX_OUTPUT = 64 * 1024  # bytes of standard output kept; more than this is a flood
+MAX_STDERR = 8 * 1024
+POLL = 0.02
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a script did: its output (decoded, capped) and how it ended."""
+
+    stdout: str
+    stderr: str
+    returncode: int | None
+    timed_out: bool
+    flooded: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The verdict on one attempt."""
+
+    status: str  # passed | wrong | timeout | crashed | flooded | silent
+    expected: tuple[str, ...]
+    actual: tuple[str, ...]
+    run: Run
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def diff(self) -> list[str]:
+        """A unified diff of the expected output against the script's."""
+        return list(difflib.unified_diff(list(self.expected), list(self.actual), "expected", "your output", lineterm=""))
+
+    @property
+    def grade(self) -> int:
+        """The SM-2 grade this attempt records: 5 passed, 2 ran but wrong, 1 did not run properly."""
+        return {"passed": 5, "wrong": 2}.get(self.status, 1)
+
+
+def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> Run:
+    """Run ``script`` with this Python, killing it (and anything it started) at the limits."""
+    if not script.is_file():
+        raise BertdrillError(f"{script}: no such script" if not script.exists() else f"{script}: not a file")
+    with tempfile.TemporaryDirectory(prefix="bertdrill-practice-") as folder, \
+            tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [sys.executable, "-I", str(script.resolve())],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=folder,
+            start_new_session=True,  # its own process group, so a timeout kills its children too
+            env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"},
+        )
+        timed_out = flooded = False
+        while process.poll() is None:
+            if time.monotonic() - started > timeout:
+                timed_out = True
+            elif os.fstat(out.fileno()).st_size > max_output:
+                flooded = True
+            if timed_out or flooded:
+                _kill(process)
+                break
+            time.sleep(POLL)
+        seconds = time.monotonic() - started
+        flooded = flooded or os.fstat(out.fileno()).st_size > max_output
+        return Run(_read(out, max_output), _read(err, MAX_STDERR), process.returncode, timed_out, flooded, seconds)
+
+
+def _kill(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
+    process.wait()
+
+
+def _read(stream, limit: int) -> str:
+    stream.seek(0)
+    return stream.read(limit).decode("utf-8", errors="replace")
+
+
+def check(card: Card, script: Path, **limits) -> Outcome:
+    """Run a learner's script for a practice card and judge its output line by line."""
+    run = run_script(script, **limits)
+    expected = card.expected_output
+    actual = tuple(line.rstrip() for line in run.stdout.rstrip("\n").splitlines()) if run.stdout.strip() else ()
+    if run.timed_out:
+        status = "timeout"
+    elif run.flooded:
+        status = "flooded"
+    elif run.returncode != 0:
+        status = "crashed"
+    elif not actual:
+        status = "silent"
+    elif same_output(expected, actual):
+        status = "passed"
+    else:
+        status = "wrong"
+    return Outcome(status, expected, actual, run)
+
+
+def same_output(expected: tuple[str, ...], actual: tuple[str, ...]) -> bool:
+    """Line by line, word by word; numbers compare by value, so ``0.6660`` matches ``0.666``."""
+    if len(expected) != len(actual):
+        return False
+    for want_line, got_line in zip(expected, actual):
+        want, got = want_line.split(), got_line.split()
+        if len(want) != len(got) or not all(_same_token(w, g) for w, g in zip(want, got)):
+            return False
+    return True
+
+
+def _same_token(want: str, got: str) -> bool:
+    if want == got:
+        return True
+    try:
+        return Fraction(want) == Fraction(got)
+    except (ValueError, ZeroDivisionError):
+        return False

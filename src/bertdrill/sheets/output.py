@@ -1,0 +1,94 @@
+"""From a sheet to files: pick the format, render, and write without ever leaving half a file."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from ..errors import BertdrillError
+from .model import Sheet
+
+FORMATS = ("html", "pdf", "md", "gift")
+EXTENSIONS = {".html": "html", ".htm": "html", ".pdf": "pdf", ".md": "md", ".markdown": "md", ".gift": "gift"}
+KEY_MODES = ("pages", "separate", "none")
+
+
+def format_for(path: Path) -> str:
+    """The format an output file's extension asks for."""
+    try:
+        return EXTENSIONS[path.suffix.lower()]
+    except KeyError:
+        raise BertdrillError(f"cannot tell the format from the name {str(path)!r}; "
+                             f"end it in .html, .pdf, .md or .gift, or pass --format {'|'.join(FORMATS)}") from None
+
+
+def key_path(path: Path) -> Path:
+    """Where ``--key separate`` writes the answer keys: ``quiz.html`` -> ``quiz-key.html``."""
+    return path.with_name(f"{path.stem}-key{path.suffix}")
+
+
+def documents(sheet: Sheet, fmt: str, path: Path, key: str = "pages") -> list[tuple[Path, bytes]]:
+    """The files to write, as (path, content) pairs."""
+    if fmt == "gift":
+        from . import gift
+
+        return [(path, gift.render(sheet).encode("utf-8"))]
+    if key == "separate":
+        return [(path, _render(sheet, fmt, sheets=True, keys=False)),
+                (key_path(path), _render(sheet, fmt, sheets=False, keys=True))]
+    return [(path, _render(sheet, fmt, sheets=True, keys=key == "pages"))]
+
+
+def _render(sheet: Sheet, fmt: str, *, sheets: bool, keys: bool) -> bytes:
+    if fmt == "md":
+        from . import markdown
+
+        return markdown.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
+    from . import html
+
+    page = html.render(sheet, sheets=sheets, keys=keys)
+    if fmt == "pdf":
+        from . import pdf
+
+        return pdf.render(page)
+    return page.encode("utf-8")
+
+
+def check_writable(path: Path) -> None:
+    """Fail early, with a message a person can act on, when ``path`` cannot be written."""
+    folder = path.parent
+    if path.is_dir():
+        raise BertdrillError(f"cannot write {str(path)!r}: it is a folder; give a file name such as quiz.html")
+    if not folder.exists():
+        raise BertdrillError(f"cannot write {str(path)!r}: the folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise BertdrillError(f"cannot write {str(path)!r}: {str(folder)!r} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BertdrillError(f"cannot write {str(path)!r}: permission denied for the folder {str(folder)!r}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise BertdrillError(f"cannot write {str(path)!r}: the file is read-only")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+
+    Readers see the old file or the new one, never a half-written one, and an
+    interrupted run leaves no partial output behind.
+    """
+    check_writable(path)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        # 0o666 minus the umask: the permissions a plain open() would give.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise BertdrillError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,35 @@
+"""The core knows nothing of terminals, databases or Anki: walk its imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "bertdrill"
+CORE = ["errors", "formula", "lesson", "cards", "grading", "sm2"]
+FORBIDDEN = {"typer", "rich", "sqlmodel", "sqlalchemy", "genanki", "weasyprint", "sqlite3", "random", "time",
+             "subprocess", "os", "pathlib", "click", "platformdirs"}
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_module_imports_only_stdlib_and_core(module):
+    path = SRC / f"{module}.py"
+    if not path.exists():
+        pytest.skip(f"{module}.py not written yet")
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: must be another core module
+                relative = [node.module] if node.module else [alias.name for alias in node.names]
+                for name in relative:
+                    assert name.split(".")[0] in CORE, f"{module} imports .{name}"
+                continue
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            assert name.split(".")[0] not in FORBIDDEN, f"{module}.py imports {name}"

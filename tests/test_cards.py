@@ -1,0 +1,54 @@
+"""Compiling lessons into cards: stable, language-free ids; one card per set and per pair."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from bertdrill.cards import compile_lesson
+from bertdrill.lesson import parse
+from bertdrill.loader import all_cards, load_lessons
+
+MINIMAL = Path(__file__).parent / "lessons" / "minimal.toml"
+
+
+def test_shipped_lesson_cards_by_kind():
+    cards = all_cards(load_lessons())
+    assert Counter(card.kind for card in cards) == {"fact": 11, "numeric": 14, "match": 4, "choice": 1,
+                                                     "blank": 1, "practice": 1}
+    assert len({card.id for card in cards}) == len(cards)
+
+
+def test_ids_name_lesson_item_and_set_or_pair():
+    ids = {card.id for card in all_cards(load_lessons())}
+    assert "bert-basics/embedding-params@bert-large" in ids
+    assert "bert-basics/bert-base-match#layers" in ids
+    assert "bert-basics/attention-projections" in ids
+
+
+def test_numeric_cards_carry_verified_values_per_set():
+    cards = {card.id: card for card in all_cards(load_lessons())}
+    assert cards["bert-basics/total-params@bert-base"].value == 109482240
+    assert cards["bert-basics/total-params@bert-large"].value == 335141888
+    assert cards["bert-basics/total-params@bert-large"].answer == {"en": "335,141,888", "tr": "335.141.888"}
+    assert cards["bert-basics/total-params@bert-large"].prompt["en"].startswith("How many parameters does BERT-large")
+    assert cards["bert-basics/bert-base-match#layers"].answer["en"] == "12"
+    assert cards["bert-basics/bert-base-match#layers"].term == {"en": "layer", "tr": "katman"}
+
+
+def test_ids_survive_text_edits_and_fingerprints_change():
+    text = MINIMAL.read_text()
+    before = {card.id: card.fingerprint for card in compile_lesson(parse(text, "a.toml"))}
+    edited = text.replace('"What is it?"', '"What is this, really?"')
+    after = {card.id: card.fingerprint for card in compile_lesson(parse(edited, "a.toml"))}
+    assert before.keys() == after.keys()
+    changed = {card_id for card_id in before if before[card_id] != after[card_id]}
+    assert changed == {"mini/what"}
+
+
+def test_blank_cards_compare_over_every_set_and_synthetic_ones():
+    [blank] = [card for card in all_cards(load_lessons()) if card.kind == "blank"]
+    assert blank.code == "dikkat = ____ * (d * d + d)"
+    assert blank.answer["en"] == "dikkat = 4 * (d * d + d)"
+    assert len(blank.check_envs) == 5  # bert-base, bert-large and three prime sets
+    assert len({env["d"] for env in blank.check_envs}) == 5

@@ -1,0 +1,122 @@
+"""The safe evaluator: arithmetic only, exact, bounded; anything else is a FormulaError."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bertdrill import formula
+from bertdrill.errors import FormulaError
+
+BERT_BASE = {"V": 30522, "L": 512, "T": 2, "d": 768, "f": 3072, "n": 12, "h": 12}
+
+
+@pytest.mark.parametrize(
+    "source, value",
+    [
+        ("(V + L + T) * d + 2 * d", 23837184),
+        ("4 * (d * d + d)", 2362368),
+        ("d * f + f + f * d + d", 4722432),
+        ("d / h", 64),
+        ("7 / 2", Fraction(7, 2)),
+        ("7 // 2", 3),
+        ("7 % 4", 3),
+        ("2 ** 10", 1024),
+        ("2 ** -2", Fraction(1, 4)),
+        ("-d + +d", 0),
+        ("0.1 + 0.2", Fraction(3, 10)),
+        ("round(4722432 / 7087872, 3)", Fraction(333, 500)),
+        ("round(2.5)", 2),
+        ("min(d, f, h)", 12),
+        ("max(d, f)", 3072),
+        ("abs(h - d)", 756),
+    ],
+)
+def test_evaluates_exactly(source, value):
+    result = formula.evaluate(source, BERT_BASE)
+    assert result == value
+    assert type(result) is type(value)
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ('__import__("os")', "call to __import__() is not allowed"),
+        ("open('x')", "call to open() is not allowed"),
+        ("d.real", "attribute access not allowed"),
+        ("(lambda: 1)()", "lambda not allowed"),
+        ("'a' * 3", "string literals are not allowed"),
+        ("[d for d in range(9)]", "comprehensions not allowed"),
+        ("d if d else h", "conditional expressions not allowed"),
+        ("d < h", "comparisons not allowed"),
+        ("d[0]", "subscripts not allowed"),
+        ("d @ h", "operator MatMult is not allowed"),
+        ("~d", "operator Invert is not allowed"),
+        ("round(d, ndigits=2)", "call to round() is not allowed"),
+        ("True + 1", "True are not allowed"),
+        ("1j", "1j are not allowed"),
+        ("", "empty formula"),
+        ("d +", "not a valid formula"),
+        ("1 / 0", "division by zero"),
+        ("d % 0", "division by zero"),
+        ("0 ** -1", "division by zero"),
+        ("9**9**9**9", "exponent too large"),
+        ("10 ** 100", "result too large"),
+        ("2.5 ** 2.5", "exponents must be whole numbers"),
+        ("dd * 2", "unknown name 'dd'; did you mean 'd'?"),
+        ("d" + "+d" * 1500, "formula too long"),
+        ("-" * 150 + "d", "nested too deeply"),
+        ("(" * 250 + "d" + ")" * 250, "not a valid formula"),
+        ("\x00", "not a valid formula"),
+    ],
+)
+def test_refuses_with_a_message_that_names_the_problem(source, message):
+    with pytest.raises(FormulaError, match=None) as caught:
+        formula.evaluate(source, BERT_BASE)
+    assert message in str(caught.value)
+
+
+def test_power_tower_fails_fast():
+    started = time.perf_counter()
+    with pytest.raises(FormulaError):
+        formula.evaluate("9**9**9**9", {})
+    with pytest.raises(FormulaError):
+        formula.evaluate("(10**59) ** 256", {})
+    assert time.perf_counter() - started < 0.05
+
+
+def test_resolve_orders_formulas_and_reports_cycles():
+    formulas = {name: formula.parse(src) for name, src in {"b": "a * 2", "a": "d + 1"}.items()}
+    assert formula.resolve({"d": 1}, formulas) == {"d": 1, "a": 2, "b": 4}
+    cyclic = {name: formula.parse(src) for name, src in {"a": "b + 1", "b": "c", "c": "a"}.items()}
+    with pytest.raises(FormulaError, match="formula cycle: a -> b -> c -> a"):
+        formula.resolve({}, cyclic)
+
+
+@pytest.mark.parametrize(
+    "value, grouping, text",
+    [(23837184, "", "23837184"), (23837184, ",", "23,837,184"), (23837184, ".", "23.837.184"),
+     (3072, ".", "3072"), (Fraction(333, 500), "", "0.666"), (Fraction(-5, 4), "", "-1.25"),
+     (Fraction(1, 3), "", "0.3333333333333333")],
+)
+def test_format_number(value, grouping, text):
+    assert formula.format_number(value, grouping=grouping) == text
+
+
+# Text built from the evaluator's own alphabet finds more edge cases than arbitrary unicode alone.
+_pieces = st.sampled_from(["d", "h", "x", "1", "0", "9", "2.5", "+", "-", "*", "/", "//", "%", "**", "(", ")",
+                           ",", "round(", "min(", "max(", "abs(", " ", "e", "_", "'", ".", "lambda", "[", "]"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(max_size=60), st.lists(_pieces, max_size=40).map("".join)))
+def test_evaluator_only_returns_a_number_or_raises_formula_error(source):
+    try:
+        result = formula.evaluate(source, {"d": 768, "h": 12})
+    except FormulaError:
+        return
+    assert isinstance(result, (int, Fraction))
+    assert abs(result) <= formula.MAX_MAGNITUDE

@@ -1,0 +1,613 @@
+"""Tests for bertdrill.grading: DESIGN §5 row by row, on the shipped lesson's cards."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import time
+from dataclasses import replace
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from bertdrill import formula
+from bertdrill.cards import compile_lesson
+from bertdrill.grading import (
+    MAX_ANSWER,
+    Verdict,
+    clean_text,
+    grade,
+    normalise_text,
+    parse_number,
+)
+from bertdrill.lesson import grouping, parse
+from bertdrill.loader import all_cards, load_lessons
+
+LANGUAGES = ("en", "tr")
+
+
+@cache
+def shipped() -> dict:
+    return {card.key: card for card in all_cards(load_lessons())}
+
+
+def card(key: str):
+    return shipped()[key]
+
+
+def verdict(key: str, typed: str, language: str = "en") -> Verdict:
+    return grade(card(key), typed, language)
+
+
+def assert_right(key: str, typed: str, language: str = "en") -> None:
+    result = verdict(key, typed, language)
+    assert (result.correct, result.suggested, result.diff) == (True, 4, None), result
+
+
+def assert_wrong(key: str, typed: str, language: str = "en") -> Verdict:
+    result = verdict(key, typed, language)
+    assert (result.correct, result.suggested, result.diff) == (False, 1, None), result
+    return result
+
+
+def has_controls(text: str) -> bool:
+    return any(ord(ch) < 0x20 and ch != "\n" or 0x7F <= ord(ch) <= 0x9F for ch in text)
+
+
+# --- normalise_text: NFC, trim, whitespace, case by language --------------------------------
+
+@pytest.mark.parametrize("a, b, language", [
+    ("e\u0301te\u0301", "été", "en"),  # NFD and NFC are the same text
+    ("  masked \t language\n  model ", "masked language model", "en"),
+    ("MASKED Language", "masked language", "en"),
+    ("İSTANBUL", "istanbul", "tr"),
+    ("ISPARTA", "ısparta", "tr"),
+    ("I", "ı", "tr"),
+    ("İ", "i", "tr"),
+    ("KATMAN SAYISI", "katman sayısı", "tr"),
+    ("ÇİFT YÖNLÜ", "çift yönlü", "tr"),
+    ("I\u0307", "i", "tr"),  # I + combining dot above is İ
+    ("en\u200bco\u200dder", "encoder", "en"),  # zero-width characters
+    ("\u200fencoder\u202e", "encoder", "en"),  # right-to-left marks and overrides
+    ("\ufeffencoder", "encoder", "en"),
+    ("Straße", "STRASSE", "en"),
+])
+def test_normalise_text_makes_equal(a, b, language):
+    assert normalise_text(a, language) == normalise_text(b, language)
+
+
+@pytest.mark.parametrize("a, b, language", [
+    ("I", "ı", "en"),  # only Turkish folds I to dotless ı
+    ("İSTANBUL", "ıstanbul", "tr"),
+    ("ılık", "ilik", "tr"),
+    ("mask", "masks", "en"),
+])
+def test_normalise_text_keeps_apart(a, b, language):
+    assert normalise_text(a, language) != normalise_text(b, language)
+
+
+def test_normalise_text_exact_forms():
+    assert normalise_text("  Bİr   İKİ\tÜÇ ", "tr") == "bir iki üç"
+    # Outside Turkish, Unicode's casefold keeps İ's dot as a combining mark.
+    assert normalise_text("  Bİr   İKİ\tÜÇ ", "en") == "bi\u0307r i\u0307ki\u0307 üç"
+    assert normalise_text("DİKKAT", "tr-TR") == "dikkat"
+
+
+@given(st.text(), st.sampled_from(LANGUAGES))
+def test_normalise_text_is_idempotent(text, language):
+    once = normalise_text(text, language)
+    assert normalise_text(once, language) == once
+    assert once == once.strip() and "  " not in once
+
+
+# --- clean_text: what a terminal sends that a person did not mean ---------------------------
+
+@pytest.mark.parametrize("raw, clean", [
+    ("\x1b[31mred\x1b[0m", "red"),
+    ("\x1b[1;32;40mbold\x1b[m", "bold"),
+    ("\x1b]0;window title\x07text", "text"),
+    ("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"),
+    ("\x1b[200~pasted\x1b[201~", "pasted"),
+    ("a\x00b\x07c\x08d\x7fe", "abcde"),
+    ("\x9b31mc1", "c1"),
+    ("tab\there", "tab here"),
+    ("one\r\ntwo\rthree", "one\ntwo\nthree"),
+    ("\ud800bad", "\ufffdbad"),  # an undecodable byte kept by surrogateescape
+    ("lone ESC\x1b", "lone ESC"),
+])
+def test_clean_text(raw, clean):
+    assert clean_text(raw) == clean
+
+
+# --- parse_number: DESIGN §5 number forms -----------------------------------------------------
+
+@pytest.mark.parametrize("text, language, value", [
+    ("23837184", "en", 23837184),
+    ("23,837,184", "en", 23837184),
+    ("23.837.184", "tr", 23837184),
+    ("23.837.184", "en", 23837184),  # groups of three: unambiguous in English too
+    ("23,837,184", "tr", 23837184),
+    ("23 837 184", "en", 23837184),
+    ("23\u00a0837\u202f184", "tr", 23837184),  # no-break and narrow no-break spaces
+    ("23_837_184", "en", 23837184),
+    ("110M", "en", 110_000_000),
+    ("110 M", "tr", 110_000_000),
+    ("110 million", "en", 110_000_000),
+    ("110 milyon", "tr", 110_000_000),
+    ("110 MİLYON", "tr", 110_000_000),
+    ("110 MILYON", "tr", 110_000_000),
+    ("1.5k", "en", 1500),
+    ("1,5k", "tr", 1500),
+    ("2 bin", "tr", 2000),
+    ("1.2 milyar", "en", 1_200_000_000),
+    ("0.666", "en", Fraction(333, 500)),
+    ("0,666", "tr", Fraction(333, 500)),
+    ("1.5", "en", Fraction(3, 2)),
+    ("1,5", "tr", Fraction(3, 2)),
+    ("1.500", "en", Fraction(3, 2)),  # a decimal in English ...
+    ("1.500", "tr", 1500),  # ... a thousand and a half in Turkish
+    ("1,500", "en", 1500),
+    ("1,500", "tr", Fraction(3, 2)),
+    ("1,234.5", "en", Fraction(2469, 2)),
+    ("1.234,5", "tr", Fraction(2469, 2)),
+    ("-64", "en", -64),
+    ("\u221264", "en", -64),
+    ("+64", "tr", 64),
+    ("1.1e8", "en", 110_000_000),
+    ("١٢٣", "en", 123),  # Arabic-Indic digits
+    ("６４", "tr", 64),  # full-width digits
+    (".5", "en", Fraction(1, 2)),
+])
+def test_parse_number(text, language, value):
+    assert parse_number(text, language) == value
+    assert isinstance(parse_number(text, language), Fraction)
+
+
+@pytest.mark.parametrize("text, language", [
+    ("1,5", "en"),  # not a grouping, and ',' is no English decimal mark
+    ("1.5", "tr"),  # the same the other way round
+    ("0,666", "en"),
+    ("0.666", "tr"),
+    ("12,34", "en"),
+    ("1,2345", "en"),
+    ("23,837 184", "en"),  # two kinds of grouping
+    ("1.234,5", "en"),
+    ("1,234.5", "tr"),
+    ("0,123,456", "en"),  # a leading zero group
+    ("110 apples", "en"),
+    ("110Mx", "en"),
+    ("1.2.3", "en"),
+    ("5.", "en"),
+    ("", "en"),
+    ("   ", "tr"),
+    ("abc", "en"),
+    ("V * d", "en"),
+    ("2/3", "en"),
+    ("1" * 200, "en"),  # too long to be a number anyone types
+])
+def test_parse_number_refuses(text, language):
+    assert parse_number(text, language) is None
+
+
+@given(st.integers(min_value=-10**15, max_value=10**15), st.sampled_from(LANGUAGES))
+def test_parse_number_reads_what_the_lesson_prints(number, language):
+    assert parse_number(formula.format_number(number, grouping=grouping(language)), language) == number
+    assert parse_number(str(number), language) == number
+    assert parse_number(f"{number:_}", language) == number
+
+
+@given(st.integers(min_value=0, max_value=10**12), st.integers(min_value=0, max_value=999))
+def test_parse_number_decimals_in_both_conventions(whole, thousandths):
+    value = whole + Fraction(thousandths, 1000)
+    assert parse_number(f"{whole:,}.{thousandths:03d}", "en") == value
+    assert parse_number(f"{whole:,}".replace(",", ".") + f",{thousandths:03d}", "tr") == value
+
+
+@given(st.text(max_size=40), st.sampled_from(LANGUAGES))
+def test_parse_number_returns_a_fraction_or_none(text, language):
+    assert parse_number(text, language) is None or isinstance(parse_number(text, language), Fraction)
+
+
+# --- numeric cards ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("typed, language", [
+    ("23837184", "en"),
+    ("23,837,184", "en"),
+    ("23.837.184", "tr"),
+    ("23.837.184", "en"),
+    ("23 837 184", "tr"),
+    ("23_837_184", "en"),
+    ("  23837184 ", "tr"),
+    ("(V + L + T) * d + 2 * d", "en"),  # an expression over the card's parameters
+    ("(V+L+T)*d+2*d", "tr"),
+    ("(V + L + T)·d + 2d", "en"),  # as the lesson's explanation writes it
+    ("(V + L + T) × d + 2 × d", "tr"),
+    ("V*d + L*d + T*d + 2*d", "en"),
+    ("30522*768 + 512*768 + 2*768 + 2*768", "en"),
+])
+def test_numeric_accepts(typed, language):
+    assert_right("embedding-params@bert-base", typed, language)
+
+
+def test_numeric_expressions_use_the_cards_parameter_set():
+    assert_right("embedding-params@bert-large", "(V + L + T) * d + 2 * d")
+    assert_right("attention-params@bert-large", "4(d² + d)")
+    assert_wrong("embedding-params@bert-large", "23837184")  # bert-base's value
+
+
+@pytest.mark.parametrize("typed, language, feedback", [
+    ("23837185", "en", "Incorrect"),
+    ("2383718", "en", "Incorrect"),
+    ("(V + L + T) * d", "en", "Incorrect"),  # 0.006 % off, but not a rounding of the answer
+    ("V * d", "tr", "Incorrect"),
+    ("25M", "en", "Incorrect"),
+    ("23.8 million", "en", "Not exact: the answer is 23,837,184"),
+    ("23,84 milyon", "tr", "Not exact: the answer is 23.837.184"),
+    ("1,5", "en", "Incorrect: not a number here; write decimals with '.', as in 1.5"),
+    ("1.5", "tr", "Incorrect: not a number here; write decimals with ',', as in 1,5"),
+    ("embeddings", "en", "Incorrect: not a number or an expression"),  # a name is no working
+    ("d", "en", "Incorrect: not a number or an expression"),
+    ("dd * 2", "en", "Incorrect: unknown name 'dd'; did you mean 'd'?"),
+    ("__import__('os')", "en", "Incorrect: not a number or an expression"),
+    ("9**9**9**9", "en", "Incorrect: exponent too large (387420489; at most 256)"),
+    ("1/0 + d", "en", "Incorrect: division by zero"),
+    ("twenty-three million", "en", "Incorrect: not a number or an expression"),
+])
+def test_numeric_rejects(typed, language, feedback):
+    assert assert_wrong("embedding-params@bert-base", typed, language).feedback == feedback
+
+
+@pytest.mark.parametrize("key, typed, language, shown", [
+    ("total-params@bert-base", "110M", "en", "109,482,240"),
+    ("total-params@bert-base", "110 milyon", "tr", "109.482.240"),
+    ("total-params@bert-base", "~110M", "en", "109,482,240"),
+    ("total-params@bert-base", "109.5M", "en", "109,482,240"),
+    ("total-params@bert-base", "100M", "en", "109,482,240"),
+    ("total-params@bert-base", "109,482,000", "en", "109,482,240"),
+    ("embedding-params@bert-base", "24M", "en", "23,837,184"),
+    ("total-params@bert-large", "340 million", "en", "335,141,888"),
+])
+def test_numeric_is_exact_by_default_and_says_so(key, typed, language, shown):
+    result = assert_wrong(key, typed, language)
+    assert result.feedback == f"Not exact: the answer is {shown}"
+    assert result.expected == shown
+
+
+def test_numeric_tolerance_is_relative():
+    lenient = replace(card("total-params@bert-base"), tolerance=Fraction(1, 100))
+    near = grade(lenient, "110M", "en")
+    assert (near.correct, near.suggested) == (True, 4)
+    assert near.feedback == "Correct: the exact answer is 109,482,240"
+    assert grade(lenient, "109482240", "en").feedback == "Correct"
+    assert not grade(lenient, "111M", "en").correct  # 1.4 % off
+
+
+def test_matching_pairs_with_a_value_are_numbers():
+    assert_right("bert-base-match#layers", "12")
+    assert_right("bert-base-match#vocabulary", "30.522", "tr")
+    assert_right("bert-base-match#vocabulary", "30,522")
+    assert_wrong("bert-base-match#layers", "24")
+    assert_wrong("bert-base-match#layers", "n")  # naming the parameter is not answering
+
+
+# --- blanks: expressions that agree on every parameter set ------------------------------------
+
+BLANK = "attention-projections"
+
+
+def test_blank_card_is_the_lesson_question():
+    assert card(BLANK).code == "dikkat = ____ * (d * d + d)"
+    assert card(BLANK).fill == "4"
+
+
+@pytest.mark.parametrize("typed", [
+    "4",
+    " 4 ",
+    "4*d*d + 4*d",  # a whole right-hand side (the issue's example)
+    "4 * (d * d + d)",
+    "4*d**2 + 4*d",
+    "4d² + 4d",
+    "4(d² + d)",
+    "dikkat = 4*d*d + 4*d",
+    "(d*d + d) * 4",
+    "2 + 2",
+    "8 / 2",
+])
+def test_blank_accepts(typed):
+    assert_right(BLANK, typed)
+    assert_right(BLANK, typed, "tr")
+
+
+@pytest.mark.parametrize("typed", [
+    "3",
+    "4*d*d",
+    "4*d*d + 4",
+    "4*d*d + d",
+    "5",
+    "attention",  # the formula's name is not an answer
+    "d",
+    "four",
+    "4 * (d * d + d) + (d - 768) * (d - 1024)",  # equal on both BERT sets, not on the prime sets
+    "(4 * (d * d + d)) if d else 0",
+])
+def test_blank_rejects(typed):
+    assert_wrong(BLANK, typed)
+
+
+def test_blank_compares_on_synthetic_sets_as_well():
+    # The sneaky answer above agrees on every real set: only the synthetic ones catch it.
+    real_only = replace(card(BLANK), check_envs=card(BLANK).check_envs[:2])
+    sneaky = "4 * (d * d + d) + (d - 768) * (d - 1024)"
+    assert grade(real_only, sneaky, "en").correct
+    assert not grade(card(BLANK), sneaky, "en").correct
+
+
+def test_blank_of_words_is_compared_as_text():
+    words = replace(card(BLANK), code="BERT is ____.", fill="bidirectional",
+                    answer={"en": "BERT is bidirectional.", "tr": "BERT is bidirectional."})
+    assert grade(words, "Bidirectional", "en").correct
+    typo = grade(words, "bidirectonal", "en")
+    assert (typo.correct, typo.suggested, typo.feedback, typo.diff) == (True, 3, "Almost: one typo", "bidirect[+i]onal")
+    assert not grade(words, "unidirectional", "en").correct
+
+
+# --- choices: number, letter or text ---------------------------------------------------------
+
+CHOICE = "bert-vs-gpt"
+
+
+@pytest.mark.parametrize("typed, language", [
+    ("4", "en"), ("d", "en"), ("D", "en"), ("d)", "en"), ("(4)", "tr"), ("D", "tr"), ("d", "tr"),
+    ("A bidirectional encoder; no causal mask", "en"),
+    ("a  bidirectional ENCODER; no causal mask.", "en"),
+    ("Çift yönlü encoder; nedensel maske yok", "tr"),
+    ("ÇİFT YÖNLÜ ENCODER; NEDENSEL MASKE YOK", "tr"),
+])
+def test_choice_accepts(typed, language):
+    assert_right(CHOICE, typed, language)
+
+
+@pytest.mark.parametrize("typed, language", [
+    ("1", "en"), ("a", "en"), ("B", "tr"), ("More layers", "en"), ("RNN kullanması", "tr"),
+    ("A bidirectional encoder", "en"), ("causal mask", "en"),
+])
+def test_choice_rejects(typed, language):
+    assert_wrong(CHOICE, typed, language)
+
+
+def test_choice_out_of_range_says_what_to_type():
+    for typed in ("7", "0", "z", "(e)"):
+        assert assert_wrong(CHOICE, typed).feedback == "Incorrect: no such option; choose 1 to 4 or a to d"
+
+
+def test_choice_text_tolerates_one_typo():
+    result = verdict(CHOICE, "A bidirectional encoder; no casual mask")
+    assert (result.correct, result.suggested, result.feedback) == (True, 3, "Almost: one typo")
+    assert result.diff == "…rectional encoder; no ca[su→us]al mask"
+    assert verdict(CHOICE, "Çift yönlü encodr; nedensel maske yok", "tr").suggested == 3
+    assert not verdict(CHOICE, "More layer", "en").correct  # one typo from a wrong option is wrong
+
+
+# --- facts: text and alternatives ------------------------------------------------------------
+
+@pytest.mark.parametrize("key, typed, language", [
+    ("pre-training", "As a masked language model on unlabelled text.", "en"),
+    ("pre-training", "as a masked language model on unlabelled text", "en"),
+    ("pre-training", "masked language model", "en"),  # an accepted alternative
+    ("pre-training", "MLM", "en"),
+    ("pre-training", "MASKELİ DİL MODELİ", "tr"),
+    ("pre-training", "MASKELI DIL MODELI", "tr"),  # English keyboards: plain I, still accepted
+    ("bert-acronym", "BIDIRECTIONAL ENCODER REPRESENTATIONS FROM TRANSFORMERS", "tr"),
+    ("bert-definition", "Encoder", "tr"),
+    ("understands-not-generates", "anlamak", "tr"),
+    ("word-embedding-table", "23M", "en"),
+    ("word-embedding-table", "~23 milyon", "tr"),
+])
+def test_fact_accepts(key, typed, language):
+    assert_right(key, typed, language)
+
+
+@pytest.mark.parametrize("key, typed, language", [
+    ("pre-training", "mlp", "en"),  # short words get no typo tolerance
+    ("pre-training", "next sentence prediction", "en"),
+    ("word-embedding-table", "24 million", "en"),  # a changed digit is not a typo
+    ("word-embedding-table", "24M", "tr"),
+    ("understands-not-generates", "generate", "en"),
+    ("understands-not-generates", "anlamak", "en"),  # Turkish alternatives belong to Turkish
+])
+def test_fact_rejects(key, typed, language):
+    assert_wrong(key, typed, language)
+
+
+@pytest.mark.parametrize("typed, diff", [
+    ("maskd language model", "mask[+e]d language model"),  # a letter left out
+    ("maskked language model", "mask[-k]ed language model"),  # a letter too many
+    ("masked lenguage model", "masked l[e→a]nguage model"),  # a wrong letter
+    ("masekd language model", "mas[ek→ke]d language model"),  # neighbours swapped
+    ("maskedlanguage model", "masked[+␣]language model"),  # a missing space, shown
+])
+def test_fact_near_miss_shows_a_diff(typed, diff):
+    result = verdict("pre-training", typed)
+    assert result == Verdict(True, 3, "Almost: one typo", "As a masked language model on unlabelled text.", diff)
+
+
+def test_near_miss_in_turkish_folds_case_first():
+    result = verdict("pre-training", "MASKELİ DİL MODLİ", "tr")
+    assert (result.suggested, result.diff) == (3, "maskeli dil mod[+e]li")
+
+
+def test_self_graded_facts_still_grade_their_answer():
+    for key, c in shipped().items():
+        if c.kind == "fact":
+            for language in LANGUAGES:
+                assert grade(c, c.answer[language], language).correct, key
+
+
+# --- matching pairs with a text meaning -------------------------------------------------------
+
+def test_matching_pair_with_a_text_meaning(lesson_text):
+    text = lesson_text.replace(
+        '{ id = "vocabulary", term = { en = "vocabulary", tr = "sözlük" }, value = "V" },',
+        '{ id = "vocabulary", term = { en = "vocabulary", tr = "sözlük" }, value = "V" },\n'
+        '    { id = "heads", term = { en = "h", tr = "h" },'
+        ' meaning = { en = "attention heads", tr = "DİKKAT BAŞLARI" } },',
+    )
+    pair = next(c for c in compile_lesson(parse(text)) if c.key == "bert-base-match#heads")
+    assert pair.value is None
+    assert grade(pair, "Attention heads", "en").correct
+    assert grade(pair, "dikkat başları", "tr").correct
+    assert grade(pair, "attention head", "en").suggested == 3
+    assert not grade(pair, "layers", "en").correct
+
+
+# --- practice: output lines -------------------------------------------------------------------
+
+PRACTICE = "count-bert-base"
+
+
+@pytest.mark.parametrize("typed", [
+    "23837184 7087872 590592\n109482240\n0.666",
+    "  23837184   7087872 590592 \r\n\n109482240\n0.666\n\n",
+    "23837184 7087872 590592 109482240 0.666",  # one line, as the line protocol sends it
+])
+def test_practice_accepts_the_output(typed):
+    assert_right(PRACTICE, typed)
+
+
+@pytest.mark.parametrize("typed, feedback", [
+    ("23837184 7087872 590592\n109482241\n0.666", "Incorrect: line 2 differs"),
+    ("23837184 7087872 590592\n109482240\n0.667", "Incorrect: line 3 differs"),
+    ("23837184 7087872 590592\n109482240", "Incorrect: 3 lines expected, 2 given"),
+    ("23837184 7087872\n590592 109482240\n0.666", "Incorrect: line 1 differs"),
+    ("23,837,184 7,087,872 590,592 109,482,240 0.666", "Incorrect: 3 lines expected, 1 given"),
+])
+def test_practice_rejects(typed, feedback):
+    assert assert_wrong(PRACTICE, typed).feedback == feedback
+
+
+# --- every card, both languages ---------------------------------------------------------------
+
+@pytest.mark.parametrize("key", sorted(shipped()))
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_shown_answer_is_always_right(key, language):
+    c = card(key)
+    result = grade(c, c.answer[language], language)
+    assert (result.correct, result.suggested, result.feedback) == (True, 4, "Correct")
+    assert result.expected == c.answer[language]
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("typed", ["", " ", "\t\n  \r\n", "\x1b[0m", "\u200b\u200f", "\x00\x07"])
+@pytest.mark.parametrize("key", ["pre-training", CHOICE, BLANK, "total-params@bert-base", PRACTICE])
+def test_empty_answers(key, typed):
+    assert verdict(key, typed) == Verdict(False, 0, "No answer", card(key).answer["en"])
+
+
+def test_a_one_megabyte_line_is_refused_quickly():
+    line = "4" * 1_000_000
+    for key in shipped():
+        for language in LANGUAGES:
+            start = time.perf_counter()
+            result = grade(card(key), line, language)
+            assert time.perf_counter() - start < 0.05
+            assert (result.correct, result.suggested, result.feedback) == (False, 1, "Answer too long")
+
+
+@pytest.mark.parametrize("filler", ["a", "4", "(", "\x1b[31m", "İ", "1,"])
+def test_answers_at_the_length_limit_are_graded_quickly(filler):
+    typed = (filler * MAX_ANSWER)[:MAX_ANSWER]
+    start = time.perf_counter()
+    for c in shipped().values():
+        for language in LANGUAGES:
+            result = grade(c, typed, language)
+            assert not result.correct and result.feedback != "Answer too long"
+    assert time.perf_counter() - start < 2  # every card, both languages
+
+
+def test_control_characters_and_escapes_are_ignored():
+    assert_right("pre-training", "\x1b[31mmasked\x1b[0m lan\x00guage mo\u200bdel\x07")
+    assert_right(CHOICE, "\x1b]0;pwned\x07\x1b[2J4")
+    assert_right("embedding-params@bert-base", "23\u200b837\u200f184\x1b[K", "tr")
+    assert_right(BLANK, "4\x1b[D*d*d + 4*d")
+
+
+def test_diffs_never_carry_control_characters():
+    result = verdict("pre-training", "mas\x1b[1mkd\x1b[0m lang\x9b2Juage\x08 model\r")
+    assert result.suggested == 3
+    assert result.diff == "mask[+e]d language model"
+    assert not has_controls(result.diff + result.feedback)
+
+
+def test_lone_surrogates_from_undecodable_input_are_harmless():
+    result = verdict("pre-training", "masked language mode\udcff")
+    assert result.suggested == 3 and result.diff is not None
+    result.diff.encode("utf-8")  # printable and encodable
+
+
+def test_unknown_review_language_falls_back_to_the_lessons_first():
+    assert grade(card(CHOICE), "A bidirectional encoder; no causal mask", "de").correct
+
+
+# --- properties --------------------------------------------------------------------------------
+
+# Arbitrary text, including controls, escapes, surrogates and unassigned code points.
+ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=60)
+ESCAPES = st.sampled_from(["\x1b[31m", "\x1b]0;x\x07", "\x1b", "\x9b", "\x00", "\u200f", "\r", "\n", "\t"])
+# Text that looks like what people type here: numbers, expressions, option letters, words.
+TOKENS = st.sampled_from([
+    "V", "L", "T", "d", "f", "n", "h", "layer", "total", "+", "-", "*", "/", "//", "%", "**", "^", "(", ")",
+    "·", "×", "²", "0", "1", "4", "768", "1,5", "1.5", "23.837.184", "23,837,184", "110M", " milyon", "e9",
+    "9**9**9", "1/0", "round(", "min(", ",", "=", "dikkat", "a", "D", "İ", "ı", " ", "~", "____", "maske",
+])
+EXPRESSIONS = st.lists(st.one_of(TOKENS, ESCAPES), max_size=25).map("".join)
+TYPED = st.one_of(ANY_TEXT, EXPRESSIONS, st.sampled_from([a for c in shipped().values() for a in c.answer.values()]))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(sorted(shipped())), st.sampled_from(LANGUAGES), TYPED)
+@example("bert-vs-gpt", "tr", "\x1b[31mI")
+@example("attention-projections", "en", "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((")
+@example("embedding-params@bert-base", "tr", "9" * 5000)
+def test_grade_never_raises_and_always_answers_plainly(key, language, typed):
+    result = grade(card(key), typed, language)
+    assert isinstance(result, Verdict)
+    assert result.suggested in (0, 1, 3, 4)
+    assert result.correct == (result.suggested >= 3)
+    assert (result.diff is not None) == (result.suggested == 3)
+    assert result.feedback and result.feedback[0].isupper()
+    assert result.expected == card(key).answer[language]
+    for shown in (result.feedback, result.diff or ""):
+        assert not has_controls(shown)
+        shown.encode("utf-8")
+
+
+@given(st.sampled_from(LANGUAGES), st.data())
+def test_one_typo_in_an_alternative_is_a_near_miss(language, data):
+    c = card("pre-training")
+    words = [a for a in c.accept[language] if len(a) >= 4]
+    target = normalise_text(data.draw(st.sampled_from(words)), language)
+    at = data.draw(st.integers(0, len(target) - 1))
+    letter = data.draw(st.sampled_from("qxzw"))
+    typed = target[:at] + letter + target[at + 1:]  # one substitution by a letter the words lack
+    result = grade(c, typed, language)
+    assert (result.correct, result.suggested) == (True, 3)
+    assert f"→{letter}]" not in result.diff and f"[{letter}→" in result.diff
+
+
+# --- purity ------------------------------------------------------------------------------------
+
+def test_grading_imports_only_the_standard_library_and_the_core():
+    source = Path(sys.modules["bertdrill.grading"].__file__).read_text(encoding="utf-8")
+    core = {"formula", "lesson", "cards", "errors", "sm2"}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            assert all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                assert (node.module or "").split(".")[0] in core or all(a.name in core for a in node.names)
+            else:
+                assert node.module.split(".")[0] in sys.stdlib_module_names | {"__future__"}

@@ -1,0 +1,97 @@
+"""`bertdrill practice`: the lesson's exercise, run and judged against the formulas."""
+
+from __future__ import annotations
+
+import pytest
+
+from bertdrill import practice
+from bertdrill.loader import all_cards, load_lessons
+
+
+@pytest.fixture(scope="module")
+def card():
+    [card] = [c for c in all_cards(load_lessons()) if c.kind == "practice"]
+    return card
+
+
+def write(tmp_path, text, name="model.py"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_correct_script_passes(card, tmp_path):
+    outcome = practice.check(card, write(tmp_path, card.solution))
+    assert outcome.status == "passed"
+    assert outcome.actual == ("23837184 7087872 590592", "109482240", "0.666")
+    assert outcome.grade == 5
+
+
+def test_numbers_compare_by_value(card, tmp_path):
+    script = 'print("23837184  7087872 590592")\nprint(109482240)\nprint("0.6660")\n'
+    assert practice.check(card, write(tmp_path, script)).status == "passed"
+
+
+def test_wrong_script_shows_a_diff(card, tmp_path):
+    outcome = practice.check(card, write(tmp_path, card.solution.replace("12 * katman", "11 * katman")))
+    assert outcome.status == "wrong"
+    assert "-109482240" in outcome.diff()
+    assert "+102394368" in outcome.diff()
+    assert outcome.grade == 2
+
+
+def test_hanging_script_is_stopped(card, tmp_path):
+    outcome = practice.check(card, write(tmp_path, "import time\nprint(1)\ntime.sleep(60)\n"), timeout=1.0)
+    assert outcome.status == "timeout"
+    assert outcome.run.seconds < 5
+
+
+def test_crashing_script_reports_its_error(card, tmp_path):
+    outcome = practice.check(card, write(tmp_path, "print(1)\n1 / 0\n"))
+    assert outcome.status == "crashed"
+    assert "ZeroDivisionError" in outcome.run.stderr
+
+
+def test_flooding_script_is_stopped_and_capped(card, tmp_path):
+    outcome = practice.check(card, write(tmp_path, "while True:\n    print('x' * 10000)\n"), timeout=5.0)
+    assert outcome.status == "flooded"
+    assert len(outcome.run.stdout) <= practice.MAX_OUTPUT
+
+
+def test_silent_script(card, tmp_path):
+    assert practice.check(card, write(tmp_path, "x = 1\n")).status == "silent"
+
+
+def test_script_cannot_read_stdin(card, tmp_path):
+    outcome = practice.check(card, write(tmp_path, "print(input())\n"), timeout=5.0)
+    assert outcome.status == "crashed"
+    assert "EOFError" in outcome.run.stderr
+
+
+def test_cli_start_then_check(cli, tmp_path, card):
+    target = tmp_path / "model.py"
+    result = cli("practice", "start", "-o", str(target), "--lang", "tr")
+    assert result.exit_code == 0, result.stderr
+    starter = target.read_text(encoding="utf-8")
+    assert "# Verilen ayarlarla gömme" in starter
+    assert starter.endswith(card.code)
+    assert cli("practice", "start", "-o", str(target)).exit_code == 1  # never overwrites silently
+    failed = cli("practice", "check", str(target))
+    assert failed.exit_code == 1
+    assert "✗ Your script printed nothing." in failed.stdout
+    target.write_text(card.solution, encoding="utf-8")
+    passed = cli("practice", "check", "count-bert-base", str(target))
+    assert passed.exit_code == 0
+    assert passed.stdout.startswith("✓ Correct")
+
+
+def test_cli_check_missing_script(cli, tmp_path):
+    result = cli("practice", "check", str(tmp_path / "nope.py"))
+    assert (result.exit_code, result.stderr.strip()) == (1, f"Error: {tmp_path / 'nope.py'}: no such script")
+
+
+def test_cli_output_is_sanitised(cli, tmp_path):
+    script = write(tmp_path, 'print("\\x1b[2J\\x1b[31m[bold]red[/bold]")\n')
+    result = cli("practice", "check", str(script))
+    assert "\x1b" not in result.stdout
+    assert "[bold]red[/bold]" in result.stdout

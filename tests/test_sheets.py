@@ -1,0 +1,531 @@
+"""Tests for quiz sheets: the seeded model, HTML, Markdown, GIFT (read back by Moodle's rules), PDF and the CLI.
+
+Golden files are made from a frozen copy of the lesson (tests/golden/bert-basics.toml) with seed 7;
+after an intended change, rewrite them with ``BERTDRILL_UPDATE_GOLDEN=1 pytest tests/test_sheets.py``
+and read the diff.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import os
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import gift_parser
+from bertdrill import formula
+from bertdrill.lesson import BLANK
+from bertdrill.loader import read_lesson
+from bertdrill.sheets import gift, html, markdown, model
+from bertdrill.sheets.output import documents, write_atomic
+
+TESTS = Path(__file__).resolve().parent
+GOLDEN = TESTS / "golden"
+FROZEN = GOLDEN / "bert-basics.toml"
+HOSTILE = TESTS / "lessons" / "hostile.toml"
+TURKISH_LETTERS = "ıİşŞğçÇöÖüÜ"  # the lesson has no İ or Ş: TURKISH_TITLE brings them
+TURKISH_TITLE = "Ödev ve Çalışma: İleri Düzey BERT — Ünite 17, Şubat"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return read_lesson(FROZEN)
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    return read_lesson(HOSTILE)
+
+
+def build(lesson, **options):
+    options = {"language": "en", "seed": 7, "versions": 2, **options}
+    return model.build_sheet([lesson], **options)
+
+
+def text_of(fragment: str) -> str:
+    """What a browser shows for an HTML fragment: tags out, entities decoded, spaces collapsed."""
+    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- the model: choice, shuffling, answers ---------------------------------------------------
+
+def test_same_seed_same_sheet_and_different_seed_different_order(lesson):
+    assert build(lesson, seed=7) == build(lesson, seed=7)
+    orders = {tuple(q.id for q in build(lesson, seed=seed).versions[0].questions) for seed in range(5)}
+    assert len(orders) == 5
+
+
+def test_versions_hold_the_same_items_in_their_own_order(lesson):
+    sheet = build(lesson, versions=3)
+    items = [sorted(q.id.split("@")[0] for q in version.questions) for version in sheet.versions]
+    assert items[0] == items[1] == items[2]
+    assert len({tuple(q.id for q in version.questions) for version in sheet.versions}) == 3
+    assert [version.letter for version in sheet.versions] == ["A", "B", "C"]
+
+
+def test_numeric_questions_cycle_through_the_parameter_sets(lesson):
+    sheet = build(lesson, versions=3)
+    for version, expected in zip(sheet.versions, ["bert-base", "bert-large", "bert-base"]):
+        numeric = [q for q in version.questions if q.kind == "numeric"]
+        assert numeric and all(q.id.endswith(f"@{expected}") for q in numeric)
+
+
+def test_every_numeric_answer_is_the_formula_over_its_set(lesson):
+    sheet = build(lesson, versions=2, language="tr")
+    for question in [q for v in sheet.versions for q in v.questions] + list(sheet.bank):
+        if question.kind != "numeric":
+            continue
+        item_id, set_name = question.id.split("/")[1].split("@")
+        expected = formula.evaluate(lesson.item(item_id).formula, lesson.values(set_name))
+        assert question.value == expected
+        assert question.answer == formula.format_number(expected, grouping=".")
+    answers = {q.id: q.answer for q in sheet.bank}
+    assert answers["bert-basics/embedding-params@bert-base"] == "23.837.184"
+    assert answers["bert-basics/total-params@bert-large"] == "335.141.888"
+
+
+def test_shuffled_options_keep_the_right_answer(lesson):
+    item = lesson.item("bert-vs-gpt")
+    positions = set()
+    for seed in range(12):
+        question = next(q for q in build(lesson, seed=seed).versions[0].questions if q.kind == "choice")
+        assert sorted(question.choices) == sorted(item.options["en"])
+        assert question.choices[question.correct[0]] == item.options["en"][item.correct]
+        positions.add(question.correct[0])
+    assert len(positions) > 1
+
+
+def test_matching_is_one_question_with_a_shuffled_lettered_column(lesson):
+    for seed in range(6):
+        sheet = build(lesson, seed=seed)
+        matches = [q for q in sheet.versions[0].questions if q.kind == "match"]
+        assert len(matches) == 1
+        question = matches[0]
+        assert question.rows == ("layer", "d_model", "FFN size", "vocabulary")
+        assert [question.choices[i] for i in question.correct] == ["12", "768", "3072", "30,522"]
+        assert list(question.correct) != [0, 1, 2, 3]  # never in row order
+        assert question.points == 4
+
+
+def test_count_draws_the_same_questions_for_every_version(lesson):
+    sheet = build(lesson, count=5, versions=2)
+    ids = [sorted(q.id.split("@")[0] for q in version.questions) for version in sheet.versions]
+    assert len(ids[0]) == 5 and ids[0] == ids[1]
+    assert build(lesson, count=5, seed=8).versions[0].questions != sheet.versions[0].questions
+
+
+def test_kinds_filter_and_practice_only_when_asked(lesson):
+    assert {q.kind for q in build(lesson).versions[0].questions} == {"fact", "choice", "blank", "numeric", "match"}
+    only = build(lesson, kinds=("choice", "practice"))
+    assert [q.kind for q in only.bank] == ["choice", "practice"]
+    practice = next(q for q in only.bank if q.kind == "practice")
+    assert practice.answer.splitlines() == ["23837184 7087872 590592", "109482240", "0.666"]
+
+
+def test_given_values_are_the_parameters_a_formula_needs(lesson):
+    plain = build(lesson)
+    assert all(not q.given for v in plain.versions for q in v.questions)
+    sheet = build(lesson, given=True, language="tr")
+    by_id = {q.id: q for q in sheet.versions[1].questions}
+    assert by_id["bert-basics/embedding-params@bert-large"].given == (("V", "30.522"), ("L", "512"), ("T", "2"), ("d", "1024"))
+    assert by_id["bert-basics/head-size@bert-large"].given == (("d", "1024"), ("h", "16"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("choise", "--kinds: unknown kind 'choise'; did you mean 'choice'? (kinds: fact, choice, blank, numeric, match, practice)"),
+    (" , ", "--kinds: name at least one kind (fact, choice, blank, numeric, match, practice)"),
+])
+def test_bad_kinds_are_explained(text, message):
+    with pytest.raises(model.BertdrillError) as caught:
+        model.parse_kinds(text)
+    assert str(caught.value) == message
+
+
+def test_parse_kinds_accepts_commas_and_spaces():
+    assert model.parse_kinds("Choice, blank numeric,,choice") == ("choice", "blank", "numeric")
+    assert model.parse_kinds(None) == model.DEFAULT_KINDS
+
+
+def test_too_many_questions_is_an_error(lesson):
+    with pytest.raises(model.BertdrillError, match=r"--count 99: the lessons have 21 questions .* ask for 1 to 21"):
+        build(lesson, count=99)
+
+
+# --- HTML ------------------------------------------------------------------------------------
+
+def test_html_is_self_contained_and_labels_follow_the_language(lesson):
+    page = html.render(build(lesson, language="tr", title=TURKISH_TITLE))
+    assert '<html lang="tr">' in page
+    assert "<style>" in page and "@page" in page
+    for needle in ("http://", "https://", "<link", "<script", "@import", "url(", " src="):
+        assert needle not in page.lower()
+    assert "default-src 'none'" in page  # and a browser would refuse anything remote anyway
+    for label in ("Ad Soyad:", "Tarih:", "Grup A", "Grup B", "Cevap anahtarı · Grup A", "42 puan"):
+        assert label in page
+    for letter in TURKISH_LETTERS:
+        assert letter in page
+
+
+def test_html_sheet_has_numbers_points_boxes_and_keys_on_their_own_pages(lesson):
+    sheet = build(lesson)
+    page = html.render(sheet)
+    assert page.count('<section class="sheet"') == 2 and page.count('<section class="key"') == 2
+    # Keys come after every sheet, so the teacher prints the first pages for the class.
+    assert page.index('id="key-A"') > page.index('id="version-B"')
+    css = html.stylesheet()
+    assert ".sheet, .key { break-before: page; }" in css
+    assert "#version-B { page: version-B; } @page :nth(1 of version-B) { counter-reset: page 1; }" in page
+    first = sheet.versions[0].questions[0]
+    assert f'<span class="q-num">1.</span><span class="q-text">{first.prompt}</span>' in page
+    assert page.count('<span class="box"></span>') >= 2 * (4 + 4)  # four options, four match rows per version
+
+
+def test_blank_width_never_hints_the_answer(lesson, hostile):
+    def blank_markup(question):
+        sheet = model.Sheet("t", "en", 1, model.LABELS["en"], (model.Version("A", (question,)),))
+        part = html.render(sheet, keys=False)
+        return re.search(r'<pre class="code">.*?</pre>', part, re.S).group(0), part, markdown.render(sheet, keys=False)
+
+    short = next(q for q in build(lesson).bank if q.kind == "blank")
+    long = replace(short, answer="a much, much longer answer")
+    (short_pre, short_page, short_md), (long_pre, long_page, long_md) = blank_markup(short), blank_markup(long)
+    assert short_pre == long_pre
+    assert '<span class="blank"></span>' in short_pre and BLANK not in short_pre
+    assert "a much, much longer answer" not in long_page
+    assert short_md == long_md and f" {markdown.BLANK_LINE} " in short_md
+
+
+def test_key_separate_and_none(lesson, tmp_path):
+    sheet = build(lesson)
+    out = tmp_path / "quiz.html"
+    files = documents(sheet, "html", out, "separate")
+    assert [path.name for path, _ in files] == ["quiz.html", "quiz-key.html"]
+    student, key = (data.decode() for _, data in files)
+    assert 'class="key"' not in student and 'class="sheet"' not in key
+    assert "<title>What is BERT? · Answer key</title>" in key
+    (_, only), = documents(sheet, "html", out, "none")
+    assert 'class="key"' not in only.decode()
+
+
+def test_hostile_text_is_escaped_in_html(hostile):
+    sheet = model.build_sheet([hostile], language="en", seed=3, versions=2, kinds=model.KINDS)
+    page = html.render(sheet)
+    assert "<script" not in page.lower() and "<img" not in page.lower() and "<b>set" not in page
+    assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in page and "&lt;b&gt;set&lt;/b&gt;" in page
+    shown = text_of(page)
+    for question in sheet.bank:
+        assert squeeze(question.prompt) in shown
+    assert "<script>alert('title')</script> {=~#} a: b \\ c" in shown
+
+
+def test_hostile_text_is_escaped_in_markdown(hostile):
+    sheet = model.build_sheet([hostile], language="en", seed=3, kinds=model.KINDS)
+    text = markdown.render(sheet)
+    outside_code = re.sub(r"```.*?```", "", text, flags=re.S)
+    assert not re.search(r"(?<!\\)<(script|img|b|i|u)\b", outside_code)
+    assert "\\<script\\>alert('q')\\</script\\>" in text
+    assert "\\<i\\>a\\</i\\> -\\> \\{=\\}" in text  # a match term, inside a table cell
+    assert markdown.escape("| x |") == "\\| x \\|"
+    assert markdown.escape("_a_ d_model\n# title\n1. one") == "\\_a\\_ d_model\\\n\\# title\\\n1\\. one"
+
+
+def test_markdown_fences_are_longer_than_backticks_in_code():
+    assert markdown.fenced("a ```` b") == "`````text\na ```` b\n`````"
+
+
+# --- Golden files ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, fmt, language", [
+    ("sheet-seed7.html", "html", "en"),
+    ("sheet-seed7-tr.md", "md", "tr"),
+    ("sheet-seed7-tr.gift", "gift", "tr"),
+])
+def test_golden_files(lesson, tmp_path, name, fmt, language):
+    sheet = build(lesson, language=language, versions=2, seed=7)
+    (_, data), = documents(sheet, fmt, tmp_path / name)
+    golden = GOLDEN / name
+    if os.environ.get("BERTDRILL_UPDATE_GOLDEN"):
+        golden.write_bytes(data)
+    assert data == golden.read_bytes(), f"{name} changed; if intended, rerun with BERTDRILL_UPDATE_GOLDEN=1"
+
+
+# --- GIFT, read back by Moodle's rules -------------------------------------------------------
+
+def _read_gift(sheet) -> list[gift_parser.GiftQuestion]:
+    questions = gift_parser.read(gift.render(sheet))
+    assert len(questions) == len(sheet.bank)
+    return questions
+
+
+def _html_text(text: gift_parser.Text) -> str:
+    assert text.format == "html"
+    return text_of(text.text)
+
+
+def check_gift_question(question, read: gift_parser.GiftQuestion) -> None:
+    """The question Moodle reads has the right type, text and answer."""
+    assert read.name == question.id
+    if question.kind == "blank":
+        before, _, after = question.code.partition(BLANK)
+        assert read.qtype == ("shortanswer" if "->" not in question.answer else "essay")
+        assert _html_text(read.text) == squeeze(f"{question.prompt} {before}_____{after}")
+        assert read.answers == [question.answer, *question.accept] and set(read.fractions) == {1.0}
+        return
+    assert _html_text(read.text).startswith(squeeze(question.prompt))
+    if question.kind == "choice":
+        assert read.qtype == "multichoice" and read.single
+        assert [html_lib.unescape(a) for a in read.answers] == list(question.choices)
+        assert read.fractions == [1.0 if i == question.correct[0] else 0.0 for i in range(len(question.choices))]
+    elif question.kind == "match":
+        assert read.qtype == "match"
+        assert [_html_text(s) for s in read.subquestions] == [squeeze(r) for r in question.rows]
+        assert [html_lib.unescape(a) for a in read.subanswers] == [question.choices[i] for i in question.correct]
+    elif question.kind == "numeric":
+        assert read.qtype == "numerical"
+        assert Fraction(read.answers[0]) == question.value and read.tolerances == ["0"]
+    elif question.kind == "fact" and question.accept and not any("->" in a for a in (question.answer, *question.accept)):
+        assert read.qtype == "shortanswer"
+        # Short answers are plain text; Moodle reads "\*" as a literal star.
+        assert [a.replace("\\*", "*") for a in read.answers] == list(dict.fromkeys([question.answer, *question.accept]))
+    else:  # fact without accepted answers, practice: an essay with the model answer as general feedback
+        assert read.qtype == "essay"
+        assert squeeze(question.answer) in text_of(read.general_feedback.text)
+
+
+@pytest.mark.parametrize("language", ["en", "tr"])
+def test_gift_every_question_reads_back_with_its_type_and_answer(lesson, language):
+    sheet = build(lesson, language=language, kinds=model.KINDS)
+    read = _read_gift(sheet)
+    for question, parsed in zip(sheet.bank, read):
+        check_gift_question(question, parsed)
+    types = {q.name.split("/")[1].split("@")[0]: q.qtype for q in read}
+    assert types == {
+        "bert-definition": "shortanswer", "bert-acronym": "shortanswer", "bidirectional": "essay",
+        "pre-training": "shortanswer", "fine-tuning": "essay", "understands-not-generates": "shortanswer",
+        "bert-base-settings": "essay", "bert-large-settings": "essay", "total-params": "numerical",
+        "head-size": "numerical", "embedding-parts": "essay", "embedding-params": "numerical",
+        "attention-params": "numerical", "ffn-params": "numerical", "layer-params": "numerical",
+        "pooler-params": "numerical", "word-embedding-table": "shortanswer", "ffn-share": "essay",
+        "bert-vs-gpt": "multichoice", "attention-projections": "shortanswer", "bert-base-match": "match",
+        "count-bert-base": "essay",
+    }
+    assert len(read) == 29  # 22 items, the 7 numeric ones twice (BERT-base and BERT-large)
+
+
+def test_gift_keeps_turkish_text(lesson):
+    text = gift.render(build(lesson, language="tr"))
+    for word in ("BERT-large'ın ayarları nelerdir?", "sözlük", "ileri beslemeli ağında", "Dikkatin dört"):
+        assert word in text
+    read = gift_parser.read(text)
+    choice = next(q for q in read if q.qtype == "multichoice")
+    assert "Çift yönlü encoder; nedensel maske yok" in choice.answers
+
+
+def test_gift_numeric_tolerance_is_absolute():
+    question = model.Question(number=1, id="x/y@z", kind="numeric", prompt="How many?", points=2,
+                              answer="2,000", value=2000, tolerance=Fraction(1, 100))
+    sheet = model.Sheet("t", "en", 1, model.LABELS["en"], (), bank=(question,))
+    read, = gift_parser.read(gift.render(sheet))
+    assert (read.qtype, read.answers, read.tolerances) == ("numerical", ["2000"], ["20"])
+
+
+def test_hostile_text_is_escaped_in_gift(hostile):
+    for language in ("en", "tr"):
+        sheet = model.build_sheet([hostile], language=language, seed=3, kinds=model.KINDS, given=True)
+        text = gift.render(sheet)
+        assert "<script" not in text.lower() and "<img" not in text.lower()
+        read = _read_gift(sheet)
+        for question, parsed in zip(sheet.bank, read):
+            check_gift_question(question, parsed)
+        kinds = {q.name: q.qtype for q in read}
+        assert kinds["hostile/short-fact"] == "shortanswer"
+        assert kinds["hostile/arrow-fact"] == "essay"  # "->" in a short answer would read as matching
+    short = next(q for q in read if q.name == "hostile/short-fact")
+    assert short.answers[:2] == ["x = 1 ~ #2 {} : \\ tamam", "a\\*b"]
+    assert short.answers[2:] == ["%50%yarım", "[plain]biçim"]  # not a weight, not a format
+
+
+def test_gift_escaping_matches_moodles_exporter():
+    assert gift.escape("a\\b~c=d#e{f}g:h\ni") == "a\\\\b\\~c\\=d\\#e\\{f\\}g\\:h\\ni"
+    assert gift.html("[plain] <b>&") == "&\\#91;plain] &lt;b&gt;&amp;"
+
+
+# --- PDF -------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def turkish_pdf(lesson, tmp_path_factory):
+    pytest.importorskip("weasyprint")
+    from bertdrill.sheets import pdf
+
+    sheet = build(lesson, language="tr", versions=2, seed=7, title=TURKISH_TITLE)
+    return sheet, pdf.render(html.render(sheet))
+
+
+def test_pdf_text_holds_every_question_and_the_key_in_turkish(turkish_pdf):
+    from io import BytesIO
+
+    from pypdf import PdfReader
+
+    sheet, data = turkish_pdf
+    reader = PdfReader(BytesIO(data))
+    pages = [squeeze(page.extract_text()) for page in reader.pages]
+    text = " ".join(pages)
+    for version in sheet.versions:
+        for question in version.questions:
+            assert squeeze(question.prompt) in text
+        assert f"Cevap anahtarı · Grup {version.letter}" in text
+    key_pages = " ".join(page for page in pages if "Cevap anahtarı" in page)
+    for question in sheet.versions[0].questions:
+        for line in question.answer.split("; "):
+            assert squeeze(line.split(" → ")[-1]) in key_pages
+    for letter in TURKISH_LETTERS:
+        assert letter in text, letter
+    assert TURKISH_TITLE in text
+    assert "Grup A · Sayfa 1" in text and "Grup B · Sayfa 1" in text
+
+
+def test_pdf_is_reproducible(turkish_pdf, lesson):
+    from bertdrill.sheets import pdf
+
+    sheet, data = turkish_pdf
+    assert data.startswith(b"%PDF-")
+    assert pdf.render(html.render(sheet)) == data
+    other = build(lesson, language="tr", versions=2, seed=8, title=TURKISH_TITLE)
+    assert pdf.render(html.render(other)) != data
+
+
+def test_missing_weasyprint_names_the_install_command(cli, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "weasyprint", None)  # what an install without the extra looks like
+    out = tmp_path / "quiz.pdf"
+    out.write_bytes(b"the teacher's old sheet")
+    result = cli("sheet", "-o", str(out), "--seed", "1")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: PDF output needs WeasyPrint: pip install 'bertdrill[pdf]'\n"
+    assert out.read_bytes() == b"the teacher's old sheet"  # nothing written over it
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+# --- the command -----------------------------------------------------------------------------
+
+def test_cli_writes_html_and_reports_the_seed(cli, tmp_path):
+    out = tmp_path / "quiz.html"
+    result = cli("sheet", str(FROZEN), "-o", str(out), "--versions", "2", "--seed", "7")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (f"Wrote {out}: 2 versions (A, B), 21 questions and 42 points each; answer keys on "
+                             "the last pages. Seed 7 (--seed 7 writes the same again).\n")
+    assert out.read_bytes() == (GOLDEN / "sheet-seed7.html").read_bytes()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_cli_same_seed_same_bytes_different_seed_different(cli, tmp_path):
+    paths = [tmp_path / name for name in ("a.md", "b.md", "c.md")]
+    for path, seed in zip(paths, ("11", "11", "12")):
+        assert cli("sheet", "-o", str(path), "--seed", seed, "-n", "3", "--lang", "tr").exit_code == 0
+    a, b, c = (path.read_bytes() for path in paths)
+    assert a == b and a != c
+
+
+def test_cli_without_seed_picks_one_and_prints_it(cli, tmp_path):
+    out = tmp_path / "quiz.gift"
+    result = cli("sheet", "-o", str(out))
+    seed = re.search(r"Seed (\d+) \(--seed \1 writes the same again\)", result.stdout).group(1)
+    again = tmp_path / "again.gift"
+    cli("sheet", "-o", str(again), "--seed", seed)
+    assert out.read_bytes() == again.read_bytes()
+
+
+def test_cli_format_option_beats_the_extension(cli, tmp_path):
+    out = tmp_path / "moodle.txt"
+    result = cli("sheet", "-o", str(out), "--format", "gift", "--seed", "1", "--kinds", "choice,match")
+    assert result.exit_code == 0, result.stderr
+    assert [q.qtype for q in gift_parser.read(out.read_text(encoding="utf-8"))] == ["multichoice", "match"]
+    assert "2 questions for Moodle's question bank." in result.stdout
+
+
+def test_cli_key_separate_writes_a_second_file(cli, tmp_path):
+    out = tmp_path / "quiz.md"
+    result = cli("sheet", "-o", str(out), "--key", "separate", "--seed", "3", "--title", "Sınav <1>")
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "quiz-key.md").read_text(encoding="utf-8").startswith("## Answer key — Version A\n\nSınav \\<1\\>")
+    assert "Answer key" not in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-o", "{tmp}/quiz.docx"], "Error: cannot tell the format from the name '{tmp}/quiz.docx'; end it in .html, "
+                                ".pdf, .md or .gift, or pass --format html|pdf|md|gift"),
+    (["-o", "{tmp}/missing/quiz.html"], "Error: cannot write '{tmp}/missing/quiz.html': the folder "
+                                        "'{tmp}/missing' does not exist"),
+    (["-o", "{tmp}"], "Error: cannot tell the format from the name '{tmp}'; end it in .html, .pdf, .md or .gift, "
+                      "or pass --format html|pdf|md|gift"),
+    (["-o", "{tmp}", "--format", "html"], "Error: cannot write '{tmp}': it is a folder; give a file name such as "
+                                          "quiz.html"),
+    (["-o", "{tmp}/file.txt/quiz.html"], "Error: cannot write '{tmp}/file.txt/quiz.html': '{tmp}/file.txt' is a "
+                                         "file, not a folder"),
+    (["-o", "{tmp}/q.gift", "--key", "separate"], "Error: --key does not apply to GIFT: a GIFT file carries its "
+                                                  "answers in each question"),
+    (["-o", "{tmp}/q.html", "--kinds", "choise"], "Error: --kinds: unknown kind 'choise'; did you mean 'choice'? "
+                                                  "(kinds: fact, choice, blank, numeric, match, practice)"),
+    (["-o", "{tmp}/q.html", "--count", "40"], "Error: --count 40: the lessons have 21 questions of the kinds fact, "
+                                              "choice, blank, numeric, match; ask for 1 to 21"),
+])
+def test_cli_errors_are_one_clear_line(cli, tmp_path, args, message):
+    (tmp_path / "file.txt").write_text("not a folder")
+    result = cli("sheet", *[arg.format(tmp=tmp_path) for arg in args])
+    assert result.exit_code == 1
+    assert result.stderr == message.format(tmp=tmp_path) + "\n"
+    assert not list(tmp_path.glob("q.*"))
+
+
+@pytest.mark.parametrize("args", [["--versions", "27"], ["--versions", "0"], ["--count", "0"], ["--format", "docx"]])
+def test_cli_usage_errors_exit_2(cli, tmp_path, args):
+    assert cli("sheet", "-o", str(tmp_path / "q.html"), *args).exit_code == 2
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_cli_read_only_folder(cli, tmp_path):
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        result = cli("sheet", "-o", str(folder / "q.html"))
+        assert result.exit_code == 1
+        assert "permission denied" in result.stderr
+    finally:
+        folder.chmod(0o700)
+
+
+def test_write_atomic_replaces_and_leaves_nothing_behind(tmp_path):
+    target = tmp_path / "quiz.html"
+    target.write_text("old")
+    write_atomic(target, "new ğ".encode())
+    assert target.read_text(encoding="utf-8") == "new ğ"
+    assert os.listdir(tmp_path) == ["quiz.html"]
+    assert target.stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_help_does_not_import_weasyprint():
+    code = "import sys, bertdrill.cli; print(any(m.startswith(('weasyprint', 'bertdrill.sheets')) for m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
+def test_sheet_help_has_a_summary(cli):
+    result = cli("sheet", "--help")
+    assert result.exit_code == 0
+    assert "Write quiz sheets in versions, with answer keys" in result.stdout
