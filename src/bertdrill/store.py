@@ -274,7 +274,7 @@ class DayCounts:
 class Status:
     due_now: int
     new_cards: int  # never reviewed, available (before daily limits)
-    learned: int  # reviewed at least once
+    learned: int  # reviewed at least once (practice cards and removed cards left out)
     next_due: date | None  # first day after today with something due
     streak: int  # study days in a row with an answer, up to today (or yesterday)
     counts: DayCounts  # what was answered today
@@ -690,7 +690,7 @@ class Store:
     def status(self, today: date, *, lessons: Collection[str] | None = None) -> Status:
         due_now = self.due_count(today, lessons=lessons)
         new_cards = self._count(f"s.due IS NULL {_ACTIVE}", today, lessons)
-        learned = self._count("s.due IS NOT NULL AND c.removed = 0", today, lessons)
+        learned = self._count("s.due IS NOT NULL AND c.removed = 0 AND c.kind != 'practice'", today, lessons)
         next_due = self._scalar(f"SELECT min(s.due) {_FROM} WHERE s.due > :day {_ACTIVE} {_lesson_filter(lessons)}",
                                 today, lessons)
         return Status(due_now=due_now, new_cards=new_cards, learned=learned,
