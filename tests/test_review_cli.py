@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -209,14 +210,14 @@ def test_status_after_a_session(cli):
         "  Streak          1 day",
         "  Answered today  4",
     ]
-    data = __import__("json").loads(cli("status", "--json").stdout)
+    data = json.loads(cli("status", "--json").stdout)
     assert data == {"study_day": "2025-03-03", "due_now": 0, "new_today": 7, "new_unseen": 28, "learned": 3,
                     "cards": 31, "next_due": "2025-03-04", "streak": 1, "answered_today": 4,
                     "database": os.environ["BERTDRILL_DB"]}
 
 
 def test_status_on_a_fresh_install_creates_nothing_surprising(cli, tmp_path):
-    data = __import__("json").loads(cli("status", "--json").stdout)
+    data = json.loads(cli("status", "--json").stdout)
     assert (data["due_now"], data["new_today"], data["learned"], data["next_due"], data["streak"]) == (0, 10, 0, None, 0)
     assert Path(os.environ["BERTDRILL_DB"]).is_file()
 
@@ -431,7 +432,7 @@ def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("BERTDRILL_NOW", "2025-01-13T10:00:00+00:00")
     result = cli("status", "--json", "--db", str(path))
     assert result.exit_code == 0, result.stderr
-    data = __import__("json").loads(result.stdout)
+    data = json.loads(result.stdout)
     assert (data["learned"], data["due_now"], data["next_due"]) == (4, 3, "2025-01-30")  # ffn-share is back
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (2,)

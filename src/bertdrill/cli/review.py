@@ -322,7 +322,9 @@ class Review:
             chosen = self.read_grade(entry, None)
             typed = None
         else:
-            hint = " (u s b q)" if self.reader.terminal else ""
+            # on a choice card "b" may be an option: then the hint says ":b"
+            keys = " ".join(f":{key}" if key in self.answer_letters(entry, True) else key for key in KEYS)
+            hint = f" ({keys})" if self.reader.terminal else ""
             typed = self.read(f"Your answer{hint}: ", entry, answering=True)
             verdict = grade(card, typed, self.language)
             mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
@@ -356,12 +358,15 @@ class Review:
     def read(self, prompt: str, entry, *, answering: bool) -> str:
         """One line; raises :class:`Command` when it is one (see :func:`command_in`)."""
         line = self.reader.read(prompt)
-        card = entry.card
-        letters = LETTERS[: len(card.options[self.language])] if answering and card.kind == "choice" else ""
-        name = command_in(line, terminal=self.reader.terminal, answers=letters)
+        name = command_in(line, terminal=self.reader.terminal, answers=self.answer_letters(entry, answering))
         if name:
             raise Command(name)
         return line
+
+    def answer_letters(self, entry, answering: bool) -> str:
+        """Letters that are answers at this prompt: the option letters of a choice card."""
+        card = entry.card
+        return LETTERS[: len(card.options[self.language])] if answering and card.kind == "choice" else ""
 
     def perform(self, name: str) -> None:
         if name == "quit":
