@@ -456,8 +456,10 @@ class Store:
         if _is_locked(exc):
             return StoreError(f"{self.where} is locked by another program (waited {self.lock_timeout:g} s); "
                               "close it (another bertdrill?) and try again")
-        if "not a database" in lowered or "encrypted" in lowered or "malformed" in lowered:
+        if "not a database" in lowered or "encrypted" in lowered:
             return StoreError(f"{self.where} is not a bertdrill database (SQLite says: {message})")
+        if "malformed" in lowered or "corrupt" in lowered:
+            return StoreError(f"{self.where} is damaged (SQLite says: {message}); restore it from a backup")
         if "readonly" in lowered or "read-only" in lowered:
             return StoreError(_read_only_message(self.where))
         if "unable to open" in lowered:
@@ -467,7 +469,7 @@ class Store:
         return StoreError(f"{self.where}: {message}")
 
     def migrate(self) -> int:
-        """Create or upgrade the schema; refuse files from a newer bertdrill. Returns the version."""
+        """Create or upgrade the schema; refuse files from a newer bertdrill. Returns the version found."""
 
         def work(session: Session) -> int:
             connection = session.connection()
