@@ -73,10 +73,11 @@ class Outcome:
     before: sm2.Schedule
     after: sm2.Schedule
     again: bool  # the card comes back later in this session
+    kind: str  # as logged: the entry's kind, or "redrill" when another session answered the card first today
 
     @property
     def rescheduled(self) -> bool:
-        return self.entry.kind != "redrill"
+        return self.kind != "redrill"
 
 
 @dataclass(frozen=True)
@@ -185,14 +186,14 @@ class Session:
         reschedule = None if entry.kind == "redrill" else (lambda schedule: sm2.review(schedule, grade, today=day))
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
-            reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at),
+            reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
         )
         again = sm2.redrill_needed(grade)
         self._queue.pop(0)
         if again:
             self._queue.insert(min(REDRILL_GAP, len(self._queue)), Entry(entry.card, "redrill"))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
-                          after=logged.after, again=again)
+                          after=logged.after, again=again, kind=logged.kind)
         self._answers.append(outcome)
         self._steps.append(_Step(queue, answered, review_id=logged.id))
         return outcome
@@ -241,7 +242,7 @@ class Session:
         return Summary(
             answered=len(self._answers),
             correct=sum(outcome.grade >= sm2.PASSING for outcome in self._answers),
-            redrills=sum(outcome.entry.kind == "redrill" for outcome in self._answers),
+            redrills=sum(outcome.kind == "redrill" for outcome in self._answers),
             seconds=(self.clock() - self.started).total_seconds(),
             due_tomorrow=self.store.due_count(tomorrow, lessons=self.lessons),
             left=len(self._queue),
@@ -270,13 +271,12 @@ def record_attempt(store, card_id: str, grade: int, *, moment: datetime, rollove
     """Log one answer outside a session (``bertdrill practice check``); returns the store's Answer.
 
     The first answer to the card on a study day reschedules it with SM-2, as in a
-    session; later ones that day are only logged.
+    session; later ones that day are only logged (the store decides, under its lock).
     """
     day = sm2.study_day(moment, rollover_hour)
-    answered_today = any(answer.study_day == day for answer in store.answers(card_id, since=day))
-    reschedule = None if answered_today else (lambda schedule: sm2.review(schedule, grade, today=day))
     return store.answer(card_id, grade=grade, kind=kind, reviewed_at=moment, study_day=day,
-                        reschedule=reschedule, typed=typed, duration_ms=duration_ms)
+                        reschedule=lambda schedule: sm2.review(schedule, grade, today=day), typed=typed,
+                        duration_ms=duration_ms, once_per_day=True)
 
 
 def _milliseconds(elapsed: timedelta) -> int:

@@ -18,7 +18,12 @@ Durability choices, in one place:
   until :data:`LOCK_TIMEOUT` has passed; only then does the learner hear of it.
 - ``PRAGMA user_version`` carries the schema version (the ``meta`` table
   repeats it with dates); :data:`MIGRATIONS` brings older files up to date and
-  a newer file is refused rather than misread.
+  a newer file is refused rather than misread. The version is read before
+  anything is written (WAL included, which changes the file's header), so a
+  refused file, newer or not bertdrill's, is left exactly as it was.
+- "Only the first answer of a study day reschedules" is decided inside the
+  answer's write transaction, so two sessions answering the same card at once
+  log both answers and reschedule it once.
 
 Dates are ISO strings (``2024-05-01``), times are UTC (``2024-05-01 06:30:00.000000``),
 the formats SQLAlchemy uses for ``Date`` and ``DateTime`` on SQLite.
@@ -356,8 +361,8 @@ def engine(db: str | URL | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_M
         dbapi_connection.isolation_level = None
         dbapi_connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         dbapi_connection.execute("PRAGMA foreign_keys = ON")
-        dbapi_connection.execute("PRAGMA journal_mode = WAL")
         dbapi_connection.execute("PRAGMA synchronous = FULL")
+        # WAL is set once by Store.migrate, after the version check: it rewrites the file's header.
 
     @event.listens_for(built, "begin")
     def _on_begin(connection):
@@ -422,7 +427,11 @@ class Store:
             lock_timeout = _lock_timeout_from_environment()
         busy_timeout_ms = min(BUSY_TIMEOUT_MS, int(lock_timeout * 1000))
         store = cls(engine(db, busy_timeout_ms=busy_timeout_ms), lock_timeout=lock_timeout)
-        store.migrate()
+        try:
+            store.migrate()
+        except BaseException:
+            store.close()  # no connection left open on a refused file (nor its -wal and -shm files)
+            raise
         return store
 
     def close(self) -> None:
@@ -432,21 +441,29 @@ class Store:
 
     def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
         """Run ``work`` in one transaction, retried as a whole while the file is locked."""
+
+        def transaction() -> T:
+            with Session(self.engine, expire_on_commit=False) as session:
+                if write:
+                    session.connection(execution_options={"immediate": True})
+                result = work(session)
+                if write:
+                    session.commit()
+                return result
+
+        return self._retrying(transaction)
+
+    def _retrying(self, attempt: Callable[[], T]) -> T:
+        """``attempt()``, again while the file is locked, until :attr:`lock_timeout` has passed."""
         deadline = time.monotonic() + self.lock_timeout
-        attempt = 0
+        tries = 0
         while True:
             try:
-                with Session(self.engine, expire_on_commit=False) as session:
-                    if write:
-                        session.connection(execution_options={"immediate": True})
-                    result = work(session)
-                    if write:
-                        session.commit()
-                    return result
+                return attempt()
             except (DBAPIError, sqlite3.Error) as exc:
                 if _is_locked(exc) and time.monotonic() < deadline:
-                    time.sleep(min(0.05 * 2**attempt, 0.5, max(0.0, deadline - time.monotonic())))
-                    attempt += 1
+                    time.sleep(min(0.05 * 2**tries, 0.5, max(0.0, deadline - time.monotonic())))
+                    tries += 1
                     continue
                 raise self._error(exc) from None
 
@@ -469,19 +486,18 @@ class Store:
         return StoreError(f"{self.where}: {message}")
 
     def migrate(self) -> int:
-        """Create or upgrade the schema; refuse files from a newer bertdrill. Returns the version found."""
+        """Create or upgrade the schema; refuse files from a newer bertdrill. Returns the version found.
+
+        The version is checked in a read-only transaction first and WAL switched on only
+        then, so a refused file is never written to; the write transaction checks again,
+        since another process may have migrated the file in between.
+        """
+        self._run(lambda session: self._version(session.connection()))
+        self._use_wal()
 
         def work(session: Session) -> int:
             connection = session.connection()
-            found = connection.exec_driver_sql("PRAGMA user_version").scalar_one()
-            if found > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.where} was written by a newer bertdrill (schema version {found}; this one knows "
-                    f"up to {SCHEMA_VERSION}); upgrade bertdrill to open it"
-                )
-            tables = connection.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE type = 'table'").scalar_one()
-            if found == 0 and tables:
-                raise StoreError(f"{self.where} is an SQLite database but not a bertdrill one; use another file")
+            found = self._version(connection)
             now = _utc_text(datetime.now(timezone.utc))
             for version in range(found + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[version](connection)
@@ -495,6 +511,34 @@ class Store:
             return found
 
         return self._run(work, write=True)
+
+    def _version(self, connection) -> int:
+        """The file's schema version, or StoreError for a file bertdrill must not touch."""
+        found = connection.exec_driver_sql("PRAGMA user_version").scalar_one()
+        if found > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.where} was written by a newer bertdrill (schema version {found}; this one knows "
+                f"up to {SCHEMA_VERSION}); upgrade bertdrill to open it"
+            )
+        tables = connection.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE type = 'table'").scalar_one()
+        if found == 0 and tables:
+            raise StoreError(f"{self.where} is an SQLite database but not a bertdrill one; use another file")
+        return found
+
+    def _use_wal(self) -> None:
+        """Switch the file to WAL (a lasting property of the file; a no-op once set).
+
+        SQLite refuses the switch inside a transaction, so it runs on the bare driver connection.
+        """
+
+        def switch() -> None:
+            raw = self.engine.raw_connection()
+            try:
+                raw.driver_connection.execute("PRAGMA journal_mode = WAL")
+            finally:
+                raw.close()
+
+        self._retrying(switch)
 
     def meta(self) -> dict[str, str]:
         return self._run(lambda s: {row.key: row.value for row in s.exec(select(Meta))})
@@ -605,12 +649,19 @@ class Store:
         reschedule: Callable[[Schedule], Schedule] | None = None,
         typed: str | None = None,
         duration_ms: int = 0,
+        once_per_day: bool = False,
     ) -> Answer:
         """Log an answer and store the new schedule, in one committed transaction.
 
         ``reschedule`` turns the stored schedule into the new one (``sm2.review`` for the
         first answer of a study day); it runs inside the transaction, on the state read
         there, so the "before" columns are exactly what was stored. None keeps the schedule.
+
+        ``once_per_day``: reschedule only if the card has no answer yet on ``study_day``;
+        otherwise log the answer as a ``redrill`` (a ``practice`` answer stays ``practice``)
+        and keep the schedule (SM-2 step 7). Decided under the write lock, so two sessions
+        answering the same card at the same time reschedule it once. The returned
+        :class:`Answer` has the kind that was logged.
         """
         if kind not in ANSWER_KINDS:
             raise ValueError(f"kind must be one of {ANSWER_KINDS}, got {kind!r}")
@@ -623,11 +674,14 @@ class Store:
         def work(session: Session) -> Answer:
             row = _schedule_row(session, card_id)
             before = _schedule(row)
-            after = reschedule(before) if reschedule else before
+            change, logged_kind = reschedule, kind
+            if once_per_day and reschedule is not None and _answered_on(session, card_id, study_day):
+                change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
+            after = change(before) if change else before
             _set_schedule(row, after)
             session.add(row)
             review = ReviewRow(card_id=card_id, reviewed_at=moment, study_day=study_day,
-                               kind=kind, grade=grade, typed=kept, duration_ms=duration,
+                               kind=logged_kind, grade=grade, typed=kept, duration_ms=duration,
                                **_columns(before, "before"), **_columns(after, "after"))
             session.add(review)
             session.flush()
@@ -881,6 +935,11 @@ def _schedule_row(session: Session, card_id: str) -> ScheduleRow:
     if row is None:
         raise StoreError(f"no card {card_id!r} in {describe(session.get_bind().url)}; sync its lesson first")
     return row
+
+
+def _answered_on(session: Session, card_id: str, day: date) -> bool:
+    query = select(ReviewRow.id).where(ReviewRow.card_id == card_id, ReviewRow.study_day == day).limit(1)
+    return session.exec(query).first() is not None
 
 
 def _schedule(row: ScheduleRow) -> Schedule:
