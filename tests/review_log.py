@@ -24,18 +24,22 @@ SAVED = re.compile(r"^Saved: grade (?P<grade>[0-5])\b")
 KINDS = {"new": "new", "due": "review", "re-drill": "redrill"}
 
 
-def start_review(db: Path, now: str, *args: str, stdin=subprocess.PIPE) -> subprocess.Popen:
-    """``bertdrill review`` in its own process, unbuffered, on ``db`` with its clock at ``now``."""
+def start(command: str, db: Path, now: str, *args: str) -> subprocess.Popen:
+    """``bertdrill COMMAND`` in its own process, unbuffered, on ``db`` with its clock at ``now``."""
     env = dict(os.environ, BERTDRILL_DB=str(db), BERTDRILL_NOW=now, NO_COLOR="1", PYTHONUNBUFFERED="1",
                COLUMNS="200")
-    return subprocess.Popen([sys.executable, "-m", "bertdrill", "review", *args], stdin=stdin,
+    return subprocess.Popen([sys.executable, "-m", "bertdrill", command, *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def start_review(db: Path, now: str, *args: str) -> subprocess.Popen:
+    return start("review", db, now, *args)
 
 
 @dataclass(frozen=True)
 class Acknowledged:
     card_id: str
-    kind: str  # new | review | redrill, from the card's header line
+    kind: str  # new | review | redrill: from the card's header, or the Saved: line when it says re-drill
     grade: int
 
 
@@ -52,7 +56,9 @@ def acknowledged(transcript: str) -> tuple[list[Acknowledged], str | None]:
             card, kind = header["card"], KINDS[header["why"]]
         elif saved := SAVED.match(line):
             assert card is not None, f"Saved: before any card in:\n{transcript}"
-            answers.append(Acknowledged(card, kind, int(saved["grade"])))
+            # another session may have answered the card first today: then it was logged as a re-drill
+            logged = "redrill" if "re-drill, schedule unchanged" in line else kind
+            answers.append(Acknowledged(card, logged, int(saved["grade"])))
     return answers, card
 
 

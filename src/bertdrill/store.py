@@ -699,7 +699,8 @@ class Store:
             latest = session.exec(select(ReviewRow.id).where(ReviewRow.card_id == review.card_id)
                                   .order_by(ReviewRow.id.desc()).limit(1)).one()
             if latest != review_id:
-                raise StoreError(f"only the latest answer to {review.card_id} can be undone")
+                raise StoreError(f"{review.card_id} was answered again since (in another window?), "
+                                 "and only its latest answer can be undone")
             row = _schedule_row(session, review.card_id)
             _set_schedule(row, _answer(review).before)
             session.add(row)

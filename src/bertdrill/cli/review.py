@@ -27,7 +27,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..errors import BertdrillError
+from ..errors import BertdrillError, StoreError
 from .base import LangOption, Language, app, load, out
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
@@ -373,7 +373,11 @@ class Review:
             raise Quit
         with _interrupts_held():
             if name == "undo":
-                back = self.session.undo()
+                try:
+                    back = self.session.undo()
+                except StoreError as exc:  # another window answered the card since: both answers stay
+                    out.print(f"Not undone: {escape(str(exc))}.")
+                    return
                 out.print(f"Undone: {escape(back.card.id)} is back as it was." if back else "Nothing to undo.")
             elif name == "suspend":
                 entry = self.session.suspend()
