@@ -384,7 +384,7 @@ def test_undo_restores_exactly_and_is_repeatable(db, cards):
 def test_only_the_latest_answer_to_a_card_can_be_undone(db, cards):
     first = review(db, cards[0].id, 5)
     review(db, cards[0].id, 4, day=DAY + timedelta(days=1))
-    with pytest.raises(StoreError, match="only the latest answer"):
+    with pytest.raises(StoreError, match="answered again since .* only its latest answer can be undone"):
         db.undo(first.id)
     with pytest.raises(StoreError, match="not in the log"):
         db.undo(12345)
