@@ -33,3 +33,18 @@ def test_core_module_imports_only_stdlib_and_core(module):
             continue
         for name in names:
             assert name.split(".")[0] not in FORBIDDEN, f"{module}.py imports {name}"
+
+
+def test_the_start_up_path_imports_no_heavy_library():
+    """`bertdrill --help` stays within 1.5x of `import typer` (benchmarks/run.py): the command modules
+    import rich, SQLModel, genanki and WeasyPrint inside the commands that use them."""
+    import subprocess
+    import sys
+
+    heavy = ("rich", "sqlmodel", "sqlalchemy", "genanki", "weasyprint", "pygments", "markdown_it")
+    code = ("import sys; from bertdrill.cli import app; "
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+    shown = subprocess.run([sys.executable, "-m", "bertdrill", "--help"], capture_output=True, text=True, check=True)
+    assert shown.stdout.startswith("Usage: bertdrill [OPTIONS] COMMAND [ARGS]...")

@@ -7,10 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from .base import LangOption, Language, LessonsArgument, app, load, out
+from .base import LangOption, Language, LessonsArgument, app, escape, load, out
 
 
 @app.command()
@@ -49,6 +47,8 @@ def cards(
     if as_json:
         out.print_json(json.dumps([_card_json(card, language) for card in compiled], ensure_ascii=False))
         return
+    from rich.table import Table
+
     table = Table(title=f"{len(compiled)} cards", show_lines=False, expand=False)
     for column in ("id", "kind", "question", "answer"):
         table.add_column(column, overflow="fold")
@@ -87,6 +87,8 @@ def params(
     resolved = formula.resolve(values, lesson.formulas)
     sep = grouping(lang.value)
     custom = " (custom)" if overrides else ""
+    from rich.table import Table
+
     table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang.value])}")
     table.add_column("name")
     table.add_column("formula", overflow="fold")

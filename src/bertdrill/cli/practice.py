@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from ..errors import BertdrillError
-from .base import LangOption, Language, app, load, out
+from .base import LangOption, Language, app, escape, load, out
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",

@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from ..errors import BertdrillError, StoreError
-from .base import LangOption, Language, app, load, out
+from .base import LangOption, Language, app, escape, load, out
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back

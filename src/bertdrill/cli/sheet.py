@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from .base import LangOption, Language, LessonsArgument, app, load, out
+from .base import LangOption, Language, LessonsArgument, app, escape, load, out
 
 
 class Format(str, Enum):
