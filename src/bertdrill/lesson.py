@@ -28,6 +28,9 @@ MAX_OPTIONS = 10
 MAX_TEXT = 20_000
 
 Text = Mapping[str, str]  # language code -> text
+# Control characters (Unicode Cc) other than newline and tab: in a terminal or a document they act
+# (ESC starts a sequence that recolours, retitles or clears a terminal) instead of being read.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:@([a-z0-9][a-z0-9_-]*))?\}")
 
 
@@ -401,6 +404,13 @@ class _Parser:
             raise self.fail(line, f"{what} must be text, not {type(value).__name__}")
         if len(value) > MAX_TEXT:
             raise self.fail(line, f"{what} is too long ({len(value):,} characters)")
+        return self.visible(value, line, what)
+
+    def visible(self, value: str, line: int | None, what: str) -> str:
+        """Lesson text is shown in terminals and documents: no control characters (but newline and tab)."""
+        if found := CONTROL.search(value):
+            raise self.fail(line, f"{what} holds the control character U+{ord(found.group()):04X}, which would act "
+                                  "instead of being shown in a terminal or a document; remove it")
         return value
 
     def number(self, value: object, line: int | None, what: str) -> Number:
@@ -435,7 +445,8 @@ class _Parser:
     def tags(self, data: dict, table: str) -> tuple[str, ...]:
         value = data.get("tags", [])
         line = self.lines.key(table, "tags")
-        if not isinstance(value, list) or not all(isinstance(t, str) and t and " " not in t for t in value):
+        if not isinstance(value, list) or not all(isinstance(t, str) and t and t.isprintable() and " " not in t
+                                                  for t in value):
             raise self.fail(line, "tags must be a list of words without spaces")
         return tuple(value)
 
@@ -491,7 +502,8 @@ class _ItemContext:
             isinstance(v, list) and all(isinstance(s, str) for s in v) for v in value.values()
         ):
             raise self.fail("accept", "accept must be a list of texts, or a table of lists per language")
-        return {language: tuple(texts) for language, texts in value.items()}
+        return {language: tuple(self.p.visible(t, self.at("accept"), "an accepted answer") for t in texts)
+                for language, texts in value.items()}
 
     def claims(self) -> tuple[Claim, ...]:
         raw = self.data.get("claims", [])
@@ -541,7 +553,7 @@ class _ItemContext:
                 raise self.fail("options", f"{language!r} options must be a list of non-empty texts")
             if not 2 <= len(texts) <= MAX_OPTIONS:
                 raise self.fail("options", f"a choice needs 2 to {MAX_OPTIONS} options, not {len(texts)}")
-            options[language] = tuple(texts)
+            options[language] = tuple(self.p.visible(t, self.at("options"), f"an option ({language})") for t in texts)
         counts = {len(texts) for texts in options.values()}
         if len(counts) > 1:
             raise self.fail("options", "every language must list the same number of options")

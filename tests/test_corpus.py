@@ -1,0 +1,448 @@
+"""The bad-input corpus (tests/corpus/): hostile answers, hostile lesson text, broken databases.
+
+Each case asserts what a person sees (a clear message, or the text shown as it is), the exit
+code, and that nothing was lost (the database's answers, or the file's bytes).
+
+- ``corpus/answers/``: one answer line each (escape sequences, control characters, NUL, bytes
+  that are not UTF-8, right-to-left and zero-width characters, a carriage return, markup), fed
+  to a scripted review; plus generated ones: 1 MB lines and a stream of random bytes.
+- ``corpus/lessons/hostile-markup.toml``: a valid lesson whose text looks like rich markup,
+  HTML, GIFT and Markdown, with bidirectional and zero-width characters and trailing
+  backslashes, through ``check``, ``cards``, ``params``, ``review`` and every exporter
+  (sheets as HTML, Markdown and GIFT, read back with a parser; ``export anki`` once it exists).
+- ``corpus/lessons/control-characters.toml``: control characters in lesson text, refused
+  by the parser with their lines.
+- ``corpus/databases/``: not a database, a truncated one, zero bytes, another program's
+  SQLite file; with made-on-the-spot cases: read-only, a folder, an exclusive lock held by
+  another process, a folder that cannot be created.
+
+The broken lessons of the lesson issue are in tests/lessons/broken/ (test_lesson.py) and
+hypothesis fuzzes the parser in test_lesson_fuzz.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import gift_parser
+from bertdrill.cards import compile_lesson
+from bertdrill.lesson import parse
+from bertdrill.store import Store
+from review_log import audit, start_review
+
+CORPUS = Path(__file__).parent / "corpus"
+HOSTILE = CORPUS / "lessons" / "hostile-markup.toml"
+CONTROLS = CORPUS / "lessons" / "control-characters.toml"
+NOW = "2025-03-03T09:00:00+03:00"
+# What must never reach a terminal: C0 controls but newline, DEL, C1 controls.
+RAW_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+PICK = """\
+[lesson]
+id = "pick"
+languages = ["en", "tr"]
+title = { en = "Pick", tr = "Seç" }
+
+[[item]]
+id = "second"
+kind = "choice"
+prompt = { en = "Which letter comes second?", tr = "İkinci harf hangisi?" }
+options = ["a", "b", "c"]
+answer = 2
+
+[[item]]
+id = "word"
+kind = "fact"
+question = { en = "Say a word.", tr = "Bir kelime söyle." }
+answer = { en = "Word.", tr = "Kelime." }
+"""
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch):
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+
+
+@pytest.fixture
+def pick(tmp_path) -> Path:
+    path = tmp_path / "pick.toml"
+    path.write_text(PICK, encoding="utf-8")
+    return path
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def saved(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("Saved:")]
+
+
+# --------------------------------------------------------------------------- hostile answers
+
+# file -> (what is stored and echoed, whether it is the right answer "b")
+ANSWERS = {
+    "ansi-escapes.txt": ("b", True),  # sequences go whole: no "[31m" left behind
+    "carriage-return.txt": ("wrong b", False),  # a line break inside a line is a space
+    "control-characters.txt": ("b", True),
+    "markup.txt": ("[bold]b[/bold] :smile: <script>x</script>", False),  # shown and stored as typed
+    "nul.bin": ("b", True),
+    "right-to-left.txt": ("b", True),  # invisible marks would make "b" not "b"
+    "undecodable.bin": ("\ufffd\ufffd\ufffd(b\ufffd\ufffd\ufffd\ufffd", False),  # each bad byte a U+FFFD
+    "zero-width.txt": ("b", True),
+}
+
+
+def test_every_answer_in_the_corpus_has_an_expectation():
+    assert sorted(path.name for path in (CORPUS / "answers").iterdir()) == sorted(ANSWERS)
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_hostile_answer(cli, pick, name):
+    typed, correct = ANSWERS[name]
+    line = (CORPUS / "answers" / name).read_bytes()
+    result = cli("review", "--file", str(pick), input=line + b"\n:quit\n")  # Enter accepts the suggested grade
+    assert result.exit_code == 0 and result.stderr == ""
+    assert not RAW_CONTROL.search(result.stdout), "a control character reached the terminal"
+    verdict = "✓ Correct" if correct else "✗"
+    assert f"Your answer: {typed}\n{verdict}" in result.stdout
+    assert len(saved(result.stdout)) == 1
+    answers = Store.open().answers()
+    assert [(a.typed, a.grade) for a in answers] == [(typed, 4 if correct else 1)]
+
+
+@pytest.mark.parametrize("line, shown", [
+    (b"b" + b"x" * 1_000_000 + b"\n", "b" + "x" * 199 + "…"),
+    ("€".encode() * 400_000 + b"\n", "€" * 200 + "…"),  # 1.2 MB, cut in the middle of a character
+], ids=["ascii", "multibyte"])
+def test_a_one_megabyte_answer_is_cut_quickly_and_stored_capped(cli, pick, line, shown):
+    began = time.monotonic()
+    result = cli("review", "--file", str(pick), input=line + b"\n:quit\n")
+    assert time.monotonic() - began < 10
+    assert result.exit_code == 0 and result.stderr == ""
+    assert f"Your answer: {shown}  (line cut to 4,096 bytes)\n✗" in result.stdout
+    assert len(result.stdout) < 10_000
+    typed = Store.open().answers()[0].typed
+    assert len(typed) == 1000 and typed.startswith(shown[:-1]) and typed.encode("utf-8")
+
+
+def test_a_one_megabyte_line_then_the_end_of_input(cli, pick):
+    result = cli("review", "--file", str(pick), input=b"y" * 1_000_000)
+    assert result.exit_code == 0 and result.stderr == ""
+    assert "  (line cut to 4,096 bytes)\n✗" in result.stdout and len(result.stdout) < 10_000
+    assert result.stdout.endswith("Session over: 0 answered, 0 correct, 0 s. Due tomorrow: 0. Left for later: 2.\n")
+    assert Store.open().answers() == []  # no grade came: nothing was acknowledged, nothing stored
+
+
+def random_stream(seed: int, size: int) -> bytes:
+    """Random bytes with a newline now and then, so there are lines to read."""
+    rng = random.Random(seed)
+    chunks = []
+    while sum(map(len, chunks)) < size:
+        chunks.append(rng.randbytes(rng.randint(0, 40)) + b"\n")
+        if rng.random() < 0.5:
+            chunks.append(rng.choice([b"4\n", b"5\n", b"\n", b"2\n", b":undo\n", b":bury\n"]))
+    return b"".join(chunks)
+
+
+def test_a_stream_of_random_bytes_through_a_real_pipe(tmp_path):
+    """A real process: whatever arrives, every line is an answer, a grade or a command, and
+    every acknowledged answer is in the database once, its schedule as SM-2 says."""
+    db = tmp_path / "random.db"
+    corpus = b"".join((CORPUS / "answers" / name).read_bytes() + b"\n" for name in sorted(ANSWERS))
+    process = start_review(db, NOW, "--new", "30")
+    out, err = process.communicate(random_stream(11, 64_000) + corpus, timeout=120)
+    assert process.returncode == 0 and err == b"", err.decode(errors="replace")
+    text = out.decode("utf-8")  # valid UTF-8 whatever came in
+    assert not RAW_CONTROL.search(text)
+    assert audit(db) == answers_standing(text) > 10
+
+
+def answers_standing(transcript: str) -> int:
+    """Answers a transcript acknowledged and did not take back: each "Undone:" takes back the
+    latest answer, bury or suspend still standing."""
+    steps: list[str] = []
+    for line in transcript.splitlines():
+        if line.startswith("Saved:"):
+            steps.append("answer")
+        elif line.startswith(("Buried ", "Suspended ")):
+            steps.append("flag")
+        elif line.startswith("Undone: "):
+            steps.pop()
+    return steps.count("answer")
+
+
+# --------------------------------------------------------------------------- hostile lesson text
+
+
+@pytest.fixture(scope="module")
+def hostile_cards():
+    return compile_lesson(parse(HOSTILE.read_text(encoding="utf-8"), str(HOSTILE)))
+
+
+FRAGMENTS = ["[bold]x[/bold]", "[/]", "[link=https://example.com]click[/link]", ":thumbs_up:",
+             "<script>alert(1)</script>", "{ } = ~ #", "\u202eabc\u202c", "zero\u200bwidth\u200d joins\ufeff",
+             "[italic]this[/italic]", "[red]red[/red]", "<b>bold</b>", "#hash {brace}", "[blink]Small[/blink]"]
+
+
+def test_check_passes_the_hostile_lesson(cli):
+    result = cli("check", str(HOSTILE))
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.endswith("6 items, 7 cards, 3 numbers verified; languages en, tr\n")
+
+
+def test_cards_json_carries_every_text_exactly(cli, hostile_cards):
+    for language in ("en", "tr"):
+        result = cli("cards", "--file", str(HOSTILE), "--lang", language, "--json")
+        assert result.exit_code == 0
+        shown = json.loads(result.stdout)
+        assert [(c["id"], c["question"], c["answer"], c["explanation"]) for c in shown] == [
+            (card.id, card.question(language), card.answer[language], card.explanation.get(language, ""))
+            for card in hostile_cards]
+        choice = next(c for c in shown if c["kind"] == "choice")
+        assert choice["options"] == list(next(card for card in hostile_cards if card.kind == "choice").options[language])
+
+
+def test_cards_table_shows_markup_as_text(cli, monkeypatch):
+    from bertdrill.cli import base
+
+    monkeypatch.setattr(base.out, "width", 1000)  # no folding inside a cell
+    result = cli("cards", "--file", str(HOSTILE))
+    assert result.exit_code == 0
+    for fragment in ["[bold]x[/bold] [/] [link=https://example.com]click[/link] :thumbs_up: print?",
+                     "Exactly [bold]x[/bold], { } = ~ # <script>alert(1)</script> \\\u2060",
+                     "[bold][blink]Small[/blink] {set} #1[/bold]: a + b {=~#}?",
+                     "[bold]a[/bold] -> {=} → ?", "\u202eabc\u202c"]:
+        assert fragment in result.stdout
+    assert "👍" not in result.stdout and "\\\\" not in result.stdout  # no emoji, the backslash shown once
+
+
+def test_params_title_shows_markup_as_text(cli):
+    result = cli("params", "--file", str(HOSTILE), "--lang", "tr")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("[blink]Small[/blink] {set} #1: [red]Kırmızı[/red] başlık \u202eters\u202c İı\n")
+
+
+def test_review_shows_every_hostile_text_as_it_is(cli):
+    result = cli("review", "--file", str(HOSTILE), "--new", "20", input="5\n5\nb\n\n" + "4\n" * 12)
+    assert result.exit_code == 0 and result.stderr == ""
+    for fragment in FRAGMENTS:
+        assert fragment in result.stdout, fragment
+    assert "  2  b)  =equals ~tilde\n" in result.stdout
+    assert "Answer: Exactly [bold]x[/bold], { } = ~ # <script>alert(1)</script> \\\u2060\n" in result.stdout
+    assert "Why: Markup in a lesson is text: [italic]this[/italic] too.\n" in result.stdout
+    assert len(saved(result.stdout)) == len(Store.open().answers())
+
+
+class TextOf(HTMLParser):
+    """The text a browser shows, and the elements it builds."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.tags: set[str] = set()
+        self.skip = 0
+        self.feed(html)
+        self.text = "".join(self.parts)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.skip += tag == "style"
+
+    def handle_endtag(self, tag):
+        self.skip -= tag == "style"
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+def sheet(cli, tmp_path, suffix: str) -> str:
+    path = tmp_path / f"quiz.{suffix}"
+    result = cli("sheet", str(HOSTILE), "-o", str(path), "--seed", "3", "--kinds", "fact,choice,blank,numeric,match")
+    assert result.exit_code == 0, result.stderr
+    return path.read_text(encoding="utf-8")
+
+
+def test_html_sheet_shows_the_text_and_builds_no_element_from_it(cli, tmp_path):
+    page = TextOf(sheet(cli, tmp_path, "html"))
+    assert not page.tags & {"script", "i", "u", "a", "img"}  # the sheet's own <b> labels aside
+    for fragment in FRAGMENTS:
+        assert fragment in page.text, fragment
+
+
+def test_markdown_sheet_renders_back_to_the_text(cli, tmp_path):
+    from markdown_it import MarkdownIt
+
+    rendered = TextOf(MarkdownIt("commonmark").enable("table").render(sheet(cli, tmp_path, "md")))
+    assert not rendered.tags & {"script", "b", "i", "u", "a", "img"}
+    for fragment in FRAGMENTS:
+        assert fragment in rendered.text, fragment
+
+
+def test_gift_reads_back_to_the_text(cli, tmp_path, hostile_cards):
+    questions = gift_parser.read(sheet(cli, tmp_path, "gift"))
+    texts = "\n".join(q.text.text for q in questions) + "\n".join(
+        answer for q in questions for answer in q.answers + [t.text for t in q.subquestions] + q.subanswers)
+    assert "<script" not in texts.replace("&lt;script", "")  # html-format texts carry it escaped
+    by_name = {q.name: q for q in questions}
+    choice = by_name["hostile-markup/markup-choice"]
+    assert choice.qtype == "multichoice"
+    assert [html.unescape(a) for a in choice.answers] == [  # HTML-format answers, as Moodle shows them
+        "[red]red[/red]", "=equals ~tilde", "#hash {brace}", "<b>bold</b>", "\u202ertl\u202c"]
+    assert choice.fractions[1] == 1.0 and choice.fractions.count(1.0) == 1
+
+
+def test_anki_export_keeps_the_text(cli, tmp_path):
+    if cli("export", "--help").exit_code != 0:
+        pytest.skip("export anki not available on this branch")
+    path = tmp_path / "hostile.apkg"
+    result = cli("export", "anki", str(HOSTILE), "-o", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert path.stat().st_size > 0
+
+
+def test_control_characters_in_a_lesson_are_refused_with_their_lines(cli, tmp_path):
+    expected = [
+        (9, "title of parameter set 'small' holds the control character U+001B"),
+        (18, "question (en) holds the control character U+001B"),
+        (24, "question (tr) holds the control character U+0007"),
+        (31, "an option (en) holds the control character U+0000"),
+        (39, "an accepted answer holds the control character U+009B"),
+    ]
+    out = tmp_path / "quiz.html"
+    for command in (["check", str(CONTROLS)], ["cards", "--file", str(CONTROLS)],
+                    ["review", "--file", str(CONTROLS)], ["sheet", str(CONTROLS), "-o", str(out)]):
+        result = cli(*command)
+        assert result.exit_code == 1, command
+        lines = result.stderr.splitlines()
+        assert [(int(line.split(":")[1]), line.split(": ", 1)[1].split(",")[0]) for line in lines] == expected
+        assert all(line.endswith("which would act instead of being shown in a terminal or a document; remove it")
+                   for line in lines)
+        assert not RAW_CONTROL.search(result.stderr) and "Card 1" not in result.stdout
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------- broken databases
+
+
+def run_both(cli, db: str):
+    """`review` (answering one card) and `status` on a database; both results."""
+    return cli("review", "--db", db, "--new", "1", input="5\n"), cli("status", "--db", db)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("not-a-database.db", "is not a bertdrill database (SQLite says: file is not a database)"),
+    ("truncated.db", "is damaged (SQLite says: database disk image is malformed); restore it from a backup"),
+    ("other-program.db", "is an SQLite database but not a bertdrill one; use another file"),
+])
+def test_a_broken_database_is_refused_and_left_as_it_was(cli, tmp_path, name, message):
+    path = tmp_path / name
+    shutil.copy(CORPUS / "databases" / name, path)
+    before = digest(path)
+    for result in run_both(cli, str(path)):
+        assert result.exit_code == 1
+        assert result.stderr == f"Error: {path} {message}\n"
+        assert result.stdout == ""
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no -wal or -shm left behind
+
+
+def test_a_zero_byte_file_is_an_empty_database_and_becomes_a_review_database(cli, tmp_path):
+    path = tmp_path / "empty.db"
+    shutil.copy(CORPUS / "databases" / "zero-bytes.db", path)
+    review, status = run_both(cli, str(path))
+    assert review.exit_code == 0 and len(saved(review.stdout)) == 1
+    assert status.exit_code == 0 and "Answered today  1" in status.stdout
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (1,)
+
+
+def test_a_folder_as_database(cli, tmp_path):
+    for result in run_both(cli, str(tmp_path)):
+        assert result.exit_code == 1 and result.stderr == f"Error: {tmp_path} is a folder, not a database file\n"
+
+
+def test_a_database_whose_folder_cannot_be_created(cli, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for result in run_both(cli, str(blocker / "bertdrill.db")):
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"Error: cannot create the folder for the database {blocker / 'bertdrill.db'}:")
+
+
+def read_only(path: Path):
+    """Make a file unwritable (for root too, with chattr +i); the undo function, or None if impossible."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        return lambda: path.chmod(0o644)
+    if shutil.which("chattr") and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0:
+        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+    return None
+
+
+def test_a_read_only_database_keeps_its_answers(cli, tmp_path):
+    path = tmp_path / "ro.db"
+    cli("review", "--db", str(path), "--new", "2", input="5\n4\n")
+    Store.open(str(path)).close()  # the WAL folded in: the file alone is the database
+    before = digest(path)
+    undo = read_only(path)
+    targets = [str(path)] if undo else []
+    targets.append(f"sqlite:///file:{path}?mode=ro&uri=true")  # read-only however the file is
+    try:
+        for target in targets:
+            for result in run_both(cli, target):
+                assert result.exit_code == 1
+                assert result.stderr.startswith(f"Error: {path} is read-only; bertdrill writes every answer to it.")
+                assert "Card 1" not in result.stdout
+    finally:
+        if undo:
+            undo()
+    assert digest(path) == before
+    assert [a.grade for a in Store.open(str(path)).answers()] == [5, 4]
+
+
+HOLD_EXCLUSIVE = """
+import sqlite3, sys, time
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.readline()
+connection.execute("ROLLBACK")
+"""
+
+
+def test_a_database_locked_by_another_process_loses_nothing(cli, tmp_path, monkeypatch):
+    path = tmp_path / "busy.db"
+    cli("review", "--db", str(path), "--new", "2", input="5\n4\n")
+    monkeypatch.setenv("BERTDRILL_LOCK_TIMEOUT", "0.5")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_EXCLUSIVE, str(path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        began = time.monotonic()
+        for result in run_both(cli, str(path)):
+            assert result.exit_code == 1
+            assert result.stderr == (f"Error: {path} is locked by another program (waited 0.5 s); "
+                                     "close it (another bertdrill?) and try again\n")
+            assert "Card 1" not in result.stdout
+        assert time.monotonic() - began < 10
+    finally:
+        holder.communicate("\n", timeout=10)
+    assert [a.grade for a in Store.open(str(path)).answers()] == [5, 4]
+    review = cli("review", "--db", str(path), "--new", "3", input="5\n")  # the lock gone, it goes on
+    assert review.exit_code == 0 and "Card 1 of 1 · 0 review · 1 new" in review.stdout
