@@ -804,13 +804,15 @@ class Store:
         return self._states(ScheduleRow.lapses >= min_lapses, ScheduleRow.lapses.desc(), lessons=lessons)
 
     def hardest(self, limit: int = 10, *, lessons: Collection[str] | None = None) -> list[CardState]:
-        """Reviewed cards with the lowest easiness factor, lowest first."""
-        return self._states(ScheduleRow.due.is_not(None), ScheduleRow.ef100, limit=limit, lessons=lessons)
+        """Reviewed cards with the lowest easiness factor, lowest first (more lapses first among equals)."""
+        return self._states(ScheduleRow.due.is_not(None), (ScheduleRow.ef100, ScheduleRow.lapses.desc()),
+                            limit=limit, lessons=lessons)
 
     def _states(self, where, order, *, limit: int | None = None, lessons=None) -> list[CardState]:
         def work(session: Session) -> list[CardState]:
             query = (select(ScheduleRow, CardRow).join(CardRow, CardRow.id == ScheduleRow.card_id)
-                     .where(where, CardRow.removed == False).order_by(order, ScheduleRow.card_id))  # noqa: E712
+                     .where(where, CardRow.removed == False)  # noqa: E712
+                     .order_by(*(order if isinstance(order, tuple) else (order,)), ScheduleRow.card_id))
             if lessons is not None:
                 query = query.where(CardRow.lesson_id.in_(list(lessons)))
             if limit is not None:
