@@ -75,23 +75,23 @@ def check_command(
     if len(args) > 2:
         raise typer.BadParameter("give at most an item id and a script", param_hint="[ITEM] SCRIPT")
     item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
+    now = clock()
     store, cards, _ = open_store(db, paths, None, None)  # first, so a bad database fails before the run
     card = practice_card(cards, item)
     outcome = practice.check(card, Path(script))
     report(outcome, card.explanation.get(lang.value, ""))
-    record(store, card, outcome, rollover_hour)
+    record(store, card, outcome, now(), rollover_hour)
     store.close()
     if not outcome.passed:
         raise typer.Exit(1)
 
 
-def record(store, card, outcome, rollover_hour: int) -> None:
+def record(store, card, outcome, moment, rollover_hour: int) -> None:
     """Save the attempt as a review of the practice card, and say when to try it again."""
     from .. import sm2
     from ..session import record_attempt
     from .review import day_words, leech_warning
 
-    moment = clock()()
     answer = record_attempt(store, card.id, outcome.grade, moment=moment, rollover_hour=rollover_hour,
                             typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000))
     today = sm2.study_day(moment, rollover_hour)
