@@ -303,8 +303,8 @@ def test_review_warns_the_moment_a_card_becomes_a_leech(cli, monkeypatch):
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
     result = cli("review", "--new", "0", input="1\n5\n")  # wrong (the 8th lapse), then right in the re-drill
     assert result.exit_code == 0, result.stderr
-    warning = ("Leech: bert-basics/bert-definition has lapsed 8 times and is now tagged as a leech; consider "
-               "rewriting it, or suspend it when it comes back (bertdrill stats lists leeches).")
+    warning = ("Leech: bert-basics/bert-definition has lapsed 8 times, now tagged a leech: rewrite it, "
+               "or suspend it when it comes back.")
     lines = result.stdout.splitlines()
     assert lines.count(warning) == 1  # once, the moment it happened; not again in the re-drill
     assert lines[lines.index(warning) - 1].startswith("Saved: grade 1 ")

@@ -353,8 +353,8 @@ def _saved(outcome, today: date) -> str:
 
 def leech_warning(card_id: str, lapses: int) -> str:
     """One line, the moment a card becomes a leech: it is tagged, and worth a look."""
-    return (f"[bold]Leech:[/bold] {escape(card_id)} has lapsed {lapses} times and is now tagged as a leech; "
-            "consider rewriting it, or suspend it when it comes back (bertdrill stats lists leeches).")
+    return (f"[bold]Leech:[/bold] {escape(card_id)} has lapsed {lapses} times, now tagged a leech: "
+            "rewrite it, or suspend it when it comes back.")
 
 
 def day_words(day: date, today: date) -> str:
