@@ -424,3 +424,28 @@ def test_progress_shows_a_bar_on_a_terminal_once_work_is_slow(monkeypatch):
     assert screen.getvalue() == ""  # quick work never flickers
     assert list(base.progress([1, 2, 3], "Syncing lessons", after=0)) == [1, 2, 3]
     assert "Syncing lessons" in screen.getvalue() and "3/3" in screen.getvalue()
+
+
+def test_lesson_text_is_shown_as_written_never_as_markup(cli, tmp_path, monkeypatch):
+    lesson = tmp_path / "markup.toml"
+    lesson.write_text('''[lesson]
+id = "markup"
+languages = ["en", "tr"]
+title = { en = "Markup", tr = "İşaretleme" }
+
+[[item]]
+id = "tags"
+kind = "fact"
+question = { en = "What do [bold]x[/bold] and [/] print?", tr = "[bold]x[/bold] ve [/] ne yazar? İğüşöçı" }
+answer = { en = "Themselves.", tr = "Kendilerini." }
+''', encoding="utf-8")
+    store = Store.open()
+    store.sync(compile_lesson(read_lesson(lesson)))
+    record_attempt(store, "markup/tags", 3, moment=datetime(2025, 3, 2, 9, tzinfo=ZONE), kind="new")
+    store.close()
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    english = cli("stats", "--file", str(lesson))
+    assert english.exit_code == 0, english.stderr
+    assert "  EF 2.36  markup/tags  What do [bold]x[/bold] and [/] print?" in english.stdout.splitlines()
+    turkish = cli("stats", "--file", str(lesson), "--lang", "tr", "--json")
+    assert json.loads(turkish.stdout)["hardest"][0]["prompt"] == "[bold]x[/bold] ve [/] ne yazar? İğüşöçı"

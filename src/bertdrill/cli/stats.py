@@ -214,7 +214,7 @@ def draw_retention(figures: Figures, width: int) -> None:
 
     retention = figures.retention
     target = stats.RETENTION_TARGET
-    out.print(heading("Retention", f"due reviews answered right (grade 3 or more); the schedule aims for {target * 100:.0f} %"))
+    out.print(heading("Retention", f"share of due reviews graded 3 or more; target {target * 100:.0f} %"))
     rows = (("young", f"interval under {MATURE_DAYS} days", retention.young_passed, retention.young_total),
             ("mature", f"interval {MATURE_DAYS} days or more", retention.mature_passed, retention.mature_total))
     counted = max(len(f"{passed:,} of {total:,}") for _, _, passed, total in rows)
