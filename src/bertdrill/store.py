@@ -723,7 +723,7 @@ class Store:
 
     def reviews_per_day(self, since: date, until: date, *, lessons: Collection[str] | None = None) -> dict[date, int]:
         """Answers of every kind per study day in [since, until], for a heatmap; days without answers are absent."""
-        rows = self._rows(f"SELECT r.study_day, count(*) {_FROM_REVIEW} WHERE r.study_day BETWEEN :since AND :until "
+        rows = self._rows(f"SELECT r.study_day, count(*) {_from_review(lessons)} WHERE r.study_day BETWEEN :since AND :until "
                           f"{_lesson_filter(lessons)} GROUP BY r.study_day ORDER BY r.study_day",
                           lessons, since=since, until=until)
         return {date.fromisoformat(day): count for day, count in rows}
@@ -733,7 +733,7 @@ class Store:
 
         The current run ends today, or yesterday when nothing was answered yet today.
         """
-        rows = self._rows(f"SELECT DISTINCT r.study_day {_FROM_REVIEW} WHERE r.study_day <= :today "
+        rows = self._rows(f"SELECT DISTINCT r.study_day {_from_review(lessons)} WHERE r.study_day <= :today "
                           f"{_lesson_filter(lessons)} ORDER BY r.study_day", lessons, today=today)
         longest = run = 0
         previous = None
@@ -766,7 +766,7 @@ class Store:
         checks say nothing about recall after an interval.
         """
         rows = self._rows(
-            f"SELECT r.interval_before >= {MATURE_DAYS} AS mature, sum(r.grade >= 3), count(*) {_FROM_REVIEW} "
+            f"SELECT r.interval_before >= {MATURE_DAYS} AS mature, sum(r.grade >= 3), count(*) {_from_review(lessons)} "
             f"WHERE r.kind = 'review' AND r.study_day >= :since {_lesson_filter(lessons)} GROUP BY mature",
             lessons, since=since or date.min)
         found = {bool(mature): (passed, total) for mature, passed, total in rows}
@@ -791,7 +791,7 @@ class Store:
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
-        return self._rows(f"SELECT count(*) {_FROM_REVIEW} WHERE 1 {_lesson_filter(lessons)}", lessons)[0][0]
+        return self._rows(f"SELECT count(*) {_from_review(lessons)} WHERE 1 {_lesson_filter(lessons)}", lessons)[0][0]
 
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         """Mean easiness factor of reviewed cards still in their lessons."""
@@ -825,7 +825,6 @@ class Store:
 # --------------------------------------------------------------------------- helpers
 
 _FROM = "FROM schedule s JOIN card c ON c.id = s.card_id"
-_FROM_REVIEW = "FROM review r JOIN card c ON c.id = r.card_id"
 # A card the learner can be shown: not suspended, not buried past today, not removed, not a practice card.
 _ACTIVE = ("AND s.suspended = 0 AND (s.buried_until IS NULL OR s.buried_until <= :today) "
            "AND c.removed = 0 AND c.kind != 'practice'")
@@ -874,6 +873,11 @@ def _driver(session: Session) -> sqlite3.Connection:
     """The sqlite3 connection under a session (in its transaction), for bulk work where
     SQLAlchemy's row objects would cost several times more than the query."""
     return session.connection().connection.driver_connection
+
+
+def _from_review(lessons: Collection[str] | None) -> str:
+    """The review log, joined to its cards only when a lesson filter needs them (the join costs a lookup per row)."""
+    return "FROM review r" if lessons is None else "FROM review r JOIN card c ON c.id = r.card_id"
 
 
 def _lesson_filter(lessons: Collection[str] | None) -> str:
