@@ -9,7 +9,11 @@ so leeches appear. Some days are skipped, so streaks break.
 Then `bertdrill stats` and, as the baseline, `bertdrill status` run in subprocesses on that
 store (both load the lesson, open and sync the store; stats then runs its queries and draws).
 
-Run:  python benchmarks/simulate.py --days 180 --db /tmp/sim.db
+With ``--big REVIEWS`` it also builds a synthetic store of 100,000 cards and that many reviews
+(benchmarks/review.py's generator) and times the stats queries in-process against the queries
+of `bertdrill status`, median of 3.
+
+Run:  python benchmarks/simulate.py --days 180 --db /tmp/sim.db [--big 1000000]
 Then: bertdrill stats --db /tmp/sim.db --file /tmp/sim-lessons
 """
 
@@ -46,6 +50,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=6)
     parser.add_argument("--db", type=Path, default=Path("/tmp/sim.db"))
     parser.add_argument("--today", type=date.fromisoformat, default=TODAY, help="the last simulated day is the one before")
+    parser.add_argument("--big", type=int, default=0, metavar="REVIEWS", help="also time stats on a synthetic store")
     args = parser.parse_args()
 
     lessons = args.db.parent / (args.db.stem + "-lessons")
@@ -67,6 +72,35 @@ def main() -> None:
     print(f"bertdrill status (baseline): {status * 1000:6.0f} ms  median of 5")
     print(f"bertdrill stats:             {stats * 1000:6.0f} ms  median of 5  ({stats / status:.2f} × status)")
     print(f"look at it: BERTDRILL_NOW={now} bertdrill stats {' '.join(command)}")
+    if args.big:
+        big(args.db.with_name(args.db.stem + "-big.db"), args.big)
+
+
+def big(path: Path, reviews: int) -> None:
+    from review import TODAY as BIG_TODAY
+    from review import fill, synthetic_cards
+
+    from bertdrill.cli.stats import gather
+
+    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        leftover.unlink(missing_ok=True)
+    Store.open(str(path)).close()
+    fill(path, synthetic_cards(100_000), reviews)
+    store = Store.open(str(path))
+    status = median(lambda: store.status(BIG_TODAY))
+    stats = median(lambda: gather(store, BIG_TODAY, 14, None, [], "en"))
+    store.close()
+    print(f"100,000 cards, {reviews:,} reviews: status queries {status * 1000:.0f} ms (baseline), "
+          f"stats queries {stats * 1000:.0f} ms ({stats / status:.1f} × status)")
+
+
+def median(action, runs: int = 3) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
 
 
 def simulate(args, lessons: Path) -> tuple[int, int]:
