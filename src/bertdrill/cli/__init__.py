@@ -9,6 +9,7 @@ from .base import app
 
 # Importing a command module registers its commands on `app`.
 from . import lessons  # noqa: E402,F401
+from . import export  # noqa: E402,F401
 
 __all__ = ["app", "run"]
 
