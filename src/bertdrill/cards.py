@@ -77,8 +77,14 @@ class Card:
 def compile_lesson(lesson: Lesson) -> list[Card]:
     """Every card of a lesson, in lesson order."""
     cards: list[Card] = []
+    check_envs: tuple[Mapping[str, Number], ...] | None = None
     for item in lesson.items:
-        cards.extend(_COMPILERS[item.kind](lesson, item))
+        if item.kind == "blank":
+            if check_envs is None:  # the same for every blank of the lesson: compute them once
+                check_envs = _check_envs(lesson)
+            cards.extend(_blank(lesson, item, check_envs))
+        else:
+            cards.extend(_COMPILERS[item.kind](lesson, item))
     return cards
 
 
@@ -118,11 +124,15 @@ def _choice(lesson: Lesson, item: Item) -> list[Card]:
     return [Card(**_base(lesson, item, item.id), answer=answer, options=options, correct=item.correct)]
 
 
-def _blank(lesson: Lesson, item: Item) -> list[Card]:
-    envs = [lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson)
+def _check_envs(lesson: Lesson) -> tuple[Mapping[str, Number], ...]:
+    """The parameter sets a blank's answer is compared over: the lesson's own, and synthetic ones."""
+    return tuple([lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson))
+
+
+def _blank(lesson: Lesson, item: Item, check_envs: tuple[Mapping[str, Number], ...]) -> list[Card]:
     answer = {lang: item.text.replace("____", item.fill) for lang in lesson.languages}
     return [Card(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill,
-                 check_envs=tuple(envs))]
+                 check_envs=check_envs)]
 
 
 def _numeric(lesson: Lesson, item: Item) -> list[Card]:
@@ -155,8 +165,7 @@ def _practice(lesson: Lesson, item: Item) -> list[Card]:
                  expected_output=output, solution=item.solution.strip("\n") + "\n")]
 
 
-_COMPILERS = {"fact": _fact, "choice": _choice, "blank": _blank, "numeric": _numeric,
-              "match": _match, "practice": _practice}
+_COMPILERS = {"fact": _fact, "choice": _choice, "numeric": _numeric, "match": _match, "practice": _practice}
 
 
 def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]]:

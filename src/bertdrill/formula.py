@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -94,6 +95,12 @@ def parse(source: str) -> Formula:
     """Parse ``source`` into a :class:`Formula`, refusing anything but arithmetic."""
     if not isinstance(source, str):
         raise FormulaError(f"a formula must be text, not {type(source).__name__}")
+    return _parse(source)
+
+
+# Lessons evaluate the same few formulas for every card; a parsed Formula never changes.
+@functools.lru_cache(maxsize=4096)
+def _parse(source: str) -> Formula:
     if len(source) > MAX_LENGTH:
         raise FormulaError(f"formula too long ({len(source):,} characters; at most {MAX_LENGTH:,})")
     if not source.strip():

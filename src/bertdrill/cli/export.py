@@ -36,10 +36,10 @@ def anki(
     """
     from ..anki import export
 
-    summary = export(load(paths), output, lang.value)
-    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(summary.kinds.items()))
-    decks = "deck" if len(summary.decks) == 1 else "decks"
-    out.print(f"Wrote {escape(str(output))}: {summary.notes} notes ({kinds}), {summary.cards} cards "
-              f"in {len(summary.decks)} {decks}:")
-    for name in summary.decks:
-        out.print(f"  {escape(name)}")
+    package = export(load(paths), output, lang.value)
+    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(package.kinds.items()))
+    decks = "deck" if len(package.decks) == 1 else "decks"
+    out.print(f"Wrote {escape(str(output))}: {len(package.notes)} notes ({kinds}), one card each, "
+              f"in {len(package.decks)} {decks}:")
+    for deck in package.decks:
+        out.print(f"  {escape(deck.name)}")
