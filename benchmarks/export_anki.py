@@ -12,14 +12,18 @@ items by default; see generated.py):
   the field texts and tags already in hand, one ``genanki.Note`` each with
   ``genanki.guid_for`` as its GUID, then ``genanki.Package.write_to_file``.
 
-It prints the best time of each side over the runs, and their ratio. The
-target is bertdrill / genanki <= 1.2. Parsing the TOML text is timed apart:
-every command pays it, and it is not part of writing a package.
+It prints the best time of each side over the runs, by CPU time and by wall
+clock, and their ratios. The target is bertdrill / genanki <= 1.2 in CPU time:
+on a shared machine other processes stretch wall-clock times at random, and
+both sides here use one core and no waiting worth counting. Parsing the TOML
+text is timed apart: every command pays it, and it is not part of writing a
+package.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import tempfile
 import time
@@ -63,16 +67,18 @@ def with_bertdrill(parsed: lesson.Lesson, path: Path) -> None:
     anki.export([parsed], path, "en", modified={parsed.id: 1_700_000_000})
 
 
-def timed(action) -> float:
-    start = time.perf_counter()
+def timed(action) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one call, starting with no garbage left by the one before."""
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
     action()
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("items", nargs="?", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
 
     text = lesson_toml(args.items)
@@ -83,6 +89,10 @@ def main() -> int:
     models = plain_models()
     deck_name = anki.deck_name(parsed, "en", nested=False)
 
+    # Both sides' inputs stay alive for the whole run: keep the cycle collector from walking them
+    # again and again, so neither side pays for the other's data.
+    gc.collect()
+    gc.freeze()
     ours, theirs = [], []
     with tempfile.TemporaryDirectory() as folder:
         for run in range(args.runs):
@@ -90,13 +100,19 @@ def main() -> int:
             theirs.append(timed(lambda: with_genanki(notes, models, deck_name, Path(folder) / f"genanki-{run}.apkg")))
         sizes = [(Path(folder) / f"{side}-0.apkg").stat().st_size for side in ("bertdrill", "genanki")]
 
-    best_ours, best_theirs = min(ours), min(theirs)
-    ratio = best_ours / best_theirs
+    (wall_ours, cpu_ours), (wall_theirs, cpu_theirs) = _best(ours), _best(theirs)
+    ratio = cpu_ours / cpu_theirs
     print(f"lesson: {args.items:,} items, {len(notes):,} notes; parsing the TOML took {parse_time:.2f} s (not counted)")
-    print(f"bertdrill export anki: {best_ours:.3f} s  (best of {args.runs}; package {sizes[0] / 1e6:.1f} MB)")
-    print(f"genanki directly:      {best_theirs:.3f} s  (best of {args.runs}; package {sizes[1] / 1e6:.1f} MB)")
-    print(f"ratio: {ratio:.2f} (target <= {TARGET}: {'met' if ratio <= TARGET else 'MISSED'})")
+    print(f"bertdrill export anki: {cpu_ours:.3f} s CPU, {wall_ours:.3f} s wall  (package {sizes[0] / 1e6:.1f} MB)")
+    print(f"genanki directly:      {cpu_theirs:.3f} s CPU, {wall_theirs:.3f} s wall  (package {sizes[1] / 1e6:.1f} MB)")
+    print(f"ratio: {ratio:.2f} CPU, {wall_ours / wall_theirs:.2f} wall; best of {args.runs} runs each "
+          f"(target <= {TARGET} CPU: {'met' if ratio <= TARGET else 'MISSED'})")
     return 0 if ratio <= TARGET else 1
+
+
+def _best(times: list[tuple[float, float]]) -> tuple[float, float]:
+    """The fastest run by each clock: other processes only ever add time."""
+    return min(wall for wall, _ in times), min(cpu for _, cpu in times)
 
 
 if __name__ == "__main__":

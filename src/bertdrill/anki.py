@@ -31,6 +31,9 @@ than the export, so Anki keeps the user's version.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import hashlib
 import html
 import itertools
@@ -234,9 +237,15 @@ def fields(card: Card, language: str, source: str) -> list[str]:
 
 def tags(card: Card, lesson: Lesson, language: str) -> list[str]:
     """Lesson id, kind, language, the lesson's tags and the item's; tables as ``table::<id>``."""
-    found = [lesson.id, f"kind::{card.kind}", f"lang::{language}", *lesson.tags]
-    found += [f"table::{tag.removeprefix('table:')}" if tag.startswith("table:") else tag for tag in card.tags]
-    return list(dict.fromkeys(found))
+    return list(_tags(lesson.id, card.kind, language, lesson.tags, card.tags))
+
+
+@functools.lru_cache(maxsize=1024)  # most cards share their tags with many others
+def _tags(lesson_id: str, kind: str, language: str, lesson_tags: tuple[str, ...],
+          card_tags: tuple[str, ...]) -> tuple[str, ...]:
+    found = [lesson_id, f"kind::{kind}", f"lang::{language}", *lesson_tags]
+    found += [f"table::{tag.removeprefix('table:')}" if tag.startswith("table:") else tag for tag in card_tags]
+    return tuple(dict.fromkeys(found))
 
 
 # --- notes and decks -------------------------------------------------------------------------
@@ -351,25 +360,46 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
     note_rows, card_rows = [], []
     for position, note in enumerate(package.notes, start=1):
         note_id = next(ids)
-        note_rows.append((note_id, note.guid, note.model.model_id, note.modified, -1, f" {' '.join(note.tags)} ",
-                          "\x1f".join(note.fields), note.fields[0], 0, 0, ""))
-        # A new card: card type 0, queue 0; `due` is its place in the lesson, so Anki shows new
-        # cards in lesson order. Ordinal 0: one template, or the one cloze c1.
-        card_rows.append((next(ids), note_id, note.deck_id, 0, note.modified, -1, 0, 0, position,
-                          0, 0, 0, 0, 0, 0, 0, 0, ""))
+        note_rows.append((note_id, note.guid, note.model.model_id, note.modified, f" {' '.join(note.tags)} ",
+                          "\x1f".join(note.fields), note.fields[0]))
+        card_rows.append((next(ids), note_id, note.deck_id, note.modified, position))
     db = sqlite3.connect(":memory:")
     try:
         cursor = db.cursor()
+        cursor.execute("PRAGMA journal_mode = OFF")  # a database in memory, never rolled back
         genanki.Package(package.decks).write_to_db(cursor, timestamp, ids)
-        cursor.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)", note_rows)
-        cursor.executemany("INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", card_rows)
+        # Columns as genanki writes them: usn -1, no checksum, flags or data.
+        cursor.executemany("INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, 0, 0, '')", note_rows)
+        # A new card (type 0, queue 0) of ordinal 0: the one template, or the one cloze c1. Its
+        # `due` is its place in the lesson, so Anki shows new cards in lesson order.
+        cursor.executemany("INSERT INTO cards VALUES (?, ?, ?, 0, ?, -1, 0, 0, ?, 0, 0, 0, 0, 0, 0, 0, 0, '')",
+                           card_rows)
         db.commit()
         collection = db.serialize()
     finally:
         db.close()
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+    # Stored, not compressed, like genanki's packages: compressing costs more time than the
+    # whole rest of writing a large package, and Anki reads both.
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
         archive.writestr("collection.anki2", collection)
         archive.writestr("media", "{}")
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Pause Python's cycle collector while making many small objects that hold no cycles.
+
+    The collector runs after every few hundred new objects and, every so often, walks
+    everything alive, the parsed lessons included, so a large export would set it off again
+    and again for nothing. Mercurial's ``util.nogc`` does the same when it reads large files.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def check_target(path: Path) -> None:
@@ -389,16 +419,14 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
     A reader never sees half a file, and a failure leaves ``path`` as it was and no
     temporary file behind.
     """
-    if path.is_dir():
-        raise ExportError(f"{path} is a directory; give a file name such as {path / 'lessons.apkg'}")
     folder = path.parent
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
         raise ExportError(f"cannot write {path}: {_reason(exc, folder)}") from None
     try:
-        os.fchmod(handle, _file_mode(path))  # mkstemp makes files only the owner can read
         with os.fdopen(handle, "wb") as target:
+            os.fchmod(target.fileno(), _file_mode(path))  # mkstemp makes files only the owner can read
             write(target)
             target.flush()
             os.fsync(target.fileno())
@@ -427,6 +455,8 @@ def _reason(exc: OSError, folder: Path) -> str:
         return f"{folder} is not a folder"
     if isinstance(exc, PermissionError):
         return "permission denied"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory"
     return exc.strerror or str(exc)
 
 
@@ -441,7 +471,8 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
     if not lessons:
         raise ExportError("no lessons to export")
     modified = dict(modified) if modified is not None else lesson_times(lessons)
-    package = build(lessons, language, modified)
-    now = time.time()
-    write_atomically(path, lambda target: write_package(package, target, now))
+    with _collector_paused():
+        package = build(lessons, language, modified)
+        now = time.time()
+        write_atomically(path, lambda target: write_package(package, target, now))
     return package
