@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -223,6 +224,21 @@ def test_language_the_lesson_lacks(cli, tmp_path):
     assert result.exit_code == 1
     assert result.stderr == "Error: lesson 'tiny' has no 'tr' texts (its languages: en); try --lang all\n"
     assert not (tmp_path / "l.apkg").exists()
+
+
+def test_package_has_the_collection_genanki_writes(tmp_path):
+    def schema(package: Path) -> list:
+        database = tmp_path / f"{package.stem}.anki2"
+        database.write_bytes(zipfile.ZipFile(package).read("collection.anki2"))
+        with sqlite3.connect(database) as db:
+            return db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+
+    lesson = parse(_lesson(), "tiny.toml")
+    bertdrill_anki.export([lesson], tmp_path / "ours.apkg")
+    deck = genanki.Deck(1, "tiny")
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["q", "a"]))
+    genanki.Package(deck).write_to_file(str(tmp_path / "theirs.apkg"))
+    assert schema(tmp_path / "ours.apkg") == schema(tmp_path / "theirs.apkg")  # every table and index
 
 
 def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
