@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -226,7 +227,8 @@ def test_language_the_lesson_lacks(cli, tmp_path):
     assert not (tmp_path / "l.apkg").exists()
 
 
-def test_package_has_the_collection_genanki_writes(tmp_path):
+def test_package_has_the_collection_genanki_writes(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where genanki leaves its temporary database
     def schema(package: Path) -> list:
         database = tmp_path / f"{package.stem}.anki2"
         database.write_bytes(zipfile.ZipFile(package).read("collection.anki2"))
