@@ -34,8 +34,9 @@ def anki(
     Import the file in Anki with File > Import.
     Importing the export of an edited lesson updates its notes and keeps your review history.
     """
-    from ..anki import export
+    from ..anki import check_target, export
 
+    check_target(output)  # before reading the lessons, which can take a while
     package = export(load(paths), output, lang.value)
     kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(package.kinds.items()))
     decks = "deck" if len(package.decks) == 1 else "decks"
