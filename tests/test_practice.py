@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from bertdrill import practice
@@ -95,3 +98,16 @@ def test_cli_output_is_sanitised(cli, tmp_path):
     result = cli("practice", "check", str(script))
     assert "\x1b" not in result.stdout
     assert "[bold]red[/bold]" in result.stdout
+
+
+def test_what_the_script_started_does_not_outlive_it(card, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    script = ("import subprocess, sys\n"
+              "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+              f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n" + card.solution)
+    assert practice.check(card, write(tmp_path, script)).status == "passed"
+    status = Path(f"/proc/{int(pid_file.read_text())}/status")
+    deadline = time.monotonic() + 5
+    while status.exists() and "zombie" not in status.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not status.exists() or "zombie" in status.read_text()

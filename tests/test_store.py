@@ -481,7 +481,9 @@ def test_retention_states_and_ease(db, cards):
     db.set_flags(cards[2].id, suspended=True)
     db.set_flags(cards[3].id, buried_until=DAY + timedelta(days=1))
     states = db.card_states(DAY)
-    assert states["learning"] == 1 and states["mature"] == 1 and states["suspended"] == 1 and states["buried"] == 1
+    assert states["learning"] == 1 and states["mature"] == 1 and states["suspended"] == 1
+    assert states["new"] == len(cards) - 3  # the buried card counts by its schedule: new
+    assert list(states) == ["new", "learning", "young", "mature", "suspended", "removed"]
     assert sum(states.values()) == len(cards)
     assert db.average_ef() == pytest.approx((db.state(young).schedule.ef100 + db.state(mature).schedule.ef100) / 200)
     assert [s.card_id for s in db.hardest(1)] == [young]

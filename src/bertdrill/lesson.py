@@ -145,6 +145,8 @@ class Lesson:
         Numbers in prose come from the formulas, so they can never disagree
         with them. ``{{`` and ``}}`` stand for literal braces.
         """
+        if "{" not in text and "}" not in text:
+            return text  # most texts have no placeholders: skip the regular expression
         def fill(match: re.Match) -> str:
             name, explicit = match.group(1), match.group(2)
             if name is None:

@@ -7,6 +7,7 @@ parser itself stays a pure function of text.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 
@@ -61,12 +62,16 @@ def read_lesson(path: Path) -> Lesson:
     return parse(text.removeprefix("\ufeff"), name)
 
 
-def load_lessons(paths: list[Path] | None = None) -> list[Lesson]:
-    """The named lessons, or the shipped ones; every problem in every file is reported together."""
+def load_lessons(paths: list[Path] | None = None, *,
+                 track: Callable[[list[Path]], Iterable[Path]] = iter) -> list[Lesson]:
+    """The named lessons, or the shipped ones; every problem in every file is reported together.
+
+    ``track`` wraps the list of files as they are read (the CLI passes a progress bar).
+    """
     files = expand(paths) if paths else shipped_paths()
     lessons: list[Lesson] = []
     errors: list[LessonError] = []
-    for path in files:
+    for path in track(files):
         try:
             lessons.append(read_lesson(path))
         except LessonErrors as exc:

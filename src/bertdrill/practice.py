@@ -87,6 +87,7 @@ def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_
                 break
             time.sleep(POLL)
         seconds = time.monotonic() - started
+        _end_group(process)  # what the script started ends with it, even when the script itself ended well
         flooded = flooded or os.fstat(out.fileno()).st_size > max_output
         return Run(_read(out, max_output), _read(err, MAX_STDERR), process.returncode, timed_out, flooded, seconds)
 
@@ -97,6 +98,13 @@ def _kill(process: subprocess.Popen) -> None:
     except (ProcessLookupError, PermissionError):
         process.kill()
     process.wait()
+
+
+def _end_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # nothing left of it
 
 
 def _read(stream, limit: int) -> str:

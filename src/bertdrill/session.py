@@ -79,6 +79,11 @@ class Outcome:
     def rescheduled(self) -> bool:
         return self.kind != "redrill"
 
+    @property
+    def became_leech(self) -> bool:
+        """This answer made the card a leech (its lapses reached ``sm2.LEECH_LAPSES``)."""
+        return sm2.became_leech(self.before, self.after)
+
 
 @dataclass(frozen=True)
 class Summary:

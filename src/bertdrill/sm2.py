@@ -41,6 +41,9 @@ PASSING = 3
 REDRILL_BELOW = 4
 """Grades below this bring the card back later in the same session."""
 
+LEECH_LAPSES = 8
+"""A card that lapsed this often is a leech: it keeps costing time and is worth rewriting."""
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -69,6 +72,11 @@ class Schedule:
 
 NEW = Schedule()
 """The schedule of a card that has never been reviewed."""
+
+
+def became_leech(before: Schedule, after: Schedule) -> bool:
+    """Whether this review made the card a leech (its lapses reached :data:`LEECH_LAPSES`)."""
+    return before.lapses < LEECH_LAPSES <= after.lapses
 
 
 def _check_grade(quality: int) -> int:

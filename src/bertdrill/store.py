@@ -35,7 +35,7 @@ import hashlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -50,15 +50,15 @@ from sqlmodel import Field, Session, SQLModel, select
 from . import __version__
 from .cards import Card
 from .errors import StoreError
-from .sm2 import EF_START, REDRILL_BELOW, Schedule
+from .sm2 import EF_START, LEECH_LAPSES, REDRILL_BELOW, Schedule
 
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT = 10.0  # seconds to wait for another program's lock before giving up ($BERTDRILL_LOCK_TIMEOUT)
 BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits, per statement, within that
 TYPED_MAX = 1000  # characters of a typed answer kept in the log
-LEECH_LAPSES = 8  # a card that lapsed this often is a leech
 MATURE_DAYS = 21  # an interval from which a card counts as mature (Anki's line)
 ANSWER_KINDS = ("review", "new", "redrill", "practice")
+CARD_STATES = ("new", "learning", "young", "mature", "suspended", "removed")
 KEEP = object()  # "leave this flag as it is" in Store.set_flags
 T = TypeVar("T")
 
@@ -545,7 +545,8 @@ class Store:
 
     # ----------------------------------------------------------------- sync
 
-    def sync(self, cards: Sequence[Card], *, now: datetime | None = None) -> SyncReport:
+    def sync(self, cards: Sequence[Card], *, now: datetime | None = None,
+             track: Callable[[list[str]], Iterable[str]] = iter) -> SyncReport:
         """Make the store's cards match the lessons' cards, keeping every schedule and history.
 
         Cards are matched by id. A new fingerprint (edited text) keeps the schedule; a card
@@ -556,7 +557,8 @@ class Store:
         kept in the ``lesson`` table: when every digest matches, sync is one small query
         and writes nothing, however many cards there are. Only a lesson whose digest
         differs is compared card by card. Needs ``id``, ``lesson_id``, ``item_id``, ``kind``
-        and ``fingerprint`` of each card.
+        and ``fingerprint`` of each card. ``track`` wraps the list of lessons to compare (the
+        CLI passes a progress bar).
         """
         by_lesson: dict[str, list[tuple[str, str, str, str]]] = {}
         for card in cards:
@@ -573,7 +575,7 @@ class Store:
 
         def apply(session: Session) -> SyncReport:
             report = SyncReport()
-            for lesson_id in stale(session):  # again, now under the write lock
+            for lesson_id in track(stale(session)):  # again, now under the write lock
                 report = _add(report, _sync_lesson(_driver(session), lesson_id, by_lesson[lesson_id], stamp))
                 _driver(session).execute(
                     "INSERT OR REPLACE INTO lesson (id, digest, cards, synced_at) VALUES (?, ?, ?, ?)",
@@ -765,90 +767,109 @@ class Store:
             params["lessons"] = list(lessons)
         return self._run(lambda s: s.connection().execute(statement, params).scalar())
 
-    def reviews_per_day(self, since: date, until: date) -> dict[date, int]:
-        """Answers per study day in [since, until], for a heatmap; days without answers are absent."""
-        query = text("SELECT study_day, count(*) FROM review WHERE study_day BETWEEN :since AND :until "
-                     "GROUP BY study_day ORDER BY study_day")
-        rows = self._run(lambda s: s.connection().execute(
-            query, {"since": since.isoformat(), "until": until.isoformat()}).all())
+    def _rows(self, query: str, lessons: Collection[str] | None = None, **params) -> list:
+        """All rows of a read-only query; ``:lessons`` (if used) expands to the lesson ids."""
+        statement = text(query)
+        if lessons is not None:
+            statement = statement.bindparams(bindparam("lessons", expanding=True))
+            params["lessons"] = list(lessons)
+        params = {key: value.isoformat() if isinstance(value, date) else value for key, value in params.items()}
+        return self._run(lambda s: s.connection().execute(statement, params).all())
+
+    def reviews_per_day(self, since: date, until: date, *, lessons: Collection[str] | None = None) -> dict[date, int]:
+        """Answers of every kind per study day in [since, until], for a heatmap; days without answers are absent."""
+        rows = self._rows(f"SELECT r.study_day, count(*) {_from_review(lessons)} WHERE r.study_day BETWEEN :since AND :until "
+                          f"{_lesson_filter(lessons)} GROUP BY r.study_day ORDER BY r.study_day",
+                          lessons, since=since, until=until)
         return {date.fromisoformat(day): count for day, count in rows}
 
-    def streaks(self, today: date) -> tuple[int, int]:
-        """(current, longest) runs of study days with at least one answer.
+    def streaks(self, today: date, *, lessons: Collection[str] | None = None) -> tuple[int, int]:
+        """(current, longest) runs of study days with at least one answer, up to ``today``.
 
         The current run ends today, or yesterday when nothing was answered yet today.
         """
-        query = text("SELECT DISTINCT study_day FROM review ORDER BY study_day")
-        days = [date.fromisoformat(row[0]) for row in self._run(lambda s: s.connection().execute(query).all())]
+        rows = self._rows(f"SELECT DISTINCT r.study_day {_from_review(lessons)} WHERE r.study_day <= :today "
+                          f"{_lesson_filter(lessons)} ORDER BY r.study_day", lessons, today=today)
         longest = run = 0
         previous = None
-        for day in days:
+        for day in (date.fromisoformat(row[0]) for row in rows):
             run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
             longest = max(longest, run)
             previous = day
-        current = run if previous is not None and (today - previous).days in (0, 1) else 0
+        current = run if previous is not None and (today - previous).days <= 1 else 0
         return current, longest
 
     def forecast(self, today: date, days: int, *, lessons: Collection[str] | None = None) -> list[tuple[date, int]]:
-        """Due counts for today and the next ``days - 1`` days; today's includes everything overdue."""
-        last = today + timedelta(days=max(days, 1) - 1)
-        query = text(f"SELECT max(s.due, :day) AS d, count(*) {_FROM} WHERE s.due <= :last {_ACTIVE} "
-                     f"{_lesson_filter(lessons)} GROUP BY d".replace(":today", ":day"))
-        params: dict = {"day": today.isoformat(), "last": last.isoformat()}
-        if lessons is not None:
-            query = query.bindparams(bindparam("lessons", expanding=True))
-            params["lessons"] = list(lessons)
-        counts = dict(self._run(lambda s: s.connection().execute(query, params).all()))
-        return [(today + timedelta(days=i), counts.get((today + timedelta(days=i)).isoformat(), 0))
-                for i in range(max(days, 1))]
+        """Cards due on today and each of the next ``days - 1`` days, as review will show them.
 
-    def retention(self, since: date | None = None) -> Retention:
-        """How often due reviews were passed (grade 3 or more), young (interval < 21 days) and mature."""
-        query = text(
-            f"SELECT interval_before >= {MATURE_DAYS} AS mature, sum(grade >= 3), count(*) FROM review "
-            "WHERE kind = 'review' AND study_day >= :since GROUP BY mature")
-        rows = self._run(lambda s: s.connection().execute(query, {"since": (since or date.min).isoformat()}).all())
+        Today's count includes everything overdue; a buried card counts on the day it comes back.
+        """
+        days = max(days, 1)
+        last = today + timedelta(days=days - 1)
+        rows = self._rows(
+            "SELECT max(s.due, coalesce(s.buried_until, s.due), :today) AS d, count(*) "
+            f"{_FROM} WHERE s.due IS NOT NULL AND s.suspended = 0 AND c.removed = 0 AND c.kind != 'practice' "
+            f"{_lesson_filter(lessons)} GROUP BY d HAVING d <= :last", lessons, today=today, last=last)
+        counts = dict(rows)
+        return [(today + timedelta(days=i), counts.get((today + timedelta(days=i)).isoformat(), 0))
+                for i in range(days)]
+
+    def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention:
+        """How often due reviews were passed (grade 3 or more), young (interval < 21 days) and mature.
+
+        Only ``review`` answers count: a new card's first answer, same-day re-drills and practice
+        checks say nothing about recall after an interval.
+        """
+        rows = self._rows(
+            f"SELECT r.interval_before >= {MATURE_DAYS} AS mature, sum(r.grade >= 3), count(*) {_from_review(lessons)} "
+            f"WHERE r.kind = 'review' AND r.study_day >= :since {_lesson_filter(lessons)} GROUP BY mature",
+            lessons, since=since or date.min)
         found = {bool(mature): (passed, total) for mature, passed, total in rows}
         young, mature = found.get(False, (0, 0)), found.get(True, (0, 0))
         return Retention(young[0], young[1], mature[0], mature[1])
 
     def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]:
-        """How many cards are in each state: new, learning, young, mature, suspended, buried, removed.
+        """How many cards are in each state: new, learning, young, mature, suspended, removed.
 
-        learning: reviewed, but not yet recalled twice in a row; young: interval under 21 days;
-        mature: 21 days or more. Suspended, buried and removed cards are counted apart only.
+        learning: reviewed, but not recalled twice in a row since its first answer or its latest
+        lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
+        removed only, a suspended one as suspended only; a buried card counts by its schedule.
         """
-        query = text(
+        rows = self._rows(
             "SELECT CASE WHEN c.removed THEN 'removed' WHEN s.suspended THEN 'suspended' "
-            "WHEN s.buried_until > :day THEN 'buried' WHEN s.due IS NULL THEN 'new' "
+            "WHEN s.due IS NULL THEN 'new' "
             f"WHEN s.repetitions < 2 THEN 'learning' WHEN s.interval < {MATURE_DAYS} THEN 'young' "
-            f"ELSE 'mature' END AS state, count(*) {_FROM} WHERE 1 {_lesson_filter(lessons)} GROUP BY state")
-        params: dict = {"day": today.isoformat()}
-        if lessons is not None:
-            query = query.bindparams(bindparam("lessons", expanding=True))
-            params["lessons"] = list(lessons)
-        counts = dict(self._run(lambda s: s.connection().execute(query, params).all()))
-        return {state: counts.get(state, 0)
-                for state in ("new", "learning", "young", "mature", "suspended", "buried", "removed")}
+            f"ELSE 'mature' END AS state, count(*) {_FROM} WHERE 1 {_lesson_filter(lessons)} GROUP BY state",
+            lessons)
+        counts = dict(rows)
+        return {state: counts.get(state, 0) for state in CARD_STATES}
 
-    def average_ef(self) -> float | None:
-        """Mean easiness factor of reviewed, not removed cards."""
-        query = text(f"SELECT avg(s.ef100) {_FROM} WHERE s.due IS NOT NULL AND c.removed = 0")
-        value = self._run(lambda s: s.connection().execute(query).scalar())
+    def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
+        """How many answers the log holds."""
+        return self._rows(f"SELECT count(*) {_from_review(lessons)} WHERE 1 {_lesson_filter(lessons)}", lessons)[0][0]
+
+    def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
+        """Mean easiness factor of reviewed cards still in their lessons."""
+        value = self._rows(f"SELECT avg(s.ef100) {_FROM} WHERE s.due IS NOT NULL AND c.removed = 0 "
+                           f"{_lesson_filter(lessons)}", lessons)[0][0]
         return value / 100 if value is not None else None
 
-    def leeches(self, min_lapses: int = LEECH_LAPSES) -> list[CardState]:
+    def leeches(self, min_lapses: int = LEECH_LAPSES, *, lessons: Collection[str] | None = None) -> list[CardState]:
         """Cards that lapsed at least ``min_lapses`` times, most lapses first."""
-        return self._states(ScheduleRow.lapses >= min_lapses, ScheduleRow.lapses.desc())
+        return self._states(ScheduleRow.lapses >= min_lapses, ScheduleRow.lapses.desc(), lessons=lessons)
 
-    def hardest(self, limit: int = 10) -> list[CardState]:
-        """Reviewed cards with the lowest easiness factor."""
-        return self._states(ScheduleRow.due.is_not(None), ScheduleRow.ef100, limit=limit)
+    def hardest(self, limit: int = 10, *, lessons: Collection[str] | None = None) -> list[CardState]:
+        """Reviewed cards with the lowest easiness factor, lowest first (more lapses first among equals)."""
+        return self._states(ScheduleRow.due.is_not(None), (ScheduleRow.ef100, ScheduleRow.lapses.desc()),
+                            limit=limit, lessons=lessons)
 
-    def _states(self, where, order, *, limit: int | None = None) -> list[CardState]:
+    def _states(self, where, order, *, limit: int | None = None, lessons=None) -> list[CardState]:
         def work(session: Session) -> list[CardState]:
             query = (select(ScheduleRow, CardRow).join(CardRow, CardRow.id == ScheduleRow.card_id)
-                     .where(where, CardRow.removed == False).order_by(order, ScheduleRow.card_id))  # noqa: E712
+                     .where(where, CardRow.removed == False)  # noqa: E712
+                     .order_by(*(order if isinstance(order, tuple) else (order,)), ScheduleRow.card_id))
+            if lessons is not None:
+                query = query.where(CardRow.lesson_id.in_(list(lessons)))
             if limit is not None:
                 query = query.limit(limit)
             return [_state(row, card) for row, card in session.exec(query)]
@@ -907,6 +928,11 @@ def _driver(session: Session) -> sqlite3.Connection:
     """The sqlite3 connection under a session (in its transaction), for bulk work where
     SQLAlchemy's row objects would cost several times more than the query."""
     return session.connection().connection.driver_connection
+
+
+def _from_review(lessons: Collection[str] | None) -> str:
+    """The review log, joined to its cards only when a lesson filter needs them (the join costs a lookup per row)."""
+    return "FROM review r" if lessons is None else "FROM review r JOIN card c ON c.id = r.card_id"
 
 
 def _lesson_filter(lessons: Collection[str] | None) -> str:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from .base import app
 
 # Importing a command module registers its commands on `app`.
-from . import lessons, practice, review, sheet  # noqa: E402,F401
+from . import export, lessons, practice, review, sheet  # noqa: E402,F401
+from . import stats  # noqa: E402,F401
 
 __all__ = ["app", "run"]
 

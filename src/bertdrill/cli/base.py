@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -34,7 +37,8 @@ class LazyConsole:
         self.__dict__["_options"] = options
         self.__dict__["_console"] = None
 
-    def _get(self):
+    def get(self):
+        """The Console itself, made now if need be."""
         if self._console is None:
             from rich.console import Console
 
@@ -43,10 +47,16 @@ class LazyConsole:
         return self._console
 
     def __getattr__(self, name):
-        return getattr(self._get(), name)
+        return getattr(self.get(), name)
 
     def __setattr__(self, name, value):
-        setattr(self._get(), name, value)
+        setattr(self.get(), name, value)
+
+    def __enter__(self):  # rich's Live uses `with console:`; dunders are looked up on the class
+        return self.get().__enter__()
+
+    def __exit__(self, *exc_info):
+        return self.get().__exit__(*exc_info)
 
 
 # Plain text on stdout when it is not a terminal (pipes, scripts, tests); rich honours NO_COLOR itself.
@@ -77,6 +87,8 @@ def escape(text: str) -> str:
 
 
 debug = {"on": bool(os.environ.get("BERTDRILL_DEBUG"))}
+T = TypeVar("T")
+PROGRESS_AFTER = 0.3  # seconds of work before a progress bar appears: quick work never flickers
 
 
 class BertdrillGroup(TyperGroup):
@@ -126,6 +138,20 @@ class Language(str, Enum):
 
 
 LangOption = Annotated[Language, typer.Option("--lang", "-l", help="Language of the lesson texts.")]
+DbOption = Annotated[str | None, typer.Option(
+    "--db", metavar="PATH_OR_URL", show_default=False,
+    help="Database file or sqlite:/// URL (default: $BERTDRILL_DB, else $BERTDRILL_HOME/bertdrill.db, "
+         "else the user data folder).")]
+FilesOption = Annotated[list[Path] | None, typer.Option(
+    "--file", "-f", show_default=False, help="Use these lesson files instead of the shipped lessons.")]
+LessonOption = Annotated[str | None, typer.Option("--lesson", show_default=False, help="Only this lesson (id).")]
+NewOption = Annotated[int, typer.Option(
+    "--new", min=0, envvar="BERTDRILL_NEW_PER_DAY", help="New cards per study day.")]
+LimitOption = Annotated[int, typer.Option(
+    "--limit", min=0, envvar="BERTDRILL_LIMIT_PER_DAY", help="Cards per study day, due and new together.")]
+RolloverOption = Annotated[int, typer.Option(
+    "--rollover-hour", min=0, max=23, envvar="BERTDRILL_ROLLOVER_HOUR",
+    help="Hour when a new study day starts (a review at 00:30 counts for the day before).")]
 LessonsArgument = Annotated[
     list[Path] | None,
     typer.Argument(help="Lesson files or folders (default: the lessons that ship with bertdrill).", show_default=False),
@@ -152,4 +178,77 @@ def load(paths: list[Path] | None):
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
     from ..loader import load_lessons
 
-    return load_lessons(list(paths) if paths else None)
+    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, "Reading lessons"))
+
+
+def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AFTER) -> Iterator[T]:
+    """Yield ``items``, with a rich progress bar on a terminal once the work has taken ``after`` seconds.
+
+    Quiet when standard output is not a terminal (pipes, scripts, tests), and the bar is
+    cleared when done, so it never mixes with what the command prints.
+    """
+    if not out.is_terminal:
+        yield from items
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    started = time.monotonic()
+    bar = task = None
+    try:
+        for done, item in enumerate(items):
+            if bar is None and time.monotonic() - started > after:
+                bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                               TimeRemainingColumn(), console=out, transient=True)
+                bar.start()
+                task = bar.add_task(description, total=len(items), completed=done)
+            yield item
+            if bar is not None:
+                bar.advance(task)
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+def open_store(db, paths, lesson_id, language):
+    """The store (created or migrated), synced with the lessons; the cards and lessons to review."""
+    from ..cards import compile_lesson
+    from ..loader import find_lesson
+    from ..store import Store
+
+    lessons = load(paths)
+    if lesson_id:
+        lesson = find_lesson(lessons, lesson_id)
+        chosen = [lesson]
+    else:
+        chosen = lessons
+    if language:
+        for lesson in chosen:
+            if language not in lesson.languages:
+                raise BertdrillError(f"lesson {lesson.id} has no {language!r} texts "
+                                     f"(it has {', '.join(lesson.languages)}); use --lang {lesson.languages[0]}")
+    compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, "Building cards")}
+    store = Store.open(db)
+    store.sync([card for cards in compiled.values() for card in cards],
+               track=lambda stale: progress(stale, "Syncing lessons"))
+    cards = [card for lesson in chosen for card in compiled[lesson.id]]
+    return store, cards, [lesson.id for lesson in chosen]
+
+
+def clock():
+    """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks.
+
+    A time with an offset (``2025-03-03T09:00+03:00``) is that wall time in that offset, so a
+    script means the same study day on every machine; a time without one is local time.
+    """
+    from ..session import local_now
+
+    start_text = os.environ.get("BERTDRILL_NOW")
+    if not start_text:
+        return local_now
+    try:
+        start = datetime.fromisoformat(start_text)
+    except ValueError:
+        raise BertdrillError(f"BERTDRILL_NOW={start_text!r} is not a date and time such as 2024-05-01T09:00") from None
+    start = start if start.tzinfo else start.astimezone()
+    began = time.monotonic()
+    return lambda: start + timedelta(seconds=time.monotonic() - began)

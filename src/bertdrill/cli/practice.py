@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import BertdrillError
-from .base import LangOption, Language, app, escape, load, out
+from .base import DbOption, LangOption, Language, RolloverOption, app, clock, escape, load, open_store, out
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
@@ -20,11 +20,9 @@ app.add_typer(practice_app, name="practice")
 LessonFiles = Annotated[list[Path] | None, typer.Option("--file", "-f", help="Read lessons from these files instead.")]
 
 
-def practice_card(paths: list[Path] | None, item: str | None):
+def practice_card(cards, item: str | None):
     """The practice card named by ``item`` (an item id or card id), or the only one there is."""
-    from ..loader import all_cards
-
-    cards = [card for card in all_cards(load(paths)) if card.kind == "practice"]
+    cards = [card for card in cards if card.kind == "practice"]
     if item:
         cards = [card for card in cards if item in (card.item_id, card.id)]
     if not cards:
@@ -44,7 +42,9 @@ def start(
     paths: LessonFiles = None,
 ) -> None:
     """Write the exercise's starter code, with the task as a comment."""
-    card = practice_card(paths, item)
+    from ..loader import all_cards
+
+    card = practice_card(all_cards(load(paths)), item)
     if output.exists() and not force:
         raise BertdrillError(f"{output} exists; use --force to overwrite it, or -o to choose another file")
     task = "\n".join(f"# {line}" for para in card.prompt[lang.value].splitlines() for line in textwrap.wrap(para, 76) or [""])
@@ -60,10 +60,13 @@ def start(
 def check_command(
     args: Annotated[list[str], typer.Argument(metavar="[ITEM] SCRIPT", help="Optional practice item id, then your script.")],
     lang: LangOption = Language.en,
+    db: DbOption = None,
     paths: LessonFiles = None,
+    rollover_hour: RolloverOption = 4,
 ) -> None:
-    """Run your script and compare its output with the expected output, line by line.
+    """Run your script, compare its output with the expected output line by line, and record the attempt.
 
+    The attempt is saved as a review of the practice card (grade 5 right, 2 wrong, 1 did not run).
     Exits 0 when the output is right, 1 otherwise.
     """
     from .. import practice
@@ -71,11 +74,32 @@ def check_command(
     if len(args) > 2:
         raise typer.BadParameter("give at most an item id and a script", param_hint="[ITEM] SCRIPT")
     item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
-    card = practice_card(paths, item)
+    now = clock()
+    store, cards, _ = open_store(db, paths, None, None)  # first, so a bad database fails before the run
+    card = practice_card(cards, item)
     outcome = practice.check(card, Path(script))
     report(outcome, card.explanation.get(lang.value, ""))
+    record(store, card, outcome, now(), rollover_hour)
+    store.close()
     if not outcome.passed:
         raise typer.Exit(1)
+
+
+def record(store, card, outcome, moment, rollover_hour: int) -> None:
+    """Save the attempt as a review of the practice card, and say when to try it again."""
+    from .. import sm2
+    from ..session import record_attempt
+    from .review import day_words, leech_warning
+
+    answer = record_attempt(store, card.id, outcome.grade, moment=moment, rollover_hour=rollover_hour,
+                            typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000))
+    today = sm2.study_day(moment, rollover_hour)
+    if answer.after == answer.before:
+        out.print(f"Saved: grade {answer.grade} (already checked today: only the first check of a day moves the schedule).")
+    else:
+        out.print(f"Saved: grade {answer.grade} · check it again {day_words(answer.after.due, today)}.")
+    if sm2.became_leech(answer.before, answer.after):
+        out.print(leech_warning(card.id, answer.after.lapses))
 
 
 def report(outcome, explanation: str) -> None:

@@ -14,20 +14,18 @@ acknowledged with ``Saved:`` is already in the database.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
 import threading
-import time
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
-from pathlib import Path
+from datetime import date
 from typing import Annotated
 
 import typer
 
-from ..errors import BertdrillError, StoreError
-from .base import LangOption, Language, app, escape, load, out
+from ..errors import StoreError
+from .base import (DbOption, FilesOption, LangOption, Language, LessonOption, LimitOption, NewOption, RolloverOption,
+                   app, clock, escape, open_store, out)
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
@@ -36,22 +34,6 @@ KEYS = {"u": "undo", "s": "suspend", "b": "bury", "q": "quit"}
 LETTERS = "abcdefghij"  # choice options, as grading reads them
 GRADES = ("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
           "3 right, with effort · 4 right, after a pause · 5 right at once")
-
-DbOption = Annotated[str | None, typer.Option(
-    "--db", metavar="PATH_OR_URL", show_default=False,
-    help="Database file or sqlite:/// URL (default: $BERTDRILL_DB, else $BERTDRILL_HOME/bertdrill.db, "
-         "else the user data folder).")]
-FilesOption = Annotated[list[Path] | None, typer.Option(
-    "--file", "-f", show_default=False, help="Review these lesson files instead of the shipped lessons.")]
-LessonOption = Annotated[str | None, typer.Option("--lesson", show_default=False, help="Only this lesson (id).")]
-NewOption = Annotated[int, typer.Option(
-    "--new", min=0, envvar="BERTDRILL_NEW_PER_DAY", help="New cards per study day.")]
-LimitOption = Annotated[int, typer.Option(
-    "--limit", min=0, envvar="BERTDRILL_LIMIT_PER_DAY", help="Cards per study day, due and new together.")]
-RolloverOption = Annotated[int, typer.Option(
-    "--rollover-hour", min=0, max=23, envvar="BERTDRILL_ROLLOVER_HOUR",
-    help="Hour when a new study day starts (a review at 00:30 counts for the day before).")]
-
 
 class Quit(Exception):
     """The learner asked to stop (q, :quit)."""
@@ -85,8 +67,8 @@ def review(
     """
     from ..session import Limits, Session
 
-    store, cards, lessons = _open(db, paths, lesson_id, lang.value)
-    session = Session(store, cards, clock=_clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
+    session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
     reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
     code = Review(session, reader, lang.value).run()
     store.close()
@@ -107,8 +89,8 @@ def status(
     from .. import sm2
     from ..session import Limits, room_today
 
-    store, cards, lessons = _open(db, paths, lesson_id, None)
-    today = sm2.study_day(_clock()(), rollover_hour)
+    store, cards, lessons = open_store(db, paths, lesson_id, None)
+    today = sm2.study_day(clock()(), rollover_hour)
     found = store.status(today, lessons=lessons)
     _, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
@@ -133,7 +115,7 @@ def status(
         ("Due now", str(found.due_now)),
         ("New today", f"{new_today} (of {found.new_cards} not seen yet)"),
         ("Learned", f"{found.learned} of {total} cards"),
-        ("Next due", _day_words(found.next_due, today) if found.next_due else "nothing scheduled yet"),
+        ("Next due", day_words(found.next_due, today) if found.next_due else "nothing scheduled yet"),
         ("Streak", _plural(found.streak, "day")),
         ("Answered today", str(data["answered_today"])),
         ("Database", escape(store.where)),
@@ -141,50 +123,6 @@ def status(
     out.print(f"Study day {today.isoformat()}")
     for label, value in rows:
         out.print(f"  {label:<15} {value}")
-
-
-def _open(db, paths, lesson_id, language):
-    """The store (created or migrated), synced with the lessons; the cards and lessons to review."""
-    from ..cards import compile_lesson
-    from ..loader import find_lesson
-    from ..store import Store
-
-    lessons = load(paths)
-    if lesson_id:
-        lesson = find_lesson(lessons, lesson_id)
-        chosen = [lesson]
-    else:
-        chosen = lessons
-    if language:
-        for lesson in chosen:
-            if language not in lesson.languages:
-                raise BertdrillError(f"lesson {lesson.id} has no {language!r} texts "
-                                     f"(it has {', '.join(lesson.languages)}); use --lang {lesson.languages[0]}")
-    compiled = {lesson.id: compile_lesson(lesson) for lesson in lessons}
-    store = Store.open(db)
-    store.sync([card for cards in compiled.values() for card in cards])
-    cards = [card for lesson in chosen for card in compiled[lesson.id]]
-    return store, cards, [lesson.id for lesson in chosen]
-
-
-def _clock():
-    """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks.
-
-    A time with an offset (``2025-03-03T09:00+03:00``) is that wall time in that offset, so a
-    script means the same study day on every machine; a time without one is local time.
-    """
-    from ..session import local_now
-
-    start_text = os.environ.get("BERTDRILL_NOW")
-    if not start_text:
-        return local_now
-    try:
-        start = datetime.fromisoformat(start_text)
-    except ValueError:
-        raise BertdrillError(f"BERTDRILL_NOW={start_text!r} is not a date and time such as 2024-05-01T09:00") from None
-    start = start if start.tzinfo else start.astimezone()
-    began = time.monotonic()
-    return lambda: start + timedelta(seconds=time.monotonic() - began)
 
 
 # --------------------------------------------------------------------------- input
@@ -336,6 +274,8 @@ class Review:
         with _interrupts_held():
             outcome = self.session.answer(chosen, typed)
             out.print(_saved(outcome, self.session.day))
+            if outcome.became_leech:
+                out.print(leech_warning(card.id, outcome.after.lapses))
 
     def explain(self, card) -> None:
         explanation = card.explanation.get(self.language)
@@ -410,12 +350,18 @@ def _saved(outcome, today: date) -> str:
         rest = "re-drill, schedule unchanged"
     else:
         due = outcome.after.due
-        rest = f"next review {_day_words(due, today)}"
+        rest = f"next review {day_words(due, today)}"
     again = "; back later in this session" if outcome.again else ""
     return f"Saved: grade {outcome.grade} · {rest}{again}."
 
 
-def _day_words(day: date, today: date) -> str:
+def leech_warning(card_id: str, lapses: int) -> str:
+    """One line, the moment a card becomes a leech: it is tagged, and worth a look."""
+    return (f"[bold]Leech:[/bold] {escape(card_id)} has lapsed {lapses} times, now tagged a leech: "
+            "rewrite it, or suspend it when it comes back.")
+
+
+def day_words(day: date, today: date) -> str:
     days = (day - today).days
     if days == 0:
         return f"today ({day.isoformat()})"
