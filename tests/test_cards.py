@@ -52,3 +52,20 @@ def test_blank_cards_compare_over_every_set_and_synthetic_ones():
     assert blank.answer["en"] == "dikkat = 4 * (d * d + d)"
     assert len(blank.check_envs) == 5  # bert-base, bert-large and three prime sets
     assert len({env["d"] for env in blank.check_envs}) == 5
+
+
+def test_fingerprints_keep_the_values_stores_hold():
+    """Stores compare fingerprints on every sync: a new formula would mark every card as edited.
+    These are the values bertdrill 0.1 wrote (a JSON dump of the shown texts, SHA-256, 16 hex digits)."""
+    import hashlib
+    import json
+
+    cards = {card.id: card for card in compile_lesson(parse(MINIMAL.read_text(), "a.toml"))}
+    assert (cards["mini/what"].fingerprint, cards["mini/table#width"].fingerprint) == (
+        "24d91af3f9b693fe", "7c4e639dcc032ce0")
+    for card in cards.values():
+        shown = [card.kind, card.prompt, card.answer, card.explanation, card.options, card.code,
+                 card.term, card.accept, list(card.expected_output), card.tags]
+        dumped = json.dumps(shown, sort_keys=True, ensure_ascii=False).encode()
+        assert card.fingerprint == hashlib.sha256(dumped).hexdigest()[:16]
+        assert card.fingerprint is card.fingerprint  # computed once

@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 
 from . import formula
@@ -23,6 +24,10 @@ from .lesson import Item, Lesson, Text, grouping
 # Synthetic parameter values for comparing expressions beyond the lesson's own sets:
 # distinct primes, so `4*d*d + 4*d` and `4 * (d * d + d)` agree only when they truly are equal.
 _PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73)
+
+# One encoder for every fingerprint: json.dumps builds a new one per call when given options.
+# Same output as json.dumps(shown, sort_keys=True, ensure_ascii=False), so stored fingerprints stay valid.
+_FINGERPRINT_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, check_circular=False)
 
 
 @dataclass(frozen=True)
@@ -66,12 +71,15 @@ class Card:
             return f"{prompt}\n{self.term[language]} → ?"
         return prompt
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
-        """A hash of everything shown, so stores and exports can tell when a card's text changed."""
+        """A hash of everything shown, so stores and exports can tell when a card's text changed.
+
+        Computed once per card (the card is frozen): syncing a large store reads it for every card.
+        """
         shown = [self.kind, self.prompt, self.answer, self.explanation, self.options, self.code,
                  self.term, self.accept, list(self.expected_output), self.tags]
-        return hashlib.sha256(json.dumps(shown, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+        return hashlib.sha256(_FINGERPRINT_JSON.encode(shown).encode()).hexdigest()[:16]
 
 
 def compile_lesson(lesson: Lesson) -> list[Card]:

@@ -1,0 +1,262 @@
+"""Every figure of issue 7 in one run, each beside a baseline measured in the same run, with the ratio.
+
+    python benchmarks/run.py [--runs 7] [--cards 100000] [--reviews 1000000] [--items 10000] [--answers 1000]
+
+In a fresh temporary folder, with medians of several runs (a command and its baseline
+alternate, so both meet the same load on a shared machine):
+
+1. ``bertdrill --help`` against ``python -c "import typer"``: start-up (target: ratio <= 1.5);
+2. ``bertdrill status`` on a store of 100,000 cards and 1,000,000 reviews (review.py's
+   generator: synthetic cards in lessons of their own, next to the shipped lesson) against
+   ``python -c "import sqlmodel"`` (target <= 1.5);
+3. answering 1,000 cards through the scripted review (a real ``bertdrill review`` reading
+   grades on standard input; time from the first card shown to the last answer saved,
+   per answer) against 1,000 raw sqlite3 write transactions with the same durability
+   settings (target: <= 20 ms per answer);
+4. ``bertdrill check`` on a generated 10,000-item lesson (lessons.py) against parsing the
+   same file with tomllib, both as commands (target <= 5);
+5. ``export anki`` of that lesson: writing the package (``bertdrill.anki.export``: cards,
+   fields, notes, the atomic write) against writing the same notes with genanki directly
+   (export_anki.py's baseline), in this process (target <= 1.2). Reading and verifying the
+   lesson is row 4; the whole command's time is printed under the table for reference.
+
+Prints PASS or MISS per row and always exits 0: a benchmark reports, the tests judge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from lessons import generated_lesson  # noqa: E402
+from review import build_store  # noqa: E402
+
+PYTHON = sys.executable
+NOW = "2025-03-01T09:00:00+00:00"
+
+
+def bertdrill() -> list[str]:
+    """The console script a person runs, next to this interpreter; else ``python -m bertdrill``."""
+    script = Path(PYTHON).with_name("bertdrill")
+    return [str(script)] if script.exists() else [PYTHON, "-m", "bertdrill"]
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """The commands' environment. Bytecode is written (the warm-up turn writes it), as pip does when
+    it installs bertdrill: with PYTHONDONTWRITEBYTECODE set, every start would compile bertdrill's
+    modules again, which no installed copy does."""
+    env = dict(os.environ, NO_COLOR="1", BERTDRILL_NOW=NOW, PYTHONUNBUFFERED="1", **extra)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def seconds(command: list[str], env: dict[str, str]) -> float:
+    began = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
+    return time.perf_counter() - began
+
+
+def medians(runs: int, *commands: tuple[list[str], dict[str, str]]) -> list[float]:
+    """The median time of each command, run in turns ``runs`` times after one warm-up turn."""
+    for command, env in commands:  # warm the file cache: every run after this sees the same disk
+        seconds(command, env)
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for index, (command, env) in enumerate(commands):
+            times[index].append(seconds(command, env))
+    return [statistics.median(each) for each in times]
+
+
+# --------------------------------------------------------------------------- 3. answering
+
+
+def scripted_review(lesson: Path, db: Path, count: int) -> float:
+    """Seconds per answer of a real `bertdrill review`, from its first card to its last `Saved:`."""
+    command = bertdrill() + ["review", "--file", str(lesson), "--new", str(count), "--limit", str(count)]
+    process = subprocess.Popen(command, env=environment(BERTDRILL_DB=str(db)), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdin.write(b"4\n" * (2 * count))  # every line is a grade; a typed card takes two lines
+    process.stdin.close()
+    seen = bytearray()
+    first = last = None
+    while chunk := os.read(process.stdout.fileno(), 1 << 16):
+        seen += chunk
+        now = time.perf_counter()
+        if first is None and b"Card 1 of" in seen:
+            first = now
+        if b"Saved:" in chunk:
+            last = now
+    process.wait()
+    saved = seen.count(b"\nSaved:")
+    if process.returncode != 0 or saved != count or first is None:
+        raise SystemExit(f"scripted review answered {saved} of {count}: {process.stderr.read().decode()}")
+    return (last - first) / count
+
+
+def raw_transactions(db: Path, count: int) -> float:
+    """Seconds per transaction: update a schedule row and log an answer, as bertdrill does, with
+    bertdrill's settings (WAL, synchronous=FULL, BEGIN IMMEDIATE), through bare sqlite3."""
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = FULL")
+    connection.execute("CREATE TABLE schedule (card_id TEXT PRIMARY KEY, repetitions INTEGER, due TEXT)")
+    connection.execute("CREATE TABLE review (id INTEGER PRIMARY KEY, card_id TEXT, grade INTEGER, "
+                       "reviewed_at TEXT, typed TEXT)")
+    connection.executemany("INSERT INTO schedule VALUES (?, 0, NULL)", [(f"card-{i}",) for i in range(count)])
+    began = time.perf_counter()
+    for i in range(count):
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("UPDATE schedule SET repetitions = 1, due = '2025-03-02' WHERE card_id = ?", (f"card-{i}",))
+        connection.execute("INSERT INTO review (card_id, grade, reviewed_at, typed) VALUES (?, 4, ?, '4')",
+                           (f"card-{i}", "2025-03-01 09:00:00"))
+        connection.execute("COMMIT")
+    elapsed = time.perf_counter() - began
+    connection.close()
+    return elapsed / count
+
+
+# --------------------------------------------------------------------------- 5. export anki
+
+
+def export_step(lesson_text: str, folder: Path, runs: int) -> tuple[float, float]:
+    """Median seconds of bertdrill's package writing and of genanki writing the same notes."""
+    from export_anki import plain_models, same_notes, with_bertdrill, with_genanki
+
+    from bertdrill import anki, lesson
+
+    parsed = lesson.parse(lesson_text, "generated.toml")
+    notes, models = same_notes(parsed), plain_models()
+    deck_name = anki.deck_name(parsed, "en", nested=False)
+    gc.collect()
+    gc.freeze()  # both sides' inputs stay alive: the collector need not walk them again and again
+    ours, theirs = [], []
+    tempfile.tempdir = str(folder)  # genanki leaves a temporary database behind: keep it in here
+    try:
+        for run in range(runs + 1):  # the first turn warms up and is not counted
+            for side, times, write in (("bertdrill", ours, lambda path: with_bertdrill(parsed, path)),
+                                       ("genanki", theirs, lambda path: with_genanki(notes, models, deck_name, path))):
+                gc.collect()
+                began = time.perf_counter()
+                write(folder / f"{side}-{run}.apkg")
+                if run:
+                    times.append(time.perf_counter() - began)
+    finally:
+        tempfile.tempdir = None
+        gc.unfreeze()
+    return statistics.median(ours), statistics.median(theirs)
+
+
+# --------------------------------------------------------------------------- the table
+
+
+class Table:
+    def __init__(self):
+        self.rows: list[tuple[str, str, str, str, str, bool]] = []
+
+    def ratio(self, name: str, measured: float, baseline_name: str, baseline: float, target: float) -> None:
+        ratio = measured / baseline
+        self.rows.append((name, f"{measured * 1000:,.0f} ms", f"{baseline_name} {baseline * 1000:,.0f} ms",
+                          f"{ratio:.2f}", f"<= {target}", ratio <= target))
+        self.show(self.rows[-1])
+
+    def per_answer(self, name: str, measured: float, baseline_name: str, baseline: float, target_ms: float) -> None:
+        self.rows.append((name, f"{measured * 1000:.2f} ms/answer", f"{baseline_name} {baseline * 1000:.2f} ms",
+                          f"{measured / baseline:.1f}", f"<= {target_ms:g} ms/answer", measured * 1000 <= target_ms))
+        self.show(self.rows[-1])
+
+    @staticmethod
+    def show(row) -> None:
+        print(f"  {row[0]}: {row[1]} against {row[2]} (ratio {row[3]}; target {row[4]}: "
+              f"{'PASS' if row[5] else 'MISS'})", flush=True)
+
+    def print(self) -> None:
+        headers = ("measured", "figure", "baseline", "ratio", "target", "")
+        lines = [headers] + [(*row[:5], "PASS" if row[5] else "MISS") for row in self.rows]
+        widths = [max(len(line[i]) for line in lines) for i in range(len(headers))]
+        print()
+        for number, line in enumerate(lines):
+            print("  ".join(cell.ljust(width) if i in (0, 2, 4, 5) else cell.rjust(width)
+                            for i, (cell, width) in enumerate(zip(line, widths))).rstrip())
+            if number == 0:
+                print("  ".join("-" * width for width in widths))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs per figure (the median is shown)")
+    parser.add_argument("--cards", type=int, default=100_000)
+    parser.add_argument("--reviews", type=int, default=1_000_000)
+    parser.add_argument("--items", type=int, default=10_000, help="items of the generated lesson for check and export")
+    parser.add_argument("--answers", type=int, default=1_000)
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="bertdrill-run-"))
+    table = Table()
+    print(f"bertdrill benchmarks: Python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
+          f"{os.cpu_count()} cores; medians of {args.runs} runs; in {folder}", flush=True)
+    try:
+        env = environment(BERTDRILL_HOME=str(folder / "home"))
+        help_time, typer_time = medians(args.runs * 2, (bertdrill() + ["--help"], env),
+                                        ([PYTHON, "-c", "import typer"], env))
+        table.ratio("bertdrill --help", help_time, "import typer", typer_time, 1.5)
+
+        began = time.perf_counter()
+        big = folder / "big.db"
+        build_store(big, args.cards, args.reviews)
+        print(f"  (store of {args.cards:,} cards and {args.reviews:,} reviews, {big.stat().st_size / 1e6:.0f} MB, "
+              f"built in {time.perf_counter() - began:.0f} s)", flush=True)
+        big_env = environment(BERTDRILL_DB=str(big))
+        status_time, sqlmodel_time = medians(args.runs, (bertdrill() + ["status"], big_env),
+                                             ([PYTHON, "-c", "import sqlmodel"], big_env))
+        table.ratio(f"bertdrill status, {args.cards // 1000}k cards, {args.reviews / 1e6:g}M reviews", status_time,
+                    "import sqlmodel", sqlmodel_time, 1.5)
+
+        answers = folder / "answers.toml"
+        answers.write_text(generated_lesson(args.answers, "answers"), encoding="utf-8")
+        per_answer = statistics.median(scripted_review(answers, folder / f"answers-{run}.db", args.answers)
+                                       for run in range(max(3, args.runs // 2)))
+        per_transaction = statistics.median(raw_transactions(folder / f"raw-{run}.db", args.answers)
+                                            for run in range(max(3, args.runs // 2)))
+        table.per_answer(f"answer {args.answers:,} cards, scripted review", per_answer,
+                         "raw sqlite3 transaction", per_transaction, 20)
+
+        lesson_text = generated_lesson(args.items)
+        lesson = folder / "generated.toml"
+        lesson.write_text(lesson_text, encoding="utf-8")
+        parse = "import sys, tomllib; tomllib.load(open(sys.argv[1], 'rb'))"
+        check_time, toml_time = medians(max(3, args.runs // 2), (bertdrill() + ["check", str(lesson)], env),
+                                        ([PYTHON, "-c", parse, str(lesson)], env))
+        table.ratio(f"bertdrill check, {args.items:,} items", check_time, "tomllib parse", toml_time, 5)
+
+        try:
+            import genanki  # noqa: F401
+
+            from bertdrill import anki  # noqa: F401
+        except ImportError:
+            print("  skipped: export anki not available")
+        else:
+            ours, theirs = export_step(lesson_text, folder, max(3, args.runs // 2))
+            table.ratio(f"export anki, {args.items:,} items (writing)", ours, "genanki directly", theirs, 1.2)
+            command = bertdrill() + ["export", "anki", str(lesson), "-o", str(folder / "command.apkg")]
+            (whole,) = medians(1, (command, env))
+            print(f"  (the whole command, reading and verifying the lesson included: {whole:.2f} s)")
+        table.print()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
