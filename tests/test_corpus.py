@@ -9,7 +9,8 @@ code, and that nothing was lost (the database's answers, or the file's bytes).
 - ``corpus/lessons/hostile-markup.toml``: a valid lesson whose text looks like rich markup,
   HTML, GIFT and Markdown, with bidirectional and zero-width characters and trailing
   backslashes, through ``check``, ``cards``, ``params``, ``review`` and every exporter
-  (sheets as HTML, Markdown and GIFT, read back with a parser; ``export anki`` once it exists).
+  (sheets as HTML, Markdown and GIFT, read back with a parser; ``export anki``, imported and
+  rendered by Anki's own engine). The PDF sheet is left to test_sheets.py (WeasyPrint is slow).
 - ``corpus/lessons/control-characters.toml``: control characters in lesson text, refused
   by the parser with their lines.
 - ``corpus/databases/``: not a database, a truncated one, zero bytes, another program's
