@@ -13,7 +13,6 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from fractions import Fraction
 
 from . import formula
@@ -71,12 +70,9 @@ class Card:
             return f"{prompt}\n{self.term[language]} → ?"
         return prompt
 
-    @cached_property
+    @property
     def fingerprint(self) -> str:
-        """A hash of everything shown, so stores and exports can tell when a card's text changed.
-
-        Computed once per card (the card is frozen): syncing a large store reads it for every card.
-        """
+        """A hash of everything shown, so stores and exports can tell when a card's text changed."""
         shown = [self.kind, self.prompt, self.answer, self.explanation, self.options, self.code,
                  self.term, self.accept, list(self.expected_output), self.tags]
         return hashlib.sha256(_FINGERPRINT_JSON.encode(shown).encode()).hexdigest()[:16]
