@@ -3,7 +3,7 @@
     python benchmarks/export_anki.py [ITEMS] [--runs N]
 
 Both sides run in this process, alternating, on a generated lesson (10,000
-items by default; see generated.py):
+items by default; see lessons.py):
 
 - bertdrill: ``bertdrill.anki.export`` from the parsed lesson: compiling the
   cards, rendering and escaping every field, building the notes and writing
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import genanki
 
-from generated import lesson_toml
+from lessons import generated_lesson
 
 from bertdrill import anki, lesson
 from bertdrill.cards import compile_lesson
@@ -81,7 +81,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
 
-    text = lesson_toml(args.items)
+    text = generated_lesson(args.items)
     start = time.perf_counter()
     parsed = lesson.parse(text, "generated.toml")
     parse_time = time.perf_counter() - start

@@ -198,7 +198,7 @@ def test_blank_width_never_hints_the_answer(lesson, hostile):
 
     short = next(q for q in build(lesson).bank if q.kind == "blank")
     long = replace(short, answer="a much, much longer answer")
-    (short_pre, short_page, short_md), (long_pre, long_page, long_md) = blank_markup(short), blank_markup(long)
+    (short_pre, _, short_md), (long_pre, long_page, long_md) = blank_markup(short), blank_markup(long)
     assert short_pre == long_pre
     assert '<span class="blank"></span>' in short_pre and BLANK not in short_pre
     assert "a much, much longer answer" not in long_page

@@ -36,7 +36,7 @@ from . import formula
 from .cards import Card
 from .errors import FormulaError
 from .formula import Number
-from .lesson import filled_expression, grouping
+from .lesson import SCALES as _SCALES, filled_expression, grouping
 
 MAX_ANSWER = 10_000
 """Longer answers are wrong at once ("Answer too long"), so grading never slows down."""
@@ -50,11 +50,6 @@ RIGHT, NEAR_MISS, WRONG, EMPTY = 4, 3, 1, 0
 DIFF_CONTEXT = 24
 """Characters of context kept on each side of the edit in a diff."""
 
-_SCALES = {
-    "k": 10**3, "thousand": 10**3, "bin": 10**3,
-    "m": 10**6, "mn": 10**6, "million": 10**6, "milyon": 10**6,
-    "b": 10**9, "bn": 10**9, "billion": 10**9, "milyar": 10**9,
-}
 _LETTERS = "abcdefghij"  # options are lettered a) to j) (lessons allow at most ten)
 _TURKIC = {"tr", "az"}
 

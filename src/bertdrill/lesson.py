@@ -153,7 +153,8 @@ class Lesson:
                 return match.group(0)[0]
             where = explicit or set_name
             if where is None:
-                raise FormulaError(f"placeholder {{{name}}} needs a parameter set, as in {{{name}@bert-base}}")
+                example = next(iter(self.params), "SET")
+                raise FormulaError(f"placeholder {{{name}}} needs a parameter set, as in {{{name}@{example}}}")
             if where not in self.params:
                 raise FormulaError(formula.unknown_name_message(where, self.params).replace("name", "parameter set", 1))
             if name == "set":
@@ -625,11 +626,12 @@ class _ItemContext:
 
 # --- verification ---------------------------------------------------------------------------
 
-_SCALE = {
+SCALES = {
     "k": 10**3, "thousand": 10**3, "bin": 10**3,
-    "m": 10**6, "million": 10**6, "milyon": 10**6, "mn": 10**6,
-    "b": 10**9, "billion": 10**9, "milyar": 10**9,
+    "m": 10**6, "mn": 10**6, "million": 10**6, "milyon": 10**6,
+    "b": 10**9, "bn": 10**9, "billion": 10**9, "milyar": 10**9,
 }
+"""Words and suffixes for round numbers, in English and Turkish: shared by claims and typed answers."""
 _APPROX = re.compile(r"^~?\s*(\d+(?:[.,]\d+)?)(?:\s*/\s*(\d+))?\s*([A-Za-z]+)?$")
 
 
@@ -644,9 +646,9 @@ def parse_approx(stated: str) -> tuple[Fraction, int]:
     mantissa = mantissa.replace(",", ".")
     factor = 1
     if scale:
-        if scale.lower() not in _SCALE:
+        if scale.lower() not in SCALES:
             raise ValueError(f"unknown scale {scale!r} in {stated!r}")
-        factor = _SCALE[scale.lower()]
+        factor = SCALES[scale.lower()]
     digits = mantissa.replace(".", "").lstrip("0")
     significant = len(digits if "." in mantissa else digits.rstrip("0")) or 1
     return Fraction(mantissa) * factor, significant

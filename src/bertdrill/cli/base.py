@@ -143,7 +143,7 @@ DbOption = Annotated[str | None, typer.Option(
     help="Database file or sqlite:/// URL (default: $BERTDRILL_DB, else $BERTDRILL_HOME/bertdrill.db, "
          "else the user data folder).")]
 FilesOption = Annotated[list[Path] | None, typer.Option(
-    "--file", "-f", show_default=False, help="Use these lesson files instead of the shipped lessons.")]
+    "--file", "-f", metavar="FILE", show_default=False, help="Use these lesson files instead of the shipped lessons.")]
 LessonOption = Annotated[str | None, typer.Option("--lesson", show_default=False, help="Only this lesson (id).")]
 NewOption = Annotated[int, typer.Option(
     "--new", min=0, envvar="BERTDRILL_NEW_PER_DAY", help="New cards per study day.")]

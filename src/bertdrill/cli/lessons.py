@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .base import LangOption, Language, LessonsArgument, app, escape, load, out
+from .base import FilesOption, LangOption, Language, LessonsArgument, app, escape, load, out
 
 
 @app.command()
@@ -34,7 +34,7 @@ def cards(
     lesson_id: Annotated[str | None, typer.Argument(metavar="[LESSON]", help="Lesson id (default: every shipped lesson).")] = None,
     lang: LangOption = Language.en,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
-    paths: Annotated[list[Path] | None, typer.Option("--file", "-f", help="Read lessons from these files instead.")] = None,
+    paths: FilesOption = None,
 ) -> None:
     """Show the cards a lesson compiles into."""
     from ..loader import all_cards, find_lesson
@@ -63,7 +63,7 @@ def params(
     overrides: Annotated[list[str] | None, typer.Option("--set", "-s", metavar="NAME=VALUE", help="Change one parameter, e.g. --set d=512.")] = None,
     lesson_id: Annotated[str | None, typer.Option("--lesson", help="Lesson id (default: the first shipped lesson).")] = None,
     lang: LangOption = Language.en,
-    paths: Annotated[list[Path] | None, typer.Option("--file", "-f", help="Read lessons from these files instead.")] = None,
+    paths: FilesOption = None,
 ) -> None:
     """Show a parameter set's breakdown: every formula of the lesson, computed."""
     from .. import formula

@@ -9,15 +9,13 @@ from typing import Annotated
 import typer
 
 from ..errors import BertdrillError
-from .base import DbOption, LangOption, Language, RolloverOption, app, clock, escape, load, open_store, out
+from .base import DbOption, FilesOption, LangOption, Language, RolloverOption, app, clock, escape, load, open_store, out
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
     no_args_is_help=True,
 )
 app.add_typer(practice_app, name="practice")
-
-LessonFiles = Annotated[list[Path] | None, typer.Option("--file", "-f", help="Read lessons from these files instead.")]
 
 
 def practice_card(cards, item: str | None):
@@ -39,7 +37,7 @@ def start(
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the starter code.")] = Path("model.py"),
     force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
     lang: LangOption = Language.en,
-    paths: LessonFiles = None,
+    paths: FilesOption = None,
 ) -> None:
     """Write the exercise's starter code, with the task as a comment."""
     from ..loader import all_cards
@@ -61,7 +59,7 @@ def check_command(
     args: Annotated[list[str], typer.Argument(metavar="[ITEM] SCRIPT", help="Optional practice item id, then your script.")],
     lang: LangOption = Language.en,
     db: DbOption = None,
-    paths: LessonFiles = None,
+    paths: FilesOption = None,
     rollover_hour: RolloverOption = 4,
 ) -> None:
     """Run your script, compare its output with the expected output line by line, and record the attempt.
