@@ -297,7 +297,8 @@ def _deck_part(text: str) -> str:
     return " ".join(text.replace("::", ":").split()) or "untitled"
 
 
-def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int]) -> Package:
+def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
+          track: Callable[[Sequence[Card]], Iterable[Card]] = iter) -> Package:
     """The package for ``language`` ("en", "tr", ...) or ``"all"``: one deck per lesson and language."""
     package = Package()
     for lesson in lessons:
@@ -308,7 +309,7 @@ def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int])
         for lang in lesson.languages if language == "all" else (language,):
             deck = genanki.Deck(stable_id("bertdrill deck", lesson.id, lang), deck_name(lesson, lang, language == "all"),
                                 description=prose(lesson.summary.get(lang, "")))
-            notes = _notes(lesson, lang, cards, deck.deck_id, modified[lesson.id])
+            notes = _notes(lesson, lang, track(cards), deck.deck_id, modified[lesson.id])
             for model in {id(note.model): note.model for note in notes}.values():
                 deck.add_model(model)
             package.decks.append(deck)
@@ -468,10 +469,12 @@ def _reason(exc: OSError, folder: Path) -> str:
 
 
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
-           modified: Mapping[str, int] | None = None) -> Package:
+           modified: Mapping[str, int] | None = None,
+           track: Callable[[Sequence[Card]], Iterable[Card]] = iter) -> Package:
     """Write the lessons as an Anki package at ``path``; return what it holds.
 
     ``modified`` maps lesson ids to note modification times (default: :func:`lesson_times`).
+    ``track`` wraps each deck's cards as they become notes (the CLI passes a progress bar).
     """
     path = Path(path)
     check_target(path)
@@ -479,7 +482,7 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
         raise ExportError("no lessons to export")
     modified = dict(modified) if modified is not None else lesson_times(lessons)
     with _collector_paused():
-        package = build(lessons, language, modified)
+        package = build(lessons, language, modified, track)
         now = time.time()
         write_atomically(path, lambda target: write_package(package, target, now))
     return package

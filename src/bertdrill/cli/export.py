@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .base import LessonsArgument, app, escape, load, out
+from .base import LessonsArgument, app, escape, load, out, progress
 
 export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for other tools.")
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
@@ -36,7 +36,7 @@ def anki(
     from ..anki import check_target, export
 
     check_target(output)  # before reading the lessons, which can take a while
-    package = export(load(paths), output, lang.value)
+    package = export(load(paths), output, lang.value, track=lambda cards: progress(cards, "Making notes"))
     kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(package.kinds.items()))
     decks = "deck" if len(package.decks) == 1 else "decks"
     out.print(f"Wrote {escape(str(output))}: {len(package.notes)} notes ({kinds}), one card each, "
