@@ -132,6 +132,7 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: see the module's docstring
 )
 
+
 class Language(str, Enum):
     en = "en"
     tr = "tr"
