@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import os
 import random
 import re
 import shutil
@@ -40,6 +39,7 @@ from pathlib import Path
 import pytest
 
 import gift_parser
+from files import make_read_only
 from bertdrill.cards import compile_lesson
 from bertdrill.lesson import parse
 from bertdrill.store import Store
@@ -405,22 +405,12 @@ def test_a_database_whose_folder_cannot_be_created(cli, tmp_path):
         assert result.stderr.startswith(f"Error: cannot create the folder for the database {blocker / 'bertdrill.db'}:")
 
 
-def read_only(path: Path):
-    """Make a file unwritable (for root too, with chattr +i); the undo function, or None if impossible."""
-    if os.geteuid() != 0:
-        path.chmod(0o444)
-        return lambda: path.chmod(0o644)
-    if shutil.which("chattr") and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0:
-        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
-    return None
-
-
 def test_a_read_only_database_keeps_its_answers(cli, tmp_path):
     path = tmp_path / "ro.db"
     cli("review", "--db", str(path), "--new", "2", input="5\n4\n")
     Store.open(str(path)).close()  # the WAL folded in: the file alone is the database
     before = digest(path)
-    undo = read_only(path)
+    undo = make_read_only(path)
     targets = [str(path)] if undo else []
     targets.append(f"sqlite:///file:{path}?mode=ro&uri=true")  # read-only however the file is
     try:

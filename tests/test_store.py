@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import sqlite3
-import subprocess
 import threading
 import time
 from datetime import date, datetime, timedelta, timezone
@@ -15,6 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
+from files import make_read_only
 from bertdrill import sm2, store
 from bertdrill.errors import StoreError
 from bertdrill.loader import all_cards, load_lessons
@@ -165,16 +164,6 @@ def test_read_only_uri_is_refused_at_open_not_at_the_first_answer(db, tmp_path):
     path = tmp_path / "review.db"
     with pytest.raises(StoreError, match="is read-only; bertdrill writes every answer to it"):
         Store.open(f"sqlite:///file:{path}?mode=ro&uri=true")
-
-
-def make_read_only(path: Path):
-    """Make a file unwritable, even for root where chattr is available; None when impossible here."""
-    if os.geteuid() != 0:
-        path.chmod(0o444)
-        return lambda: path.chmod(0o644)
-    if shutil.which("chattr") and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0:
-        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
-    return None
 
 
 def test_read_only_file(tmp_path):
