@@ -36,14 +36,14 @@ import time
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
-
 import gift_parser
+import pytest
 from files import make_read_only
+from review_log import audit, start_review
+
 from bertdrill.cards import compile_lesson
 from bertdrill.lesson import parse
 from bertdrill.store import Store
-from review_log import audit, start_review
 
 CORPUS = Path(__file__).parent / "corpus"
 HOSTILE = CORPUS / "lessons" / "hostile-markup.toml"
@@ -311,7 +311,10 @@ def test_gift_reads_back_to_the_text(cli, tmp_path, hostile_cards):
 def test_anki_export_shows_the_text_in_anki(cli, tmp_path, hostile_cards):
     """Exported, imported by Anki's own engine, rendered: every card shows the lesson's text."""
     Collection = pytest.importorskip("anki.collection").Collection
-    from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+    from anki.import_export_pb2 import (
+        ImportAnkiPackageOptions,
+        ImportAnkiPackageRequest,
+    )
 
     package = tmp_path / "hostile.apkg"
     result = cli("export", "anki", str(HOSTILE), "-o", str(package), "--lang", "all")

@@ -11,9 +11,9 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from files import make_read_only
 from sqlalchemy import inspect
 
-from files import make_read_only
 from bertdrill import sm2, store
 from bertdrill.errors import StoreError
 from bertdrill.loader import all_cards, load_lessons
