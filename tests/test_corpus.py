@@ -221,7 +221,7 @@ def test_cards_json_carries_every_text_exactly(cli, hostile_cards):
 def test_cards_table_shows_markup_as_text(cli, monkeypatch):
     from bertdrill.cli import base
 
-    monkeypatch.setattr(base.out, "width", 1000)  # no folding inside a cell
+    monkeypatch.setattr(base.out.get(), "width", 1000)  # no folding inside a cell
     result = cli("cards", "--file", str(HOSTILE))
     assert result.exit_code == 0
     for fragment in ["[bold]x[/bold] [/] [link=https://example.com]click[/link] :thumbs_up: print?",

@@ -186,7 +186,7 @@ def test_golden_screen(cli, filled, monkeypatch):
     from bertdrill.cli.base import out
 
     _, edited = filled
-    monkeypatch.setattr(out, "width", 100)
+    monkeypatch.setattr(out.get(), "width", 100)
     result = cli("stats", "--file", str(edited))
     assert result.exit_code == 0, result.stderr
     golden = GOLDEN / "stats" / "screen-100.txt"

@@ -437,6 +437,21 @@ def test_day_counts(db, cards):
     assert db.day_counts(DAY - timedelta(days=1)) == store.DayCounts()
 
 
+def test_day_counts_per_lesson(db, cards, lesson_text):
+    """Daily limits are per lesson: answers to another lesson's cards leave this one's room alone."""
+    from bertdrill.cards import compile_lesson
+    from bertdrill.lesson import parse
+
+    other = compile_lesson(parse(lesson_text.replace('id = "bert-basics"', 'id = "other"'), "other.toml"))
+    db.sync(other, now=MORNING)
+    review(db, other[0].id, 4, kind="new")
+    review(db, cards[0].id, 4, kind="new")
+    review(db, cards[1].id, 4, kind="new")
+    assert db.day_counts(DAY, lessons=["bert-basics"]) == store.DayCounts(new=2)
+    assert db.day_counts(DAY, lessons=["other"]) == store.DayCounts(new=1)
+    assert db.day_counts(DAY) == store.DayCounts(new=3)
+
+
 # --------------------------------------------------------------------------- overview, for status and stats
 
 

@@ -10,8 +10,9 @@ session moves on, so quitting or a killed process loses nothing acknowledged.
 
 The queue: due cards, most overdue first; then cards still to re-drill from an
 earlier session today; then new cards in lesson order. The daily limits count
-first answers per study day, from the log: at most ``Limits.new`` new cards and
-at most ``Limits.reviews`` cards in all (due and new together).
+first answers per study day of the session's lessons, from the log: at most
+``Limits.new`` new cards and at most ``Limits.reviews`` cards in all (due and new
+together).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ class Session:
         return sm2.study_day(moment, self.limits.rollover_hour)
 
     def _build_queue(self) -> list[Entry]:
-        counts = self.store.day_counts(self.day)
+        counts = self.store.day_counts(self.day, lessons=self.lessons)
         due = self.store.due_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0])
         new = self.store.new_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, len(due))[1])
         redrill = self.store.redrill_ids(self.day, lessons=self.lessons)

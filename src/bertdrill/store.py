@@ -626,10 +626,21 @@ class Store:
 
         return self._run(work)
 
-    def day_counts(self, day: date) -> DayCounts:
-        """How many answers of each kind the log holds for a study day."""
-        query = text("SELECT kind, count(*) FROM review WHERE study_day = :day GROUP BY kind")
-        counts = self._run(lambda s: dict(s.connection().execute(query, {"day": day.isoformat()}).all()))
+    def day_counts(self, day: date, *, lessons: Collection[str] | None = None) -> DayCounts:
+        """How many answers of each kind the log holds for a study day, for some lessons or all.
+
+        The daily limits are per lesson, as Anki's are per deck: a session of one lesson
+        never uses up the new cards of another reviewed in a second window.
+        """
+        if lessons is None:
+            query = text("SELECT kind, count(*) FROM review WHERE study_day = :day GROUP BY kind")
+            params: dict = {"day": day.isoformat()}
+        else:
+            query = text("SELECT r.kind, count(*) FROM review r JOIN card c ON c.id = r.card_id "
+                         "WHERE r.study_day = :day AND c.lesson_id IN :lessons GROUP BY r.kind"
+                         ).bindparams(bindparam("lessons", expanding=True))
+            params = {"day": day.isoformat(), "lessons": list(lessons)}
+        counts = self._run(lambda s: dict(s.connection().execute(query, params).all()))
         return DayCounts(**{kind: counts.get(kind, 0) for kind in ANSWER_KINDS})
 
     # ----------------------------------------------------------------- one card
@@ -754,7 +765,7 @@ class Store:
                                 today, lessons)
         return Status(due_now=due_now, new_cards=new_cards, learned=learned,
                       next_due=date.fromisoformat(next_due) if next_due else None,
-                      streak=self.streaks(today)[0], counts=self.day_counts(today))
+                      streak=self.streaks(today)[0], counts=self.day_counts(today, lessons=lessons))
 
     def _count(self, where: str, day: date, lessons) -> int:
         return self._scalar(f"SELECT count(*) {_FROM} WHERE {where} {_lesson_filter(lessons)}", day, lessons)
