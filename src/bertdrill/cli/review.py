@@ -70,8 +70,10 @@ def review(
     store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
     session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
     reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-    code = Review(session, reader, lang.value).run()
-    store.close()
+    try:
+        code = Review(session, reader, lang.value).run()
+    finally:
+        store.close()
     raise typer.Exit(code)
 
 
