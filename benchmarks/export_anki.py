@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 import genanki
-
 from lessons import generated_lesson
 
 from bertdrill import anki, lesson

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -35,7 +35,7 @@ from bertdrill.loader import all_cards, load_lessons
 from bertdrill.store import EF_START, Store
 
 TODAY = date(2025, 3, 1)
-NOW = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 PER_LESSON = 1000
 
 
@@ -142,8 +142,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the store in this folder and keep it")
     args = parser.parse_args()
 
-    from bertdrill.cli.review import Review
     from bertdrill.cli import base
+    from bertdrill.cli.review import Review
     from bertdrill.session import Limits, Session
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bertdrill-bench-"))

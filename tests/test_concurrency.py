@@ -18,16 +18,16 @@ import random
 import sqlite3
 import threading
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from review_log import HEADER, acknowledged, audit, log_rows, start, start_review
 
 from bertdrill import sm2
 from bertdrill.loader import all_cards, load_lessons
 from bertdrill.session import Limits, Session
 from bertdrill.store import Store
-from review_log import HEADER, acknowledged, audit, log_rows, start, start_review
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 7
@@ -152,7 +152,7 @@ def test_status_reads_while_a_review_writes(tmp_path):
 # --------------------------------------------------------------------------- the rule, in-process
 
 
-MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
 
 def test_the_same_card_answered_in_two_sessions_is_rescheduled_once(tmp_path):

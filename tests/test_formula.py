@@ -6,7 +6,8 @@ import time
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bertdrill import formula
 from bertdrill.errors import FormulaError

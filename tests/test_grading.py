@@ -11,7 +11,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from bertdrill import formula
 from bertdrill.cards import compile_lesson

@@ -11,7 +11,8 @@ import math
 import tomllib
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bertdrill.cards import compile_lesson
 from bertdrill.errors import LessonErrors

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -171,7 +171,7 @@ def test_answer_reschedules_and_logs_with_duration(db, cards, shown, clock):
     assert outcome.after == sm2.review(sm2.NEW, 5, today=date(2025, 3, 3))
     [logged] = db.answers()
     assert (logged.kind, logged.grade, logged.typed, logged.duration_ms) == ("new", 5, "BERT", 7250)
-    assert logged.reviewed_at == datetime(2025, 3, 3, 6, 0, 7, 250000, tzinfo=timezone.utc)
+    assert logged.reviewed_at == datetime(2025, 3, 3, 6, 0, 7, 250000, tzinfo=UTC)
     assert s.current.card == shown[1]
 
 

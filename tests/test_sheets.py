@@ -16,9 +16,9 @@ from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
+import gift_parser
 import pytest
 
-import gift_parser
 from bertdrill import formula
 from bertdrill.lesson import BLANK
 from bertdrill.loader import read_lesson

@@ -8,7 +8,8 @@ from datetime import date, datetime, timedelta, timezone
 from fractions import Fraction
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from bertdrill.sm2 import (
     NEW,

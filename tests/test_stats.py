@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -348,7 +348,7 @@ def test_practice_check_records_a_right_attempt(cli, tmp_path, monkeypatch, prac
     [answer], state = practice_answers()
     assert (answer.kind, answer.grade, answer.study_day, answer.typed) == (
         "practice", 5, TODAY, "23837184 7087872 590592\n109482240\n0.666")
-    started = datetime(2025, 3, 3, 7, 0, tzinfo=timezone.utc)  # BERTDRILL_NOW, and the clock ran on
+    started = datetime(2025, 3, 3, 7, 0, tzinfo=UTC)  # BERTDRILL_NOW, and the clock ran on
     assert started < answer.reviewed_at < started + timedelta(seconds=10)
     assert 0 < answer.duration_ms < 10_000
     assert (state.schedule.repetitions, state.schedule.due) == (1, day(1))

@@ -7,7 +7,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from bertdrill.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DAY = date(2025, 3, 3)
-MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -227,7 +227,7 @@ def test_the_version_1_fixture_opens_with_its_history(tmp_path, cards):
     assert fixture.state(ffn).removed
     log = fixture.answers()
     assert [(a.kind, a.grade) for a in fixture.answers(embedding)] == [("new", 2), ("redrill", 4), ("review", 4)]
-    assert len(log) == 8 and log[0].reviewed_at == datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
+    assert len(log) == 8 and log[0].reviewed_at == datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
     assert fixture.sync(cards).restored == 1  # ffn-share is back in the shipped lesson
 
 
@@ -334,8 +334,8 @@ def test_reviewed_at_is_stored_in_utc(db, cards):
     istanbul = timezone(timedelta(hours=3))
     answer = db.answer(cards[0].id, grade=4, kind="review", reviewed_at=datetime(2025, 3, 3, 12, 0, tzinfo=istanbul),
                        study_day=DAY)
-    assert answer.reviewed_at == datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
-    assert db.answers()[0].reviewed_at == datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+    assert answer.reviewed_at == datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+    assert db.answers()[0].reviewed_at == datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
 
 def test_typed_answers_are_capped(db, cards):

@@ -36,7 +36,8 @@ from . import formula
 from .cards import Card
 from .errors import FormulaError
 from .formula import Number
-from .lesson import SCALES as _SCALES, filled_expression, grouping
+from .lesson import SCALES as _SCALES
+from .lesson import filled_expression, grouping
 
 MAX_ANSWER = 10_000
 """Longer answers are wrong at once ("Answer too long"), so grading never slows down."""

@@ -37,7 +37,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 
@@ -498,7 +498,7 @@ class Store:
         def work(session: Session) -> int:
             connection = session.connection()
             found = self._version(connection)
-            now = _utc_text(datetime.now(timezone.utc))
+            now = _utc_text(datetime.now(UTC))
             for version in range(found + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[version](connection)
                 _put_meta(connection, f"migrated_to_{version}", now)
@@ -566,7 +566,7 @@ class Store:
         digests = {lesson_id: _digest(rows) for lesson_id, rows in by_lesson.items()}
         if not digests:
             return SyncReport()
-        stamp = _utc_text(now or datetime.now(timezone.utc))
+        stamp = _utc_text(now or datetime.now(UTC))
 
         def stale(session: Session) -> list[str]:
             marks = ", ".join("?" * len(digests))
@@ -957,7 +957,7 @@ def _is_locked(exc: Exception) -> bool:
 
 def _utc(moment: datetime) -> datetime:
     """An aware UTC time; a naive one is taken as local time (what datetime.astimezone does)."""
-    return moment.astimezone(timezone.utc)
+    return moment.astimezone(UTC)
 
 
 def _utc_text(moment: datetime) -> str:
@@ -1007,7 +1007,7 @@ def _answer(row: ReviewRow) -> Answer:
                         lapses=getattr(row, f"lapses_{suffix}"))
 
     moment = row.reviewed_at  # SQLModel hands back aware UTC times; be safe with naive ones too
-    moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     return Answer(id=row.id, card_id=row.card_id, reviewed_at=moment,
                   study_day=row.study_day, kind=row.kind, grade=row.grade, typed=row.typed,
                   duration_ms=row.duration_ms, before=schedule("before"), after=schedule("after"))

@@ -5,11 +5,16 @@ Errors become messages and exit codes in one place, :class:`.base.BertdrillGroup
 
 from __future__ import annotations
 
-from .base import app
-
 # Importing a command module registers its commands on `app`.
-from . import export, lessons, practice, review, sheet  # noqa: E402,F401
-from . import stats  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    export,
+    lessons,
+    practice,
+    review,
+    sheet,
+    stats,  # noqa: E402,F401
+)
+from .base import app
 
 __all__ = ["app", "run"]
 

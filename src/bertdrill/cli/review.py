@@ -24,8 +24,21 @@ from typing import Annotated
 import typer
 
 from ..errors import StoreError
-from .base import (DbOption, FilesOption, LangOption, Language, LessonOption, LimitOption, NewOption, RolloverOption,
-                   app, clock, escape, open_store, out)
+from .base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    Language,
+    LessonOption,
+    LimitOption,
+    NewOption,
+    RolloverOption,
+    app,
+    clock,
+    escape,
+    open_store,
+    out,
+)
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back

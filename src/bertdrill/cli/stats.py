@@ -14,8 +14,7 @@ from typing import Annotated
 
 import typer
 
-from .base import (DbOption, FilesOption, LangOption, Language, LessonOption, RolloverOption, app, clock,
-                   open_store, out)
+from .base import DbOption, FilesOption, LangOption, Language, LessonOption, RolloverOption, app, clock, open_store, out
 
 LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46)")  # greens, dark to bright
 LEECHES_SHOWN = 10
