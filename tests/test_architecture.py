@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from architecture import Layers, violations
 
 REPO = Path(__file__).resolve().parent.parent
