@@ -28,7 +28,6 @@ need no more memory than a few thousand.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -44,7 +43,7 @@ MIN_REVIEWS = 100
 SM2_RECALL_AT_INTERVAL = 0.9
 """srs-benchmark's reading of SM-2: recall is 90 % when the interval has passed."""
 
-EPSILON = sys.float_info.epsilon
+EPSILON = math.ulp(1.0)
 """Predictions are clipped to [ε, 1 - ε] for the log loss, as scikit-learn's ``log_loss`` does."""
 
 TABLE_BINS = 10
