@@ -492,7 +492,7 @@ def test_killed_mid_session_keeps_exactly_the_acknowledged_answers():
         (f"bert-basics/{key}", "new", grade) for key, grade in zip(keys, (5, 2, 4, 3))]
     expected = {"bert-definition": (1, 260, 1, 0), "bert-acronym": (0, 218, 1, 0),
                 "bidirectional": (1, 250, 1, 0), "pre-training": (1, 236, 1, 0)}
-    for key, (_repetitions, ef100, _interval, _lapses) in expected.items():
+    for key, (repetitions, ef100, interval, lapses) in expected.items():
         assert db.state(f"bert-basics/{key}").schedule == sm2.Schedule(
             repetitions, ef100, interval, DAY + timedelta(days=interval), lapses)
 
