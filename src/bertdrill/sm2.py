@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-
 EF_START = 250
 """Starting easiness factor, in hundredths (2.50)."""
 
