@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BertdrillError
 from ..i18n import _
-from ..sm2 import NEW, PASSING, Schedule, _check_grade
+from ..sm2 import NEW, PASSING, Schedule, check_grade
 
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
     import fsrs
@@ -119,7 +119,7 @@ class FSRS:
 
     def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
         """The state after grading the card ``grade`` (0-5) on study day ``today`` (its first answer that day)."""
-        rating = RATING_OF_GRADE[_check_grade(grade)]
+        rating = RATING_OF_GRADE[check_grade(grade)]
         _check_day(today)
         return self._review(state, grade, rating, today)
 
