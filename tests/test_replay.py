@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import types
 from datetime import date, timedelta
 
 from hypothesis import given, settings
@@ -12,7 +11,7 @@ from bertdrill import sm2
 from bertdrill.scheduling.fsrs import FSRS
 from bertdrill.scheduling.replay import replay, scheduling_answers, states
 
-SM2 = types.SimpleNamespace(initial=sm2.NEW, review=sm2.review)
+SM2 = sm2.SM2()
 DAY = date(2026, 4, 1)
 
 

@@ -249,6 +249,14 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
     return store, cards, [lesson.id for lesson in chosen]
 
 
+def chosen_scheduler(store: ReviewStore):
+    """The scheduler the learner chose (``bertdrill scheduler``), with its setting."""
+    from ..scheduling import scheduler_named
+
+    choice = store.scheduler_choice()
+    return scheduler_named(choice.name, choice.retention)
+
+
 @contextmanager
 def _closed_on_error(store: ReviewStore) -> Iterator[None]:
     try:

@@ -35,6 +35,7 @@ from .base import (
     NewOption,
     RolloverOption,
     app,
+    chosen_scheduler,
     clock,
     escape,
     open_store,
@@ -83,7 +84,8 @@ def review(
 
     store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
     with store:
-        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
+        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
+                          scheduler=chosen_scheduler(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang.value).run()
     raise typer.Exit(code)

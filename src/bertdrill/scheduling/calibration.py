@@ -34,7 +34,9 @@ from datetime import date
 from typing import NamedTuple
 
 from ..i18n import _
-from ..sm2 import PASSING, Schedule
+from ..sm2 import PASSING, SM2, Schedule
+from . import TITLES
+from .fsrs import FSRS
 from .replay import Reviewing, scheduling_answers
 
 MIN_REVIEWS = 100
@@ -52,8 +54,6 @@ TABLE_BINS = 10
 ELAPSED_BASE, INDEX_BASE, LAPSES_BASE = 3.62, 1.89, 1.73
 """srs-benchmark's logarithmic scales for the RMSE (bins) groups: Δt, review number, lapses."""
 
-NAMES = {"sm2": "SM-2", "fsrs": "FSRS", "baseline": "average"}
-
 
 def sm2_recall(state: Schedule, today: date) -> float:
     """SM-2's probability of recall on ``today``, by the srs-benchmark convention ``0.9 ** (Δt / I)``."""
@@ -69,6 +69,13 @@ class Model(NamedTuple):
     name: str
     scheduler: Reviewing
     recall: Callable[[Schedule, date], float]
+
+
+def both_schedulers() -> list[Model]:
+    """SM-2 and FSRS, to score side by side (FSRS's predictions do not depend on its desired retention)."""
+    fsrs = FSRS()
+    return [Model("sm2", SM2(), sm2_recall),
+            Model("fsrs", fsrs, lambda state, day: fsrs.retrievability(state, today=day))]
 
 
 def log_loss_term(p: float, y: int) -> float:
@@ -219,14 +226,14 @@ def verdict(report: Report, number: Callable[[float], str] = lambda value: f"{va
     baseline = report.baseline
     if best.log_loss >= baseline.log_loss:
         return _("No scheduler predicts your recall better than your average recall does: log loss {best} "
-                 "({name}) vs {baseline}.").format(best=number(best.log_loss), name=NAMES[best.name],
+                 "({name}) vs {baseline}.").format(best=number(best.log_loss), name=TITLES[best.name],
                                                     baseline=number(baseline.log_loss))
     if not others:
         return _("{name} predicts your recall better than your average recall does: log loss {best} vs "
-                 "{baseline}.").format(name=NAMES[best.name], best=number(best.log_loss),
+                 "{baseline}.").format(name=TITLES[best.name], best=number(best.log_loss),
                                       baseline=number(baseline.log_loss))
     runner_up = min(others, key=lambda score: score.log_loss)
     return _("{name} predicts your recall better: log loss {best} vs {other} ({other_name}); "
              "your average recall alone scores {baseline}.").format(
-        name=NAMES[best.name], best=number(best.log_loss), other=number(runner_up.log_loss),
-        other_name=NAMES[runner_up.name], baseline=number(baseline.log_loss))
+        name=TITLES[best.name], best=number(best.log_loss), other=number(runner_up.log_loss),
+        other_name=TITLES[runner_up.name], baseline=number(baseline.log_loss))

@@ -13,7 +13,7 @@ from sqlalchemy import Connection
 
 from ..errors import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -79,13 +79,35 @@ CREATE INDEX ix_review_day ON review (study_day);
 
 
 
-def _migrate_to_1(connection: Connection) -> None:
-    for statement in _V1.split(";"):
-        if statement.strip():
-            connection.exec_driver_sql(statement)
+# Version 2: FSRS beside SM-2. A schedule and each logged answer keep FSRS's memory state (stability and
+# difficulty, NULL until FSRS schedules the card), and the learner's choice of scheduler has a table (no
+# row: SM-2). DOUBLE PRECISION keeps every bit of py-fsrs's floats on both backends (SQLite reads it as REAL).
+_V2 = """
+ALTER TABLE schedule ADD COLUMN stability DOUBLE PRECISION;
+ALTER TABLE schedule ADD COLUMN difficulty DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN stability_before DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN difficulty_before DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN stability_after DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN difficulty_after DOUBLE PRECISION;
+CREATE TABLE scheduler (
+    id INTEGER NOT NULL PRIMARY KEY,
+    name TEXT NOT NULL CHECK (name IN ('sm2', 'fsrs')),
+    retention DOUBLE PRECISION,
+    switched_at DATETIME NOT NULL
+);
+"""
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _migrate_to_1}
+def _script(ddl: str) -> Callable[[Connection], None]:
+    def migrate(connection: Connection) -> None:
+        for statement in ddl.split(";"):
+            if statement.strip():
+                connection.exec_driver_sql(statement)
+
+    return migrate
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2)}
 """version -> function(connection) that brings a file at version - 1 up to it."""
 
 

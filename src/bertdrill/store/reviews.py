@@ -277,19 +277,23 @@ def _set_schedule(row: ScheduleRow, schedule: Schedule) -> None:
     row.due = schedule.due
     row.lapses = schedule.lapses
     row.leech = schedule.lapses >= LEECH_LAPSES
+    row.stability = schedule.stability
+    row.difficulty = schedule.difficulty
 
 
 def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
     return {f"reps_{suffix}": schedule.repetitions, f"ef100_{suffix}": schedule.ef100,
             f"interval_{suffix}": schedule.interval, f"due_{suffix}": schedule.due,
-            f"lapses_{suffix}": schedule.lapses}
+            f"lapses_{suffix}": schedule.lapses, f"stability_{suffix}": schedule.stability,
+            f"difficulty_{suffix}": schedule.difficulty}
 
 
 def _answer(row: ReviewRow) -> Answer:
     def schedule(suffix: str) -> Schedule:
         return Schedule(repetitions=getattr(row, f"reps_{suffix}"), ef100=getattr(row, f"ef100_{suffix}"),
                         interval=getattr(row, f"interval_{suffix}"), due=getattr(row, f"due_{suffix}"),
-                        lapses=getattr(row, f"lapses_{suffix}"))
+                        lapses=getattr(row, f"lapses_{suffix}"), stability=getattr(row, f"stability_{suffix}"),
+                        difficulty=getattr(row, f"difficulty_{suffix}"))
 
     moment = row.reviewed_at  # SQLModel hands back aware UTC times; be safe with naive ones too
     moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

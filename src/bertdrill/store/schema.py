@@ -73,6 +73,8 @@ class ScheduleRow(SQLModel, table=True):
     suspended: bool = False
     buried_until: date | None = None  # hidden while the study day is before this
     leech: bool = False
+    stability: float | None = None  # FSRS's memory state, when FSRS scheduled the card (schema version 2)
+    difficulty: float | None = None
 
 
 class ReviewRow(SQLModel, table=True):
@@ -98,6 +100,20 @@ class ReviewRow(SQLModel, table=True):
     interval_after: int
     due_after: date | None = None
     lapses_after: int
+    stability_before: float | None = None  # FSRS's state before and after (schema version 2)
+    difficulty_before: float | None = None
+    stability_after: float | None = None
+    difficulty_after: float | None = None
+
+
+class SchedulerRow(SQLModel, table=True):
+    """The scheduler the learner chose (``bertdrill scheduler``); no row: SM-2, the default."""
+
+    __tablename__ = "scheduler"
+    id: int = Field(default=1, primary_key=True)  # one row: one learner per file
+    name: str  # sm2 | fsrs
+    retention: float | None = None  # FSRS's desired retention
+    switched_at: datetime  # UTC
 
 
 
@@ -120,7 +136,7 @@ def lesson_filter(lessons: Collection[str] | None) -> str:
 
 def schedule_of(row: ScheduleRow) -> Schedule:
     return Schedule(repetitions=row.repetitions, ef100=row.ef100, interval=row.interval, due=row.due,
-                    lapses=row.lapses)
+                    lapses=row.lapses, stability=row.stability, difficulty=row.difficulty)
 
 
 def card_state(row: ScheduleRow, card: CardRow | None) -> CardState:

@@ -1,0 +1,116 @@
+"""Which scheduler runs, switching it by replaying the review log, and reading the log for calibration.
+
+A switch rebuilds every card's state from its log (:func:`bertdrill.scheduling.replay.replay`)
+and stores the choice, in one write transaction: all or nothing. The log is read in card
+order in one pass, one card at a time, so a million answers take no more memory than one
+card's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Iterator
+from datetime import UTC, date, datetime
+from itertools import groupby
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, text
+from sqlmodel import Session
+
+from ..errors import StoreError
+from ..ports import CardLog, SchedulerChoice, Switch
+from ..ports import Scheduler as SchedulerPort
+from ..scheduling.replay import replay
+from ..sm2 import LEECH_LAPSES
+from .schema import from_review, lesson_filter
+from .sqlite import Database, utc_text
+
+
+class Scheduling(Database):
+    """The scheduler setting and the replays of the log."""
+
+    def scheduler_choice(self) -> SchedulerChoice:
+        found = self.rows("SELECT name, retention FROM scheduler WHERE id = 1")
+        return SchedulerChoice(found[0][0], found[0][1]) if found else SchedulerChoice()
+
+    def switch_scheduler(self, choice: SchedulerChoice, scheduler: SchedulerPort, *,
+                         track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
+        """Rebuild every card's state from its log under ``scheduler``, and store ``choice``: one transaction."""
+
+        def work(session: Session) -> Switch:
+            connection = session.connection()
+            card_ids = [row[0] for row in connection.execute(text("SELECT card_id FROM schedule ORDER BY card_id"))]
+            updates, answers = [], 0
+            for card_id, log in _merged(track(card_ids), _card_logs(connection, None)):
+                answers += len(log)
+                updates.append(_values(card_id, replay(scheduler, log)))
+            if updates:
+                connection.execute(text(
+                    "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, interval = :interval, "
+                    "due = :due, lapses = :lapses, leech = :leech, stability = :stability, difficulty = :difficulty "
+                    "WHERE card_id = :card_id"), updates)
+            connection.execute(text(
+                "INSERT INTO scheduler (id, name, retention, switched_at) VALUES (1, :name, :retention, :stamp) "
+                "ON CONFLICT (id) DO UPDATE SET name = excluded.name, retention = excluded.retention, "
+                "switched_at = excluded.switched_at"),
+                {"name": choice.name, "retention": choice.retention, "stamp": utc_text(datetime.now(UTC))})
+            return Switch(cards=len(updates), answers=answers)
+
+        return self._run(work, write=True)
+
+    def card_logs(self, visit: Callable[[CardLog], None], *, lessons: Collection[str] | None = None,
+                  track: Callable[[list[str]], Iterable[str]] = iter) -> int:
+        """Call ``visit`` with each card's log, (study day, grade) oldest first, for cards with answers."""
+
+        def work(session: Session) -> int:
+            connection = session.connection()
+            card_ids = [row[0] for row in connection.execute(_statement(
+                f"SELECT DISTINCT r.card_id {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
+                "ORDER BY r.card_id", lessons), _parameters(lessons))]
+            answers = 0
+            for _card_id, log in _merged(track(card_ids), _card_logs(connection, lessons)):
+                answers += len(log)
+                visit(log)
+            return answers
+
+        return self._run(work)
+
+
+def _card_logs(connection: Connection, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:
+    """Each card's log in card order, read in one pass (the index on card_id, id gives the order)."""
+    rows = connection.execute(_statement(
+        f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
+        "ORDER BY r.card_id, r.id", lessons), _parameters(lessons))
+    for card_id, answers in groupby(rows, key=lambda row: row[0]):
+        yield card_id, [(_day(day), grade) for _card, day, grade in answers]
+
+
+def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, CardLog]]) -> Iterator[tuple[str, CardLog]]:
+    """Each card id with its log (empty for a card never answered); both come in the database's card order."""
+    waiting = next(logs, None)
+    for card_id in card_ids:
+        if waiting is not None and waiting[0] == card_id:
+            yield card_id, waiting[1]
+            waiting = next(logs, None)
+        else:
+            yield card_id, []
+    if waiting is not None:
+        raise StoreError(f"the review log has answers to {waiting[0]!r}, which has no schedule; nothing was changed")
+
+
+def _values(card_id: str, state: Any) -> dict[str, Any]:
+    return {"card_id": card_id, "repetitions": state.repetitions, "ef100": state.ef100, "interval": state.interval,
+            "due": state.due.isoformat() if state.due else None, "lapses": state.lapses,
+            "leech": state.lapses >= LEECH_LAPSES, "stability": state.stability, "difficulty": state.difficulty}
+
+
+def _statement(query: str, lessons: Collection[str] | None):
+    statement = text(query)
+    return statement.bindparams(bindparam("lessons", expanding=True)) if lessons is not None else statement
+
+
+def _parameters(lessons: Collection[str] | None) -> dict[str, Any]:
+    return {} if lessons is None else {"lessons": list(lessons)}
+
+
+def _day(value: date | str) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(value)
