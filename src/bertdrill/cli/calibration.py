@@ -66,12 +66,12 @@ def lines(report) -> list[str]:
         shown.append(f"{names[each.name]:<{width}}{each.log_loss:>10.3f}{each.rmse_bins:>14.3f}")
     shown.append(_("Lower is better for both. Log loss weighs every review; RMSE (bins) compares "
                    "average prediction and recall in groups of similar reviews."))
-    for each in report.scores:
+    for each in sorted(report.scores, key=lambda each: each.log_loss):
         shown += ["", _("{scheduler}: predicted against observed recall").format(scheduler=names[each.name])]
-        shown.append(f"  {_('predicted'):<12}{_('mean'):>8}{_('observed'):>10}{_('reviews'):>10}")
+        shown.append(f"  {_('band'):<12}{_('predicted'):>10}{_('recalled'):>10}{_('reviews'):>10}")
         for row in each.table:
             band = f"{row.low * 100:.0f}–{row.high * 100:.0f} %"
-            shown.append(f"  {band:<12}{percent(row.predicted):>8}{percent(row.observed):>10}{row.count:>10,}")
+            shown.append(f"  {band:<12}{percent(row.predicted):>10}{percent(row.observed):>10}{row.count:>10,}")
     return [*shown, "", verdict(report)]
 
 

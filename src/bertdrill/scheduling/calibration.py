@@ -214,7 +214,7 @@ class Calibration:
         return Score("baseline", log_loss / self.reviews, self._rmse(lambda counts: counts[0] * mean), table)
 
 
-def verdict(report: Report, number: Callable[[float], str] = lambda value: f"{value:.2f}") -> str:
+def verdict(report: Report, number: Callable[[float], str] = lambda value: f"{value:.3f}") -> str:
     """The report in plain words; ``number`` formats a figure in the learner's language."""
     if not report.enough:
         return _("Not enough history yet: {count} of the {needed} reviews a fair comparison needs "
