@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ..errors import BertdrillError
@@ -62,8 +63,9 @@ def check_retention(retention: float) -> float:
     return float(retention)
 
 
-def _library():  # -> the fsrs module
-    """py-fsrs, imported on first use (then it is a dictionary look-up in sys.modules)."""
+@cache
+def _library() -> ModuleType:
+    """py-fsrs, imported on first use."""
     import fsrs
 
     return fsrs
@@ -76,8 +78,16 @@ def _scheduler(retention: float) -> fsrs.Scheduler:
                                 enable_fuzzing=False)
 
 
+@cache
+def _ratings() -> dict[int, fsrs.Rating]:
+    """py-fsrs's Rating of each bertdrill grade."""
+    return {grade: _library().Rating(rating) for grade, rating in RATING_OF_GRADE.items()}
+
+
+@cache
 def _moment(day: date) -> datetime:
-    """The time py-fsrs sees for a review on study day ``day``: its midnight, in UTC."""
+    """The time py-fsrs sees for a review on study day ``day``: its midnight, in UTC (cached: a replay of a
+    long log meets the same days again and again)."""
     return datetime.combine(day, time(), tzinfo=UTC)
 
 
@@ -119,9 +129,9 @@ class FSRS:
 
     def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
         """The state after grading the card ``grade`` (0-5) on study day ``today`` (its first answer that day)."""
-        rating = RATING_OF_GRADE[check_grade(grade)]
+        check_grade(grade)
         _check_day(today)
-        return self._review(state, grade, rating, today)
+        return self._review(state, grade, today)
 
     def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
         """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
@@ -129,16 +139,16 @@ class FSRS:
         by_rating: dict[int, Schedule] = {}
         for grade, rating in RATING_OF_GRADE.items():
             if rating not in by_rating:
-                by_rating[rating] = self._review(state, grade, rating, today)
+                by_rating[rating] = self._review(state, grade, today)
         return {grade: by_rating[rating] for grade, rating in RATING_OF_GRADE.items()}
 
     def retrievability(self, state: Schedule, *, today: date) -> float:
         """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
         return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
 
-    def _review(self, state: Schedule, grade: int, rating: int, today: date) -> Schedule:
+    def _review(self, state: Schedule, grade: int, today: date) -> Schedule:
         moment = _moment(today)
-        card, _log = _scheduler(self.retention).review_card(_card(state), _library().Rating(rating), moment)
+        card, _log = _scheduler(self.retention).review_card(_card(state), _ratings()[grade], moment)
         interval = (card.due - moment).days
         passed = grade >= PASSING
         return Schedule(
