@@ -1,0 +1,52 @@
+"""Comparing answer texts by meaning rather than by keystroke.
+
+- :func:`choice_key`: a choice option's text as the learner means it, ignoring case, articles,
+  punctuation and spacing: ``bidirectional encoder; no causal mask``, ``A bidirectional encoder,
+  no causal mask`` and ``a  Bidirectional encoder no causal mask.`` all name the same option.
+  Letters inside a word are untouched, so a real typo stays a typo.
+- :func:`fold_letters`: Turkish typed on a US keyboard (``cift yonlu`` for ``çift yönlü``), so
+  grading can accept it with a spelling note instead of calling it wrong.
+
+Per-language data (:data:`ARTICLES`) is plain data: a language adds its words here.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+ARTICLES: dict[str, frozenset[str]] = {
+    "en": frozenset({"a", "an", "the"}),
+    "tr": frozenset(),  # Turkish has no articles ("bir" is also the number one)
+}
+"""Words a choice text may add or leave out without changing which option it names."""
+
+FOLDING_LANGUAGES = frozenset({"tr"})
+"""Languages whose letters people often type without their marks (see :func:`fold_letters`)."""
+
+_TURKISH_LETTERS = str.maketrans({"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü": "u", "â": "a",
+                                  "î": "i", "û": "u", "Ç": "C", "Ğ": "G", "İ": "I", "Ö": "O", "Ş": "S",
+                                  "Ü": "U", "Â": "A", "Î": "I", "Û": "U"})
+
+
+def base_language(language: str) -> str:
+    """``tr`` for ``tr``, ``tr-TR`` or ``tr_TR``."""
+    return language.split("-")[0].split("_")[0].lower()
+
+
+def fold_letters(text: str) -> str:
+    """Turkish as typed on a US keyboard: ``çift yönlü`` -> ``cift yonlu``, ``İSTANBUL`` -> ``ISTANBUL``."""
+    return unicodedata.normalize("NFC", text).translate(_TURKISH_LETTERS)
+
+
+def folds_letters(language: str) -> bool:
+    return base_language(language) in FOLDING_LANGUAGES
+
+
+def choice_key(normalised: str, language: str) -> str:
+    """``normalised`` (already case-folded) without punctuation, articles and extra spaces.
+
+    Punctuation becomes a space, so ``encoder;no`` is two words, as the learner meant.
+    """
+    spaced = "".join(" " if unicodedata.category(ch)[0] == "P" else ch for ch in normalised)
+    articles = ARTICLES.get(base_language(language), frozenset())
+    return " ".join(word for word in spaced.split() if word not in articles)
