@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bertdrill.textmatch import choice_key, fold_letters, folds_letters
+from bertdrill.textmatch import choice_key, fold_letters, folds_letters, gives_away
 
 
 @pytest.mark.parametrize("typed", [
@@ -39,3 +39,28 @@ def test_fold_letters(text, folded):
 def test_which_languages_fold():
     assert folds_letters("tr") and folds_letters("tr-TR") and folds_letters("tr_TR")
     assert not folds_letters("en")
+
+
+@pytest.mark.parametrize(("prompt", "answers", "language", "found"), [
+    ("Count attention's four projections (Q, K, V, output).", ["4"], "en", "four"),
+    ("Dikkatin dört projeksiyonunu (Q, K, V, çıkış) say.", ["4"], "tr", "dört"),
+    ("How many heads? There are 12 of them.", ["12"], "en", "12"),
+    ("Is it one hundred and ten million?", ["110000000"], "en", "one hundred and ten million"),
+    ("Unlike GPT, what is BERT designed to do: generate text or understand it?", ["To understand text", "understand"],
+     "en", "understand"),
+    ("Which is bidirectional: BERT or GPT?", ["BERT"], "en", "bert"),
+])
+def test_gives_away_finds_the_answer_in_the_prompt(prompt, answers, language, found):
+    assert gives_away(prompt, answers, language) == found
+
+
+@pytest.mark.parametrize(("prompt", "answers", "language"), [
+    ("How many projections does attention have?", ["4"], "en"),
+    ("Count the projections in 4 * (d * d + d) minus one.", ["3"], "en"),
+    ("In BERT-base, how wide is each attention head (d_model / heads)?", ["64"], "en"),
+    ("What is BERT?", ["A model made only of transformer encoder blocks", "encoder"], "en"),
+    ("Which letter comes second?", ["b"], "en"),  # too short to look for
+    ("Someone said fourteen.", ["4"], "en"),
+])
+def test_gives_away_stays_quiet_otherwise(prompt, answers, language):
+    assert gives_away(prompt, answers, language) is None

@@ -13,6 +13,7 @@ Per-language data (:data:`ARTICLES`) is plain data: a language adds its words he
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 ARTICLES: dict[str, frozenset[str]] = {
     "en": frozenset({"a", "an", "the"}),
@@ -50,3 +51,45 @@ def choice_key(normalised: str, language: str) -> str:
     spaced = "".join(" " if unicodedata.category(ch)[0] == "P" else ch for ch in normalised)
     articles = ARTICLES.get(base_language(language), frozenset())
     return " ".join(word for word in spaced.split() if word not in articles)
+
+
+MAX_NUMBER_WORDS = 6
+"""Number words spelt over more words than this are not looked for in a prompt ("one hundred and ten million")."""
+
+
+def gives_away(prompt: str, answers: Iterable[str], language: str) -> str | None:
+    """The part of ``prompt`` that is one of its ``answers``, or None.
+
+    A number answer is found as digits or in words (``four`` for ``4``, ``dört`` in Turkish); a text
+    answer as whole words, ignoring case, articles and punctuation. One- and two-letter text answers
+    are not looked for: they occur in any sentence.
+    """
+    from .number_words import parse_words
+
+    words = _casefold(prompt, language).replace("-", " ").split()
+    tokens = [word.strip(_PUNCTUATION) for word in words]
+    key = f" {choice_key(_casefold(prompt, language), language)} "
+    for answer in answers:
+        text = _casefold(answer, language).strip().rstrip(".")
+        value = int(text) if text.isdigit() and text.isascii() else parse_words(text, language)
+        if value is not None:
+            for start in range(len(tokens)):
+                for end in range(start + 1, min(len(tokens), start + MAX_NUMBER_WORDS) + 1):
+                    piece = " ".join(tokens[start:end])
+                    if (piece.isdigit() and piece.isascii() and int(piece) == value) or \
+                            (not piece.isdigit() and parse_words(piece, language) == value):
+                        return " ".join(words[start:end]).strip(_PUNCTUATION)
+            continue
+        wanted = choice_key(text, language)
+        if len(wanted) >= 3 and f" {wanted} " in key:
+            return wanted
+    return None
+
+
+_PUNCTUATION = ".,;:!?()[]{}\"'«»“”‘’"
+
+
+def _casefold(text: str, language: str) -> str:
+    if folds_letters(language):
+        text = text.replace("İ", "i").replace("I", "ı")
+    return unicodedata.normalize("NFC", text).casefold()
