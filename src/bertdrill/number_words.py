@@ -1,63 +1,28 @@
 """Numbers written in words, in each lesson language: ``four``, ``dört``, ``one hundred and ten
 million``, ``yüz on milyon``, ``110 milyon``.
 
-A language adds itself as data: a :class:`NumberWords` entry in :data:`NUMBER_WORDS` (its words for
-units, tens, hundred and the scales, the little words it allows in between). The reader is the
+A language adds itself as data: a :class:`~bertdrill.languages.NumberWords` entry in its
+:mod:`bertdrill.languages` row (its words for units, tens, hundred and the scales, the little words
+it allows in between). The reader is the
 same for every language, and strict: ``four four`` or ``hundred twenty hundred`` are no numbers,
 so a sentence is never misread as one.
 
-Turkish is read without its letters too (``dort``, ``alti``, ``yuz``): people type it on US
-keyboards, and a number is right or wrong by its value, not its spelling.
+A language with plain-letter spellings (Turkish) is read without its marks too (``dort``, ``alti``,
+``yuz``): people type it on US keyboards, and a number is right or wrong by its value, not its spelling.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
-from .textmatch import base_language, fold_letters
+from .languages import NumberWords, base
+from .languages import language as language_of
+from .textmatch import fold_letters
 
 MAX_WORDS = 30
 """Longer texts are no number words: reading stays instant whatever is typed."""
 
-
-@dataclass(frozen=True)
-class NumberWords:
-    units: Mapping[str, int]  # words below ten (and, in English, ten to nineteen)
-    tens: Mapping[str, int]  # twenty, thirty ... (Turkish: on, yirmi ...)
-    hundred: tuple[str, ...]
-    scales: Mapping[str, int]  # thousand, million, billion
-    zero: tuple[str, ...]
-    fillers: tuple[str, ...] = ()  # words that add nothing: "and" in "one hundred and ten"
-    one: tuple[str, ...] = ()  # articles that stand for one before a hundred or a scale: "a million"
-    folded: bool = False  # also read with the language's letters folded to ASCII (see fold_letters)
-    extra: Mapping[str, int] = field(default_factory=dict)  # other spellings of units and tens
-
-
-NUMBER_WORDS: dict[str, NumberWords] = {
-    "en": NumberWords(
-        units={"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-               "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-               "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19},
-        tens={"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-              "eighty": 80, "ninety": 90},
-        hundred=("hundred",),
-        scales={"thousand": 10**3, "million": 10**6, "billion": 10**9},
-        zero=("zero", "nought", "nil"),
-        fillers=("and",),
-        one=("a", "an"),
-    ),
-    "tr": NumberWords(
-        units={"bir": 1, "iki": 2, "üç": 3, "dört": 4, "beş": 5, "altı": 6, "yedi": 7, "sekiz": 8, "dokuz": 9},
-        tens={"on": 10, "yirmi": 20, "otuz": 30, "kırk": 40, "elli": 50, "altmış": 60, "yetmiş": 70,
-              "seksen": 80, "doksan": 90},
-        hundred=("yüz",),
-        scales={"bin": 10**3, "milyon": 10**6, "milyar": 10**9},
-        zero=("sıfır",),
-        folded=True,
-    ),
-}
 
 def parse_words(text: str, language: str) -> int | None:
     """The whole number ``text`` spells in ``language``, or None if it spells none.
@@ -65,11 +30,12 @@ def parse_words(text: str, language: str) -> int | None:
     Words are separated by spaces or hyphens (``twenty-one``), or written together as Turkish
     often is (``yüzon``); a group may be digits (``110 million``, ``2 bin``).
     """
-    words = NUMBER_WORDS.get(base_language(language))
+    code = base(language)
+    words = language_of(code).number_words
     if words is None or not text or len(text) > 40 * MAX_WORDS:
         return None
-    vocabulary = _vocabulary(language, words)
-    tokens = _tokens(_key(text, words), vocabulary)
+    vocabulary = _vocabulary(code, words)
+    tokens = _tokens(_key(text, code, words), vocabulary)
     if tokens is None or not tokens or len(tokens) > MAX_WORDS:
         return None
     return _value(tokens)
@@ -89,7 +55,7 @@ def _vocabulary(language: str, words: NumberWords) -> dict[str, tuple[int, int]]
             table[word] = (_ZERO, 0)
         for word in words.one:
             table[word] = (_ONE, 1)
-        for word, value in {**words.units, **words.extra}.items():
+        for word, value in words.units.items():
             table[word] = (_TEEN if value >= 10 else _UNIT, value) if value < 20 else (_TEN, value)
         for word, value in words.tens.items():
             table[word] = (_TEN, value)
@@ -97,15 +63,14 @@ def _vocabulary(language: str, words: NumberWords) -> dict[str, tuple[int, int]]
             table[word] = (_HUNDRED, 100)
         for word, value in words.scales.items():
             table[word] = (_SCALE, value)
-        if words.folded:
-            table.update({fold_letters(word): meaning for word, meaning in list(table.items())})
+        table.update({fold_letters(word, language): meaning for word, meaning in list(table.items())})
         _vocabularies[language] = table
     return _vocabularies[language]
 
 
-def _key(text: str, words: NumberWords) -> list[str]:
+def _key(text: str, code: str, words: NumberWords) -> list[str]:
     text = unicodedata.normalize("NFC", text).strip().replace("-", " ")
-    if words.folded:
+    if language_of(code).turkic_case:
         text = text.replace("İ", "i").replace("I", "ı")
     parts = text.casefold().split()
     return [part for part in parts if part not in words.fillers]

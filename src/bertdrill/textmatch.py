@@ -7,40 +7,41 @@
 - :func:`fold_letters`: Turkish typed on a US keyboard (``cift yonlu`` for ``çift yönlü``), so
   grading can accept it with a spelling note instead of calling it wrong.
 
-Per-language data (:data:`ARTICLES`) is plain data: a language adds its words here.
+Per-language data (articles, plain-letter spellings) lives in :mod:`bertdrill.languages`.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-ARTICLES: dict[str, frozenset[str]] = {
-    "en": frozenset({"a", "an", "the"}),
-    "tr": frozenset(),  # Turkish has no articles ("bir" is also the number one)
-}
-"""Words a choice text may add or leave out without changing which option it names."""
-
-FOLDING_LANGUAGES = frozenset({"tr"})
-"""Languages whose letters people often type without their marks (see :func:`fold_letters`)."""
-
-_TURKISH_LETTERS = str.maketrans({"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü": "u", "â": "a",
-                                  "î": "i", "û": "u", "Ç": "C", "Ğ": "G", "İ": "I", "Ö": "O", "Ş": "S",
-                                  "Ü": "U", "Â": "A", "Î": "I", "Û": "U"})
+from .languages import base, turkic_case
+from .languages import language as language_of
 
 
-def base_language(language: str) -> str:
-    """``tr`` for ``tr``, ``tr-TR`` or ``tr_TR``."""
-    return language.split("-")[0].split("_")[0].lower()
+def fold_letters(text: str, language: str) -> str:
+    """``text`` as typed on a US keyboard in ``language``: ``çift yönlü`` -> ``cift yonlu`` in Turkish.
 
-
-def fold_letters(text: str) -> str:
-    """Turkish as typed on a US keyboard: ``çift yönlü`` -> ``cift yonlu``, ``İSTANBUL`` -> ``ISTANBUL``."""
-    return unicodedata.normalize("NFC", text).translate(_TURKISH_LETTERS)
+    The language's ``plain_letters`` say which letters lose their marks; other languages keep them.
+    """
+    letters = language_of(base(language)).plain_letters
+    if not letters:
+        return text
+    return unicodedata.normalize("NFC", text).translate(_table(base(language), letters))
 
 
 def folds_letters(language: str) -> bool:
-    return base_language(language) in FOLDING_LANGUAGES
+    """Whether people often type ``language`` without some of its letters (Turkish on a US keyboard)."""
+    return bool(language_of(base(language)).plain_letters)
+
+
+_tables: dict[str, dict[int, str]] = {}
+
+
+def _table(code: str, letters: Mapping[str, str]) -> dict[int, str]:
+    if code not in _tables:
+        _tables[code] = str.maketrans(dict(letters))
+    return _tables[code]
 
 
 def choice_key(normalised: str, language: str) -> str:
@@ -49,7 +50,7 @@ def choice_key(normalised: str, language: str) -> str:
     Punctuation becomes a space, so ``encoder;no`` is two words, as the learner meant.
     """
     spaced = "".join(" " if unicodedata.category(ch)[0] == "P" else ch for ch in normalised)
-    articles = ARTICLES.get(base_language(language), frozenset())
+    articles = language_of(base(language)).articles
     return " ".join(word for word in spaced.split() if word not in articles)
 
 
@@ -90,6 +91,6 @@ _PUNCTUATION = ".,;:!?()[]{}\"'«»“”‘’"
 
 
 def _casefold(text: str, language: str) -> str:
-    if folds_letters(language):
+    if turkic_case(language):
         text = text.replace("İ", "i").replace("I", "ı")
     return unicodedata.normalize("NFC", text).casefold()
