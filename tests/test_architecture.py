@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "bertdrill"
-CORE = ["errors", "formula", "lesson", "cards", "grading", "sm2", "stats", "kinds", "numbers", "languages"]
+CORE = ["errors", "formula", "lesson", "cards", "grading", "sm2", "stats", "kinds", "numbers", "languages", "i18n",
+        "diagnosis", "number_words", "textmatch"]
 FORBIDDEN = {"typer", "rich", "sqlmodel", "sqlalchemy", "genanki", "weasyprint", "sqlite3", "random", "time",
              "subprocess", "os", "pathlib", "click", "platformdirs"}
 
