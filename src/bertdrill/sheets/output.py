@@ -11,7 +11,6 @@ from .model import Sheet
 
 FORMATS = ("html", "pdf", "md", "gift")
 EXTENSIONS = {".html": "html", ".htm": "html", ".pdf": "pdf", ".md": "md", ".markdown": "md", ".gift": "gift"}
-KEY_MODES = ("pages", "separate", "none")
 
 
 def format_for(path: Path) -> str:
