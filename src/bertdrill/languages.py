@@ -1,4 +1,4 @@
-"""Everything bertdrill knows about a language, in one table: its name and how it writes numbers.
+"""Everything bertdrill knows about a language, in one table: its name, how it writes numbers, sheet words.
 
 Other modules ask here (:func:`thousands_separator`, :func:`decimal_mark`, :func:`name`, ...)
 instead of listing languages themselves, so adding a language is one entry.
@@ -24,6 +24,39 @@ class NumberWords:
 
 
 @dataclass(frozen=True)
+class SheetLabels:
+    """The words a sheet prints around the lesson's texts, in the sheet's language."""
+
+    version: str
+    name: str
+    date: str
+    score: str
+    key: str
+    point: str
+    points_plural: str
+    points_title: str
+    questions: str
+    page: str
+    given: str
+    answer: str
+    seed: str
+    match_hint: str
+
+    def points(self, count: int) -> str:
+        return f"{count} {self.point if count == 1 else self.points_plural}"
+
+
+_ENGLISH_SHEET = SheetLabels(version="Version", name="Name", date="Date", score="Score", key="Answer key",
+                             point="point", points_plural="points", points_title="Points", questions="questions", page="Page",
+                             given="Given", answer="Answer", seed="seed",
+                             match_hint="Write the letter of the matching entry in each box.")
+_TURKISH_SHEET = SheetLabels(version="Grup", name="Ad Soyad", date="Tarih", score="Puan", key="Cevap anahtarı",
+                             point="puan", points_plural="puan", points_title="Puan", questions="soru", page="Sayfa",
+                             given="Verilenler", answer="Cevap", seed="tohum",
+                             match_hint="Her kutuya eşleşen seçeneğin harfini yazın.")
+
+
+@dataclass(frozen=True)
 class Language:
     code: str  # "en", "tr": as lessons name it
     name: str  # the language's own name, for deck and sheet titles
@@ -35,6 +68,7 @@ class Language:
     # Letters people type without their marks on a US keyboard ("cift yonlu" for "çift yönlü"):
     # accepted with a spelling note.
     plain_letters: Mapping[str, str] = field(default_factory=dict)
+    sheet: SheetLabels | None = None  # the words a quiz sheet prints, where bertdrill has them
 
 
 _ENGLISH_NUMBERS = NumberWords(
@@ -62,10 +96,11 @@ _TURKISH_LETTERS = {"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü":
 
 
 LANGUAGES: dict[str, Language] = {language.code: language for language in (
-    Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"})),
+    Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"}),
+             sheet=_ENGLISH_SHEET),
     # Turkish has no articles ("bir" is also the number one)
     Language("tr", "Türkçe", ".", ",", turkic_case=True, number_words=_TURKISH_NUMBERS,
-             plain_letters=_TURKISH_LETTERS),
+             plain_letters=_TURKISH_LETTERS, sheet=_TURKISH_SHEET),
     Language("az", "Azərbaycanca", turkic_case=True),  # folds the Turkish way; numbers as in English
     Language("de", "Deutsch", ".", ","),
     Language("es", "Español", ".", ","),
