@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from learner_store import learner_store
 
 from bertdrill.scheduling.calibration import Calibration, both_schedulers, verdict
-from learner_store import learner_store
 
 
 @pytest.fixture

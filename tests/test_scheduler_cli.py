@@ -138,17 +138,18 @@ def test_a_switch_that_fails_half_way_changes_nothing(year, isolated_home):
     path = isolated_home / "bertdrill.db"
     before = schedules(path)
 
-    class Breaking(FSRS):
+    class Breaking(sm2.SM2):
         reviewed = 0
 
         def review(self, state, grade, *, today):
             Breaking.reviewed += 1
             if Breaking.reviewed == 500:
                 raise RuntimeError("the disk went away")
-            return super().review(state, grade, today=today)
+            return FSRS().review(state, grade, today=today)
 
     with Store.open(str(path)) as store, pytest.raises(RuntimeError, match="the disk went away"):
         store.switch_scheduler(SchedulerChoice("fsrs", 0.9), Breaking())
+    assert Breaking.reviewed == 500
     assert schedules(path) == before
     with Store.open(str(path)) as store:
         assert store.scheduler_choice() == SchedulerChoice()

@@ -31,13 +31,15 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import NamedTuple
+from functools import cache
+from typing import Any, Protocol
 
 from ..i18n import _
-from ..sm2 import PASSING, SM2, Schedule
+from ..sm2 import NEW, PASSING, Schedule
+from ..sm2 import review as sm2_review
 from . import TITLES
-from .fsrs import FSRS
-from .replay import Reviewing, scheduling_answers
+from .fsrs import FSRSForecast
+from .replay import scheduling_answers
 
 MIN_REVIEWS = 100
 """Fewer scored reviews than this say nothing reliable about a scheduler: "not enough history yet"."""
@@ -63,19 +65,43 @@ def sm2_recall(state: Schedule, today: date) -> float:
     return SM2_RECALL_AT_INTERVAL ** (elapsed / state.interval)
 
 
-class Model(NamedTuple):
-    """A scheduler to score: its name, how it reviews, and how it predicts recall."""
+class Forecaster(Protocol):
+    """A scheduler as the calibration replays it: a memory per card, its prediction, and its next memory."""
 
-    name: str
-    scheduler: Reviewing
-    recall: Callable[[Schedule, date], float]
+    @property
+    def name(self) -> str: ...
+
+    def start(self) -> Any:
+        """The memory of a card never reviewed."""
+        ...
+
+    def recall(self, memory: Any, day: date) -> float:
+        """The predicted probability of recalling the card on ``day``."""
+        ...
+
+    def review(self, memory: Any, grade: int, day: date) -> Any:
+        """The memory after the first answer of study day ``day``."""
+        ...
 
 
-def both_schedulers() -> list[Model]:
+class SM2Forecast:
+    """SM-2 (:func:`bertdrill.sm2.review`), predicting by the srs-benchmark convention (:func:`sm2_recall`)."""
+
+    name = "sm2"
+
+    def start(self) -> Schedule:
+        return NEW
+
+    def recall(self, memory: Schedule, day: date) -> float:
+        return sm2_recall(memory, day)
+
+    def review(self, memory: Schedule, grade: int, day: date) -> Schedule:
+        return sm2_review(memory, grade, today=day)
+
+
+def both_schedulers() -> list[Forecaster]:
     """SM-2 and FSRS, to score side by side (FSRS's predictions do not depend on its desired retention)."""
-    fsrs = FSRS()
-    return [Model("sm2", SM2(), sm2_recall),
-            Model("fsrs", fsrs, lambda state, day: fsrs.retrievability(state, today=day))]
+    return [SM2Forecast(), FSRSForecast()]
 
 
 def log_loss_term(p: float, y: int) -> float:
@@ -84,6 +110,7 @@ def log_loss_term(p: float, y: int) -> float:
     return -math.log(p) if y else -math.log(1 - p)
 
 
+@cache
 def group(elapsed: int, index: int, lapses: int) -> tuple[int, int, int]:
     """The RMSE (bins) group of a review: each count's power of its base, as srs-benchmark bins them.
 
@@ -147,7 +174,7 @@ class Report:
 class Calibration:
     """Scores the ``models`` on the logs given to :meth:`add`, one card at a time."""
 
-    def __init__(self, models: Sequence[Model]):
+    def __init__(self, models: Sequence[Forecaster]):
         self.models = tuple(models)
         self.reviews = 0
         self.recalled = 0
@@ -159,16 +186,17 @@ class Calibration:
 
     def add(self, answers: Iterable[tuple[date, int]]) -> None:
         """Score one card's log: (study day, grade) of each answer, oldest first, practice left out."""
-        states = [model.scheduler.initial for model in self.models]
+        models = self.models
+        memories = [model.start() for model in models]
         last_day: date | None = None
         lapses = 0
         for index, (day, grade) in enumerate(scheduling_answers(answers), start=1):
             if last_day is not None and day > last_day:
-                probabilities = [model.recall(state, day) for model, state in zip(self.models, states)]
+                probabilities = [model.recall(memory, day) for model, memory in zip(models, memories)]
                 self._score((day - last_day).days, index, lapses, int(grade >= PASSING), probabilities)
             if index > 1 and grade < PASSING:
                 lapses += 1  # srs-benchmark counts an Again after the first review
-            states = [model.scheduler.review(state, grade, today=day) for model, state in zip(self.models, states)]
+            memories = [model.review(memory, grade, day) for model, memory in zip(models, memories)]
             last_day = day
 
     def _score(self, elapsed: int, index: int, lapses: int, y: int, probabilities: list[float]) -> None:

@@ -26,6 +26,7 @@ imported on first use so that ``bertdrill --help`` does not pay for it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
@@ -142,6 +143,25 @@ class FSRS:
                 by_rating[rating] = self._review(state, grade, today)
         return {grade: by_rating[rating] for grade, rating in RATING_OF_GRADE.items()}
 
+    def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
+        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
+        gives answer after answer, computed on py-fsrs's own cards without a :class:`Schedule` between
+        them (a switch replays a million answers)."""
+        forecast = FSRSForecast(self.retention)
+        card, repetitions, lapses, last = forecast.start(), 0, 0, None
+        for day, grade in answers:
+            card = forecast.review(card, check_grade(grade), day)
+            passed = grade >= PASSING
+            lapses += not passed and repetitions >= 1
+            repetitions = repetitions + 1 if passed else 0
+            last = day
+        if last is None:
+            return NEW
+        interval = (card.due - card.last_review).days
+        return Schedule(repetitions=repetitions, ef100=NEW.ef100, interval=interval,
+                        due=last + timedelta(days=interval), lapses=lapses, stability=card.stability,
+                        difficulty=card.difficulty)
+
     def retrievability(self, state: Schedule, *, today: date) -> float:
         """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
         return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
@@ -165,3 +185,24 @@ class FSRS:
 def _check_day(today: date) -> None:
     if isinstance(today, datetime) or not isinstance(today, date):
         raise TypeError(f"today must be a date (a study day), got {today!r}")
+
+
+class FSRSForecast:
+    """FSRS replayed on py-fsrs's own cards, for the calibration: each review goes straight from one
+    py-fsrs card to the next (no :class:`Schedule` in between), and the prediction is py-fsrs's
+    retrievability. The same computation as :meth:`FSRS.review`, in a quarter less time."""
+
+    name = "fsrs"
+
+    def __init__(self, retention: float = DEFAULT_RETENTION):
+        self._scheduler = _scheduler(check_retention(retention))
+        self._ratings = _ratings()
+
+    def start(self) -> fsrs.Card:
+        return _card(NEW)
+
+    def recall(self, memory: fsrs.Card, day: date) -> float:
+        return self._scheduler.get_card_retrievability(memory, _moment(day))
+
+    def review(self, memory: fsrs.Card, grade: int, day: date) -> fsrs.Card:
+        return self._scheduler.review_card(memory, self._ratings[grade], _moment(day))[0]
