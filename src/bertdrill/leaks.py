@@ -20,8 +20,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import groupby
+from typing import assert_never
 
-from .cards import Card
+from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
 
 MIN_DIGITS = 3  # a number with fewer digits is too common to give anything away
 MIN_LETTERS = 4  # shorter words (articles, conjunctions, "BERT"'s neighbours "the", "ve") are not key
@@ -201,21 +202,24 @@ def exposures(cards: Sequence[Card], language: str) -> list[Exposure]:
 
 def _exposure(cards: list[Card], language: str) -> Exposure:
     first = cards[0]
-    prompt = first.prompt[language]
+    item_id, prompt = first.item_id, first.prompt[language]
     answers = tuple(card.answer[language] for card in cards)
-    kind = first.kind
-    if kind == "fact":
-        return Exposure(first.item_id, (prompt,), answers, answers)
-    if kind == "choice":
-        return Exposure(first.item_id, (prompt, *first.options[language]), answers, answers)
-    if kind == "blank":
-        return Exposure(first.item_id, (prompt, first.code), (first.fill,), answers)
-    if kind == "numeric":
-        return Exposure(first.item_id, tuple(card.prompt[language] for card in cards), answers, answers)
-    if kind == "match":
-        return Exposure(first.item_id, (prompt, *(card.term[language] for card in cards), *answers), answers)
-    if kind == "practice":
-        # Its answer is a program, not the numbers it prints: those are the numeric questions'
-        # answers by design, and a learner who wrote it computed them (so nothing shows after).
-        return Exposure(first.item_id, (prompt, first.code), ())
-    raise AssertionError(kind)
+    match first:
+        case FactCard():
+            return Exposure(item_id, (prompt,), answers, answers)
+        case ChoiceCard():
+            return Exposure(item_id, (prompt, *first.options[language]), answers, answers)
+        case BlankCard():
+            return Exposure(item_id, (prompt, first.code), (first.fill,), answers)
+        case NumericCard():
+            return Exposure(item_id, tuple(card.prompt[language] for card in cards), answers, answers)
+        case MatchCard():
+            # Both columns are printed: the answers are the pairing, and the meanings count as clues.
+            terms = tuple(card.term[language] for card in cards if isinstance(card, MatchCard))
+            return Exposure(item_id, (prompt, *terms, *answers), answers)
+        case PracticeCard():
+            # Its answer is a program, not the numbers it prints: those are the numeric questions'
+            # answers by design, and a learner who wrote it computed them (so nothing shows after).
+            return Exposure(item_id, (prompt, first.code), ())
+        case _:
+            assert_never(first)
