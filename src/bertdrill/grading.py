@@ -40,6 +40,7 @@ from .formula import Number
 from .languages import decimal_mark, turkic_case
 from .lesson import filled_expression
 from .numbers import SCALES as _SCALES
+from .text import clean_text
 
 MAX_ANSWER = 10_000
 """Longer answers are wrong at once ("Answer too long"), so grading never slows down."""
@@ -95,42 +96,6 @@ def grade(card: Card, typed: str, language: str) -> Verdict:
 
 
 # --- cleaning and normalising ---------------------------------------------------------------
-
-_ESCAPE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, bracketed paste
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM and APC strings
-    r"|\x1b[ -/]*[0-~]?"  # every other escape, and a lone ESC
-    r"|\x9b[0-?]*[ -/]*[@-~]?"  # the 8-bit CSI
-)
-_NEWLINES = re.compile(r"\r\n?|[\x85\u2028\u2029]")
-
-
-def clean_text(text: str) -> str:
-    """Remove what a person cannot see or did not mean to type.
-
-    Escape sequences go whole (``\\x1b[31m``, not just the ESC); other control
-    characters, zero-width characters and bidirectional marks (Unicode
-    categories Cc and Cf) go one by one. Newlines survive, tabs become spaces,
-    and lone surrogates (undecodable bytes) become U+FFFD, so the result is
-    always printable and encodable.
-    """
-    text = _NEWLINES.sub("\n", _ESCAPE.sub("", text))
-    if text.isprintable():
-        return text
-    return "".join(_visible(ch) for ch in text)
-
-
-def _visible(ch: str) -> str:
-    if ch == "\n":
-        return ch
-    if ch == "\t":
-        return " "
-    category = unicodedata.category(ch)
-    if category in ("Cc", "Cf"):
-        return ""
-    return "\ufffd" if category == "Cs" else ch
-
 
 def normalise_text(text: str, language: str) -> str:
     """Text in the form answers are compared in.
@@ -303,7 +268,7 @@ def _grade_number(want: Number, tolerance: Fraction, env: Mapping[str, Number], 
             value = parsed.evaluate(env)
         except FormulaError as exc:
             return _wrong(expected, str(exc))
-    miss = abs(value - want)
+    miss = abs(Fraction(value) - want)
     if miss <= tolerance * abs(Fraction(want)):
         return _right(expected, "" if miss == 0 else f"the exact answer is {expected}")
     if _rounded(Fraction(value), want):
