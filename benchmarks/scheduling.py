@@ -18,6 +18,7 @@ benchmarks/run.py prints these rows in its table too.
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import tempfile
@@ -33,12 +34,21 @@ from run import bertdrill, environment, scripted_review, seconds  # noqa: E402
 
 
 def switch_and_calibration(db: Path) -> tuple[float, float, float]:
-    """Seconds of ``scheduler fsrs``, of ``scheduler sm2`` (back) and of ``stats --calibration`` on ``db``."""
+    """Seconds of ``scheduler fsrs``, of ``scheduler sm2`` (back) and of ``stats --calibration`` on ``db``
+    (wall time; the CPU time of each, which a loaded machine inflates less, is printed as it goes)."""
     env = environment(BERTDRILL_DB=str(db))
-    to_fsrs = seconds(bertdrill() + ["scheduler", "fsrs"], env)
-    to_sm2 = seconds(bertdrill() + ["scheduler", "sm2"], env)
-    calibration = seconds(bertdrill() + ["stats", "--calibration"], env)
-    return to_fsrs, to_sm2, calibration
+    times = []
+    for command in (["scheduler", "fsrs"], ["scheduler", "sm2"], ["stats", "--calibration"]):
+        cpu = _children_cpu()
+        times.append(seconds(bertdrill() + command, env))
+        print(f"  (bertdrill {' '.join(command)}: {times[-1]:.1f} s, {_children_cpu() - cpu:.1f} s of CPU)",
+              flush=True)
+    return times[0], times[1], times[2]
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def answering(folder: Path, count: int, runs: int) -> tuple[float, float]:

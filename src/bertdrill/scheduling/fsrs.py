@@ -157,7 +157,7 @@ class FSRS:
             last = day
         if last is None:
             return NEW
-        interval = (card.due - card.last_review).days
+        interval = (card.due - _moment(last)).days
         return Schedule(repetitions=repetitions, ef100=NEW.ef100, interval=interval,
                         due=last + timedelta(days=interval), lapses=lapses, stability=card.stability,
                         difficulty=card.difficulty)

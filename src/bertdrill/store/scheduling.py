@@ -8,21 +8,20 @@ card's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import UTC, date, datetime
 from itertools import groupby
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, text
 from sqlmodel import Session
 
 from ..errors import StoreError
 from ..ports import CardLog, SchedulerChoice, Switch
 from ..ports import Scheduler as SchedulerPort
 from ..scheduling.replay import replay
-from ..sm2 import LEECH_LAPSES
+from ..sm2 import LEECH_LAPSES, Schedule
 from .schema import from_review, lesson_filter
-from .sqlite import Database, utc_text
+from .sqlite import Database, execute, execute_many
 
 
 class Scheduling(Database):
@@ -37,22 +36,18 @@ class Scheduling(Database):
         """Rebuild every card's state from its log under ``scheduler``, and store ``choice``: one transaction."""
 
         def work(session: Session) -> Switch:
-            connection = session.connection()
-            card_ids = [row[0] for row in connection.execute(text("SELECT card_id FROM schedule ORDER BY card_id"))]
+            card_ids = [row[0] for row in execute(session, "SELECT card_id FROM schedule ORDER BY card_id")]
             updates, answers = [], 0
-            for card_id, log in _merged(track(card_ids), _card_logs(connection, None)):
+            for card_id, log in _merged(track(card_ids), _card_logs(session, None)):
                 answers += len(log)
                 updates.append(_values(card_id, replay(scheduler, log)))
-            if updates:
-                connection.execute(text(
-                    "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, interval = :interval, "
-                    "due = :due, lapses = :lapses, leech = :leech, stability = :stability, difficulty = :difficulty "
-                    "WHERE card_id = :card_id"), updates)
-            connection.execute(text(
-                "INSERT INTO scheduler (id, name, retention, switched_at) VALUES (1, :name, :retention, :stamp) "
-                "ON CONFLICT (id) DO UPDATE SET name = excluded.name, retention = excluded.retention, "
-                "switched_at = excluded.switched_at"),
-                {"name": choice.name, "retention": choice.retention, "stamp": utc_text(datetime.now(UTC))})
+            execute_many(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, "
+                         "interval = :interval, due = :due, lapses = :lapses, leech = :leech, stability = :stability, "
+                         "difficulty = :difficulty WHERE card_id = :card", updates)
+            execute(session, "INSERT INTO scheduler (id, name, retention, switched_at) VALUES (1, :name, :retention, "
+                    ":at) ON CONFLICT (id) DO UPDATE SET name = excluded.name, retention = excluded.retention, "
+                    "switched_at = excluded.switched_at", name=choice.name, retention=choice.retention,
+                    at=datetime.now(UTC))
             return Switch(cards=len(updates), answers=answers)
 
         return self._run(work, write=True)
@@ -62,12 +57,11 @@ class Scheduling(Database):
         """Call ``visit`` with each card's log, (study day, grade) oldest first, for cards with answers."""
 
         def work(session: Session) -> int:
-            connection = session.connection()
-            card_ids = [row[0] for row in connection.execute(_statement(
-                f"SELECT DISTINCT r.card_id {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
-                "ORDER BY r.card_id", lessons), _parameters(lessons))]
+            card_ids = [row[0] for row in execute(
+                session, f"SELECT DISTINCT r.card_id {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
+                "ORDER BY r.card_id", lessons)]
             answers = 0
-            for _card_id, log in _merged(track(card_ids), _card_logs(connection, lessons)):
+            for _card_id, log in _merged(track(card_ids), _card_logs(session, lessons)):
                 answers += len(log)
                 visit(log)
             return answers
@@ -75,13 +69,12 @@ class Scheduling(Database):
         return self._run(work)
 
 
-def _card_logs(connection: Connection, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:
+def _card_logs(session: Session, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:
     """Each card's log in card order, read in one pass (the index on card_id, id gives the order)."""
-    rows = connection.execute(_statement(
-        f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
-        "ORDER BY r.card_id, r.id", lessons), _parameters(lessons))
+    rows: Iterable[Sequence[Any]] = execute(session, f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 "
+                   f"{lesson_filter(lessons)} ORDER BY r.card_id, r.id", lessons)
     for card_id, answers in groupby(rows, key=lambda row: row[0]):
-        yield card_id, [(_day(day), grade) for _card, day, grade in answers]
+        yield card_id, [(_day(row[1]), row[2]) for row in answers]
 
 
 def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, CardLog]]) -> Iterator[tuple[str, CardLog]]:
@@ -97,19 +90,10 @@ def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, CardLog]]) -> Ite
         raise StoreError(f"the review log has answers to {waiting[0]!r}, which has no schedule; nothing was changed")
 
 
-def _values(card_id: str, state: Any) -> dict[str, Any]:
-    return {"card_id": card_id, "repetitions": state.repetitions, "ef100": state.ef100, "interval": state.interval,
-            "due": state.due.isoformat() if state.due else None, "lapses": state.lapses,
-            "leech": state.lapses >= LEECH_LAPSES, "stability": state.stability, "difficulty": state.difficulty}
-
-
-def _statement(query: str, lessons: Collection[str] | None):
-    statement = text(query)
-    return statement.bindparams(bindparam("lessons", expanding=True)) if lessons is not None else statement
-
-
-def _parameters(lessons: Collection[str] | None) -> dict[str, Any]:
-    return {} if lessons is None else {"lessons": list(lessons)}
+def _values(card_id: str, state: Schedule) -> dict[str, Any]:
+    return {"card": card_id, "repetitions": state.repetitions, "ef100": state.ef100, "interval": state.interval,
+            "due": state.due, "lapses": state.lapses, "leech": state.lapses >= LEECH_LAPSES,
+            "stability": state.stability, "difficulty": state.difficulty}
 
 
 def _day(value: date | str) -> date:
