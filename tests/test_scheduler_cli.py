@@ -14,6 +14,7 @@ from bertdrill.scheduling.fsrs import FSRS
 from bertdrill.scheduling.replay import replay
 from bertdrill.store import Store
 
+FSRS_SCHEMA = 2  # the schema version that added FSRS's columns
 NOW = "2025-07-20T10:00:00+00:00"  # the synthetic year starts 2025-01-06; 200 days end in July
 
 
@@ -165,3 +166,22 @@ def test_the_log_is_read_card_by_card_in_order(year, isolated_home):
     assert answers == sum(len(log) for log in year.values())
     assert only == []
     assert all(isinstance(day, date) for log in seen for day, _grade in log)
+
+
+def test_a_store_from_before_fsrs_switches_to_fsrs_and_back_exactly(tmp_path):
+    """The last fixture written before FSRS: migrated, every SM-2 schedule comes back from its log."""
+    import shutil
+    from pathlib import Path
+
+    fixture = Path(__file__).parent / "fixtures" / f"store-v{FSRS_SCHEMA - 1}.db"
+    path = tmp_path / fixture.name
+    shutil.copy(fixture, path)
+    with Store.open(str(path)) as store:
+        before = schedules(path)
+        assert store.scheduler_choice() == SchedulerChoice()  # SM-2 until the learner switches
+        assert all(row[-2:] == (None, None) for row in before.values())  # no FSRS state yet
+        switched = store.switch_scheduler(SchedulerChoice("fsrs", 0.9), FSRS())
+        assert switched.answers == 8 and switched.cards == len(before)
+        assert schedules(path) != before
+        store.switch_scheduler(SchedulerChoice(), sm2.SM2())
+    assert schedules(path) == before
