@@ -504,7 +504,7 @@ def test_killed_mid_session_keeps_exactly_the_acknowledged_answers():
     assert "Review: 4 cards (0 due, 2 to re-drill, 2 new)." in text
     assert text.count("Saved:") == 4 and "re-drill, schedule unchanged" in text
     after = store()
-    for key, (repetitions, ef100, interval, lapses) in expected.items():  # re-drills changed no schedule
+    for key, (_repetitions, ef100, _interval, _lapses) in expected.items():  # re-drills changed no schedule
         assert after.state(f"bert-basics/{key}").schedule.ef100 == ef100
     assert [(a.kind, a.grade) for a in after.answers()[4:]] == [("redrill", 4), ("redrill", 5), ("new", 4), ("new", 4)]
 
