@@ -108,3 +108,112 @@ CREATE INDEX ix_review_card ON review (learner, card_id, id);
 DROP INDEX ix_review_day;
 CREATE INDEX ix_review_day ON review (learner, study_day);
 """
+
+
+# ------------------------------------------------------------------ the database: engine, units of work, errors
+
+import time  # noqa: E402  (draft: moves to the top when this becomes store/postgresql.py)
+from collections.abc import Callable, Collection  # noqa: E402
+from datetime import date  # noqa: E402
+from typing import Any, TypeVar  # noqa: E402
+
+from sqlalchemy import Engine, bindparam, create_engine  # noqa: E402
+from sqlalchemy.engine import URL  # noqa: E402
+from sqlalchemy.exc import DBAPIError  # noqa: E402
+from sqlmodel import Session  # noqa: E402
+
+from .errors import StoreError  # noqa: E402
+
+T = TypeVar("T")
+RETRIED = {"40001", "40P01"}  # serialization failure, deadlock: the unit of work is run again
+RETRIES = 5
+
+
+def is_postgres(url: URL) -> bool:
+    return url.get_backend_name() == "postgresql"
+
+
+def postgres_url(url: URL) -> URL:
+    """The URL with psycopg 3 as its driver (SQLAlchemy's default for postgresql:// is psycopg2)."""
+    return url.set(drivername="postgresql+psycopg")
+
+
+def describe_postgres(url: URL) -> str:
+    """The database as a person would name it: its URL, password hidden."""
+    return url.set(drivername="postgresql").render_as_string(hide_password=True)
+
+
+def postgres_engine(url: URL, *, lock_timeout: float) -> Engine:
+    """An engine on the class's server: sessions in UTC (timestamps are naive UTC, as on SQLite), and a
+    row lock waited for at most ``lock_timeout`` seconds, so no command hangs on another's transaction."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise StoreError("a PostgreSQL database needs psycopg: pip install 'bertdrill[postgres]'") from None
+    options = f"-c timezone=UTC -c lock_timeout={int(lock_timeout * 1000)}"
+    return create_engine(postgres_url(url), connect_args={"options": options, "connect_timeout": 10},
+                         pool_size=1, max_overflow=2)
+
+
+class PostgresDatabase:
+    """An engine on PostgreSQL, and the one way to run work on it: a READ COMMITTED transaction,
+    run again as a whole when the server reports a serialization failure or a deadlock."""
+
+    def __init__(self, engine: Engine, *, lock_timeout: float):
+        self.engine = engine
+        self.lock_timeout = lock_timeout
+        self.where = describe_postgres(engine.url)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
+        def transaction() -> T:
+            with Session(self.engine, expire_on_commit=False) as session:
+                result = work(session)
+                if write:
+                    session.commit()
+                return result
+
+        return self._retrying(transaction)
+
+    def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
+        from sqlalchemy import text
+
+        statement = text(query)
+        if lessons is not None:
+            statement = statement.bindparams(bindparam("lessons", expanding=True))
+            params["lessons"] = list(lessons)
+        return self._run(lambda session: list(session.connection().execute(statement, params).all()))
+
+    def _retrying(self, attempt: Callable[[], T]) -> T:
+        for tries in range(RETRIES + 1):
+            try:
+                return attempt()
+            except DBAPIError as exc:
+                if _sqlstate(exc) in RETRIED and tries < RETRIES:
+                    time.sleep(0.01 * 2**tries)
+                    continue
+                raise self._error(exc) from None
+        raise AssertionError("unreachable")
+
+    def _error(self, exc: DBAPIError) -> StoreError:
+        state = _sqlstate(exc)
+        message = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else str(exc)
+        if state == "42501":  # insufficient privilege
+            return StoreError(f"{self.where}: your role may not do this ({message})")
+        if state == "55P03":  # lock not available
+            return StoreError(f"{self.where}: a row is locked by another session (waited {self.lock_timeout:g} s); "
+                              "try again")
+        if state is None or state.startswith("08"):  # no connection
+            return StoreError(f"cannot connect to {self.where}: {message}")
+        return StoreError(f"{self.where}: {message}")
+
+
+def _sqlstate(exc: DBAPIError) -> str | None:
+    return getattr(exc.orig, "sqlstate", None)
+
+
+def sql_day(value: date) -> date:
+    """psycopg passes dates as dates (SQLite is given ISO text)."""
+    return value
