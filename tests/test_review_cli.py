@@ -423,7 +423,7 @@ def test_a_newer_database_is_refused(cli, tmp_path):
 
 
 def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
-    from bertdrill import store as store_module
+    from bertdrill.store import migrations as store_module
 
     monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
     monkeypatch.setitem(store_module.MIGRATIONS, 2, lambda c: c.exec_driver_sql("CREATE TABLE note (id TEXT)"))
