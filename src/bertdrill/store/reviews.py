@@ -9,17 +9,18 @@ the same card at once log both answers and reschedule it once.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
+from sqlalchemy import Connection, bindparam, text
 from sqlmodel import Session, col, select
 
 from ..errors import StoreError
 from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from ..ports import KEEP, Answer, CardState, Keep, SyncCard, SyncReport
 from ..sm2 import EF_START, LEECH_LAPSES, REDRILL_BELOW, Schedule, check_grade
+from .database import Database, utc, utc_text
 from .schema import (
     ACTIVE,
     ANSWER_KINDS,
@@ -32,7 +33,6 @@ from .schema import (
     lesson_filter,
     schedule_of,
 )
-from .sqlite import Database, driver, utc, utc_text
 
 
 class ReviewWrites(Database):
@@ -64,20 +64,25 @@ class ReviewWrites(Database):
         stamp = utc_text(now or datetime.now(UTC))
 
         def stale(session: Session) -> list[str]:
-            marks = ", ".join("?" * len(digests))
-            stored = dict(driver(session).execute(f"SELECT id, digest FROM lesson WHERE id IN ({marks})", list(digests)))
+            query = text("SELECT id, digest FROM lesson WHERE id IN :ids").bindparams(bindparam("ids", expanding=True))
+            stored: dict[str, str] = dict(session.connection().execute(query, {"ids": list(digests)}).all())
             return [lesson_id for lesson_id, digest in digests.items() if stored.get(lesson_id) != digest]
 
         def apply(session: Session) -> SyncReport:
+            connection = session.connection()
             report = SyncReport()
             for lesson_id in track(stale(session)):  # again, now under the write lock
-                report += _sync_lesson(driver(session), lesson_id, by_lesson[lesson_id], stamp)
-                driver(session).execute(
-                    "INSERT OR REPLACE INTO lesson (id, digest, cards, synced_at) VALUES (?, ?, ?, ?)",
-                    (lesson_id, digests[lesson_id], len(by_lesson[lesson_id]), stamp))
+                report += _sync_lesson(connection, lesson_id, by_lesson[lesson_id], stamp)
+                connection.execute(text(
+                    "INSERT INTO lesson (id, digest, cards, synced_at) VALUES (:id, :digest, :cards, :stamp) "
+                    "ON CONFLICT (id) DO UPDATE SET digest = excluded.digest, cards = excluded.cards, "
+                    "synced_at = excluded.synced_at"),
+                    {"id": lesson_id, "digest": digests[lesson_id], "cards": len(by_lesson[lesson_id]), "stamp": stamp})
+            _add_schedules(connection, self.learner)
             return report
 
-        if not self._run(stale):
+        if not self._run(stale) and not self._run(lambda session: _schedules_missing(session.connection(),
+                                                                                      self.learner)):
             return SyncReport()
         return self._run(apply, write=True)
 
@@ -96,9 +101,10 @@ class ReviewWrites(Database):
     def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
         """Cards whose latest answer on ``today`` was below 4: still to re-drill today, oldest first."""
         query = (
-            "SELECT r.card_id FROM review r JOIN schedule s ON s.card_id = r.card_id "
+            "SELECT r.card_id FROM review r JOIN schedule s ON s.card_id = r.card_id AND s.learner = :learner "
             "JOIN card c ON c.id = r.card_id "
-            "WHERE r.id IN (SELECT max(id) FROM review WHERE study_day = :today AND kind != 'practice' GROUP BY card_id) "
+            "WHERE r.id IN (SELECT max(id) FROM review WHERE learner = :learner AND study_day = :today "
+            "AND kind != 'practice' GROUP BY card_id) "
             f"AND r.grade < {REDRILL_BELOW} {ACTIVE} {lesson_filter(lessons)} ORDER BY r.id"
         )
         return [row[0] for row in self.rows(query, lessons, today=today)]
@@ -113,7 +119,7 @@ class ReviewWrites(Database):
 
     def state(self, card_id: str) -> CardState:
         def work(session: Session) -> CardState:
-            return card_state(_schedule_row(session, card_id, self.where), session.get(CardRow, card_id))
+            return card_state(self._schedule_row(session, card_id), session.get(CardRow, card_id))
 
         return self._run(work)
 
@@ -150,15 +156,15 @@ class ReviewWrites(Database):
         duration = max(0, min(int(duration_ms), 86_400_000))
 
         def work(session: Session) -> Answer:
-            row = _schedule_row(session, card_id, self.where)
+            row = self._schedule_row(session, card_id, lock=True)
             before = schedule_of(row)
             change, logged_kind = reschedule, kind
-            if once_per_day and reschedule is not None and _answered_on(session, card_id, study_day):
+            if once_per_day and reschedule is not None and _answered_on(session, self.learner, card_id, study_day):
                 change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
             after = change(before) if change else before
             _set_schedule(row, after)
             session.add(row)
-            review = ReviewRow(card_id=card_id, reviewed_at=moment, study_day=study_day,
+            review = ReviewRow(card_id=card_id, learner=self.learner, reviewed_at=moment, study_day=study_day,
                                kind=logged_kind, grade=grade, typed=kept, duration_ms=duration,
                                **_columns(before, "before"), **_columns(after, "after"))
             session.add(review)
@@ -172,14 +178,15 @@ class ReviewWrites(Database):
 
         def work(session: Session) -> CardState:
             review = session.get(ReviewRow, review_id)
-            if review is None:
+            if review is None or review.learner != self.learner:
                 raise StoreError(f"answer {review_id} is not in the log (already undone?)")
-            latest = session.exec(select(ReviewRow.id).where(ReviewRow.card_id == review.card_id)
+            row = self._schedule_row(session, review.card_id, lock=True)  # before reading the latest answer
+            latest = session.exec(select(ReviewRow.id).where(ReviewRow.learner == self.learner,
+                                                             ReviewRow.card_id == review.card_id)
                                   .order_by(col(ReviewRow.id).desc()).limit(1)).one()
             if latest != review_id:
                 raise StoreError(f"{review.card_id} was answered again since (in another window?), "
                                  "and only its latest answer can be undone")
-            row = _schedule_row(session, review.card_id, self.where)
             _set_schedule(row, _answer(review).before)
             session.add(row)
             session.delete(review)
@@ -193,7 +200,7 @@ class ReviewWrites(Database):
         """Suspend or unsuspend a card, or bury it until a day (None unburies). Returns the state before."""
 
         def work(session: Session) -> CardState:
-            row = _schedule_row(session, card_id, self.where)
+            row = self._schedule_row(session, card_id, lock=True)
             before = card_state(row, None)
             if suspended is not None:
                 row.suspended = suspended
@@ -208,7 +215,7 @@ class ReviewWrites(Database):
         """The log, oldest first: for one card, or all of it (from a study day on)."""
 
         def work(session: Session) -> list[Answer]:
-            query = select(ReviewRow).order_by(col(ReviewRow.id))
+            query = select(ReviewRow).where(ReviewRow.learner == self.learner).order_by(col(ReviewRow.id))
             if card_id is not None:
                 query = query.where(ReviewRow.card_id == card_id)
             if since is not None:
@@ -217,6 +224,13 @@ class ReviewWrites(Database):
 
         return self._run(work)
 
+    def _schedule_row(self, session: Session, card_id: str, *, lock: bool = False) -> ScheduleRow:
+        """The learner's schedule of a card; ``lock``: held until the transaction ends (a row lock on
+        PostgreSQL; SQLite's write transaction already holds the whole file, and ignores FOR UPDATE)."""
+        row = session.get(ScheduleRow, {"card_id": card_id, "learner": self.learner}, with_for_update=lock)
+        if row is None:
+            raise StoreError(f"no card {card_id!r} in {self.where}; sync its lesson first")
+        return row
 
 
 # --------------------------------------------------------------------------- helpers
@@ -227,46 +241,61 @@ def _digest(rows: list[tuple[str, str, str, str]]) -> str:
     return "v1:" + hashlib.sha256(joined.encode()).hexdigest()
 
 
-def _sync_lesson(raw: sqlite3.Connection, lesson_id: str, rows: list[tuple[str, str, str, str]],
+def _sync_lesson(connection: Connection, lesson_id: str, rows: list[tuple[str, str, str, str]],
                  stamp: str) -> SyncReport:
     """Compare one lesson card by card and write the differences."""
-    stored = {row[0]: row for row in raw.execute(
-        "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = ?", (lesson_id,))}
-    added: list[tuple[str, str, str, str, int, str, str, str]] = []
-    changed: list[tuple[str, str, int, str, str, str]] = []
-    moved: list[tuple[str, str, int, str, str, str]] = []
-    restored: list[tuple[str, str, int, str, str, str]] = []
+    stored = {row[0]: row for row in connection.execute(text(
+        "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = :lesson"),
+        {"lesson": lesson_id})}
+    added: list[dict[str, Any]] = []
+    changed: list[dict[str, Any]] = []
+    moved: list[dict[str, Any]] = []
+    restored: list[dict[str, Any]] = []
     for position, (card_id, item_id, kind, fingerprint) in enumerate(rows):
         row = stored.get(card_id)
+        values = {"id": card_id, "lesson": lesson_id, "item": item_id, "kind": kind, "position": position,
+                  "fingerprint": fingerprint, "stamp": stamp}
         if row is None:
-            added.append((card_id, lesson_id, item_id, kind, position, fingerprint, stamp, stamp))
+            added.append(values)
         elif row[5] or row[4] != fingerprint or (row[1], row[2], row[3]) != (item_id, kind, position):
-            values = (item_id, kind, position, fingerprint, stamp, card_id)
             (restored if row[5] else changed if row[4] != fingerprint else moved).append(values)
     wanted = {row[0] for row in rows}
-    removed = [(stamp, card_id) for card_id, row in stored.items() if not row[5] and card_id not in wanted]
-    raw.executemany(
-        "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, first_seen, updated) "
-        "VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)", added)
-    raw.executemany(
-        "INSERT OR IGNORE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, "
-        f"buried_until, leech) VALUES (?, 0, {EF_START}, 0, NULL, 0, 0, NULL, 0)", [(row[0],) for row in added])
-    raw.executemany("UPDATE card SET item_id = ?, kind = ?, position = ?, fingerprint = ?, removed = 0, updated = ? "
-                    "WHERE id = ?", changed + moved + restored)
-    raw.executemany("UPDATE card SET removed = 1, updated = ? WHERE id = ?", removed)
+    removed = [{"stamp": stamp, "id": card_id} for card_id, row in stored.items() if not row[5] and card_id not in wanted]
+    if added:
+        connection.execute(text(
+            "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, first_seen, updated) "
+            "VALUES (:id, :lesson, :item, :kind, :position, :fingerprint, false, :stamp, :stamp)"), added)
+    if changed or moved or restored:
+        connection.execute(text(
+            "UPDATE card SET item_id = :item, kind = :kind, position = :position, fingerprint = :fingerprint, "
+            "removed = false, updated = :stamp WHERE id = :id"), changed + moved + restored)
+    if removed:
+        connection.execute(text("UPDATE card SET removed = true, updated = :stamp WHERE id = :id"), removed)
     return SyncReport(added=len(added), changed=len(changed), removed=len(removed), restored=len(restored),
                       moved=len(moved))
 
 
-def _schedule_row(session: Session, card_id: str, where: str) -> ScheduleRow:
-    row = session.get(ScheduleRow, card_id)
-    if row is None:
-        raise StoreError(f"no card {card_id!r} in {where}; sync its lesson first")
-    return row
+def _schedules_missing(connection: Connection, learner: str) -> bool:
+    """Whether some card has no schedule of this learner yet (a card is never deleted, only marked removed,
+    so equal counts mean every card has one)."""
+    cards = connection.execute(text("SELECT count(*) FROM card")).scalar_one()
+    mine = connection.execute(text("SELECT count(*) FROM schedule WHERE learner = :learner"),
+                              {"learner": learner}).scalar_one()
+    return bool(mine < cards)
 
 
-def _answered_on(session: Session, card_id: str, day: date) -> bool:
-    query = select(ReviewRow.id).where(ReviewRow.card_id == card_id, ReviewRow.study_day == day).limit(1)
+def _add_schedules(connection: Connection, learner: str) -> None:
+    """A new schedule for this learner of every card that has none (a new card, or a learner new to the class)."""
+    connection.execute(text(
+        "INSERT INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech, "
+        f"learner) SELECT c.id, 0, {EF_START}, 0, NULL, 0, false, NULL, false, :learner FROM card c "
+        "WHERE NOT EXISTS (SELECT 1 FROM schedule s WHERE s.learner = :learner AND s.card_id = c.id) "
+        "ON CONFLICT DO NOTHING"), {"learner": learner})
+
+
+def _answered_on(session: Session, learner: str, card_id: str, day: date) -> bool:
+    query = select(ReviewRow.id).where(ReviewRow.learner == learner, ReviewRow.card_id == card_id,
+                                       ReviewRow.study_day == day).limit(1)
     return session.exec(query).first() is not None
 
 

@@ -1,16 +1,19 @@
 """The teacher's view of a class: every learner, and every card across the class, hardest first.
 
-Plain SQL both backends run (no FILTER, no DISTINCT ON, dates compared with bound values), over
-the whole class: the teacher's role reads every learner's rows (row-level security lets it).
+Plain SQL both backends run (no FILTER, no DISTINCT ON; dates and day numbers as the backend spells
+them), over the whole class: the teacher's role reads every learner's rows (row-level security lets
+it; a learner's role running it sees a class of one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import Connection, bindparam, text
+
+from .database import Database, as_utc
 
 WEEK = 7  # "answered in the last 7 days": today and the six study days before
 RETENTION_DAYS = 30  # retention over the due reviews of the last 30 study days
@@ -59,27 +62,16 @@ class ClassReport:
     cards: list[CardSummary]  # hardest first
 
 
-def _day(value) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(value)
-
-
-def _moment(value) -> datetime | None:
-    if value is None:
-        return None
-    moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def _lessons(statement, lessons: Collection[str] | None, params: dict):
     if lessons is None:
         return statement, params
     return statement.bindparams(bindparam("lessons", expanding=True)), {**params, "lessons": list(lessons)}
 
 
-def class_report(connection: Connection, today: date, *, lessons: Collection[str] | None = None,
-                 day: Callable[[date], object], day_number: Callable[[str], str]) -> ClassReport:
-    """The report of the class on ``today``, from the backend's point of view: ``day`` turns a date into
-    what its driver compares with dates, ``day_number`` is SQL for a date as a count of days."""
+def report(connection: Connection, database: Database, today: date, *,
+           lessons: Collection[str] | None = None) -> ClassReport:
+    """The report of the class on ``today`` (the backend says how it spells dates and day numbers)."""
+    day, day_number = database.day, database.day_number
     only = "" if lessons is None else "AND c.lesson_id IN :lessons"
     # The log joins its cards only for a lesson filter: the join costs a lookup per answer.
     log = "FROM review r" if lessons is None else "FROM review r JOIN card c ON c.id = r.card_id"
@@ -110,7 +102,7 @@ def class_report(connection: Connection, today: date, *, lessons: Collection[str
                        reviews=int(answered.get(name, (0, 0))[1] or 0),
                        passed=int(answered.get(name, (0, 0, 0))[2] or 0),
                        streak=int(streaks.get(name, 0)),
-                       last_active=_moment(answered[name][3]) if name in answered else None)
+                       last_active=as_utc(answered[name][3]) if name in answered else None)
         for name in sorted(set(answered) | set(due))
     ]
     return ClassReport(today=today, learners=learners, cards=_cards(rows, only, log))
