@@ -2,58 +2,82 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
+
 import psycopg
 import pytest
-from sqlalchemy import create_engine, text
 
-from bertdrill import _pg_draft as pg
-from bertdrill.store import _V1
+from bertdrill import sm2
+from bertdrill.loader import all_cards, load_lessons
+from bertdrill.store import Store
 
-
-def build_schema(postgres):
-    """The schema as the PostgreSQL store creates it, with the class's security on top."""
-    engine = create_engine(postgres.url.replace("postgresql://", "postgresql+psycopg://"))
-    with engine.begin() as connection:
-        for statement in (pg.postgres_ddl(_V1) + pg.postgres_ddl(pg.V2_LEARNERS)).split(";"):
-            if statement.strip():
-                connection.execute(text(statement), {"learner": "nobody"} if ":learner" in statement else {})
-        connection.exec_driver_sql("INSERT INTO card VALUES ('l/a', 'l', 'a', 'fact', 0, 'f', false, now(), now())")
-        group = pg.class_init(connection)
-    return engine, group
+DAY = date(2025, 3, 3)
+MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
 
-def test_a_learner_can_neither_read_nor_write_another_learners_rows(postgres):
-    engine, group = build_schema(postgres)
+@pytest.fixture(scope="module")
+def cards():
+    return all_cards(load_lessons())
+
+
+def answer(store, card_id, grade, day=DAY):
+    return store.answer(card_id, grade=grade, kind="new", reviewed_at=MORNING, study_day=day,
+                        reschedule=lambda s: sm2.review(s, grade, today=day), once_per_day=True)
+
+
+@pytest.fixture
+def classroom(postgres, cards):
+    """A class with two learners who have each answered the first card; yields (postgres, ayse, bora)."""
     ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with engine.begin() as connection:
-        assert pg.add_learner(connection, ayse, "secret-1") is True
-        assert pg.add_learner(connection, bora, "secret-2") is True
-        assert pg.add_learner(connection, bora, "secret-2") is False  # already there: only joins the group
+    with Store.open(postgres.url) as teacher:
+        group = teacher.class_init(cards)
+        assert group == f"{postgres.database}_learners"
+        assert teacher.add_learner(ayse, "secret-1")[0] is True
+        created, url = teacher.add_learner(bora, "secret-2")
+        assert created is True and url == postgres.url_as(bora).replace(f"{bora}@", f"{bora}:secret-2@")
+        assert teacher.add_learner(bora, "secret-2")[0] is False  # already there: only joins the group
+    for learner, grade in ((ayse, 5), (bora, 2)):
+        with Store.open(postgres.url_as(learner)) as own:
+            assert own.learner == learner  # on PostgreSQL the learner is the role, by default
+            own.sync(cards)
+            answer(own, cards[0].id, grade)
+    return postgres, ayse, bora
+
+
+def test_a_learner_can_neither_read_nor_write_another_learners_rows(classroom, cards):
+    postgres, ayse, bora = classroom
+    card = cards[0].id
     insert_review = ("INSERT INTO review (card_id, reviewed_at, study_day, kind, grade, reps_before, ef100_before, "
                      "interval_before, lapses_before, reps_after, ef100_after, interval_after, lapses_after, learner) "
-                     "VALUES ('l/a', now(), current_date, 'new', 4, 0, 250, 0, 0, 1, 250, 1, 0, %s)")
-    for learner in (ayse, bora):
-        with postgres.connect(learner) as own:
-            own.execute("INSERT INTO schedule (card_id, learner) VALUES ('l/a', %s)", (learner,))
-            own.execute(insert_review, (learner,))
+                     "VALUES (%s, now(), current_date, 'new', 4, 0, 250, 0, 0, 1, 250, 1, 0, %s)")
     with postgres.connect(ayse) as connection:
         # reading: only her own rows, whatever the query asks for
-        assert connection.execute("SELECT learner FROM schedule").fetchall() == [(ayse,)]
-        assert connection.execute("SELECT learner FROM review").fetchall() == [(ayse,)]
+        assert connection.execute("SELECT DISTINCT learner FROM schedule").fetchall() == [(ayse,)]
+        assert connection.execute("SELECT learner, grade FROM review").fetchall() == [(ayse, 5)]
         assert connection.execute("SELECT count(*) FROM review WHERE learner = %s", (bora,)).fetchone() == (0,)
         # changing: bora's rows are not there to update or delete
         assert connection.execute("UPDATE schedule SET ef100 = 130 WHERE learner = %s", (bora,)).rowcount == 0
         assert connection.execute("DELETE FROM review WHERE learner = %s", (bora,)).rowcount == 0
-        # writing: a row in bora's name is refused, and so is moving her own row to him
+        # writing: a row in bora's name is refused, and so is handing her own row to him
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
-            connection.execute(insert_review, (bora,))
+            connection.execute(insert_review, (card, bora))
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
-            connection.execute("UPDATE schedule SET learner = %s", (bora,))
+            connection.execute("UPDATE schedule SET learner = %s WHERE card_id = %s", (bora, card))
         # the class's lessons: read, never written
-        assert connection.execute("SELECT id FROM card").fetchall() == [("l/a",)]
+        assert connection.execute("SELECT count(*) FROM card").fetchone() == (len(cards),)
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
             connection.execute("UPDATE card SET removed = true")
     with postgres.connect() as teacher:  # the teacher's role owns the tables and reads the whole class
-        assert sorted(teacher.execute("SELECT learner FROM review").fetchall()) == [(ayse,), (bora,)]
-        assert teacher.execute("SELECT ef100 FROM schedule WHERE learner = %s", (bora,)).fetchone() == (250,)
-    engine.dispose()
+        assert sorted(teacher.execute("SELECT learner, grade FROM review").fetchall()) == sorted([(ayse, 5), (bora, 2)])
+        assert teacher.execute("SELECT ef100 FROM schedule WHERE learner = %s AND card_id = %s",
+                               (bora, card)).fetchone() == (218,)
+
+
+def test_a_learner_cannot_answer_as_another_through_bertdrill(classroom, cards):
+    postgres, ayse, bora = classroom
+    with Store.open(postgres.url_as(ayse), learner=bora) as pretending:
+        assert pretending.answers() == []  # bora's log is invisible to ayse's role
+        with pytest.raises(Exception, match=f"no card '{cards[0].id}'"):
+            answer(pretending, cards[0].id, 5)
+    with Store.open(postgres.url, learner=bora) as teacher_as_bora:  # the teacher may look at any learner
+        assert [a.grade for a in teacher_as_bora.answers()] == [2]
