@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from .cards import Card
+from .cards import PracticeCard
 from .errors import BertdrillError
 
 TIMEOUT = 10.0
@@ -141,7 +141,7 @@ def _read(stream, limit: int) -> str:
     return stream.read(limit).decode("utf-8", errors="replace")
 
 
-def check(card: Card, script: Path, **limits) -> Outcome:
+def check(card: PracticeCard, script: Path, **limits) -> Outcome:
     """Run a learner's script for a practice card and judge its output line by line."""
     run = run_script(script, **limits)
     expected = card.expected_output

@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-
 EF_START = 250
 """Starting easiness factor, in hundredths (2.50)."""
 
@@ -62,6 +61,9 @@ class Schedule:
     interval: int = 0  # days; 0 for a new card
     due: date | None = None  # None for a new card
     lapses: int = 0  # failures after at least one successful recall
+    # FSRS's memory state (bertdrill.scheduling.fsrs); None until FSRS has scheduled the card.
+    stability: float | None = None  # days until recall falls to 90 %
+    difficulty: float | None = None  # 1 (easy) to 10 (hard)
 
     @property
     def ef(self) -> float:

@@ -25,7 +25,7 @@ from typer.core import TyperGroup
 try:  # recent typer vendors click; older releases use click itself
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover
-    from click.exceptions import ClickException  # type: ignore[import-not-found,no-redef]
+    from click.exceptions import ClickException  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
 
 from .. import __version__
 from ..errors import BertdrillError, LessonErrors

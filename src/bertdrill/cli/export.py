@@ -22,9 +22,9 @@ class ExportLanguage(str, Enum):
 
 @export_app.command("anki")
 def anki(
-    paths: LessonsArgument = None,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE.apkg", help="The Anki package to write.",
-                                         show_default=False)] = ...,
+                                         show_default=False)],
+    paths: LessonsArgument = None,
     lang: Annotated[ExportLanguage, typer.Option("--lang", "-l", help="Language of the notes; 'all' puts each "
                                                  "language in its own subdeck.")] = ExportLanguage.en,
 ) -> None:
