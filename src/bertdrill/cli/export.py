@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +14,7 @@ export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for 
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
 
 
-class ExportLanguage(str, Enum):
+class ExportLanguage(StrEnum):
     en = "en"
     tr = "tr"
     all = "all"

@@ -19,7 +19,7 @@ from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime
 
 from sqlalchemy.engine import URL
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from .. import __version__
 from ..ports import KEEP, Answer, CardState, DayCounts, Retention, ReviewStore, Status, SyncCard, SyncReport
@@ -115,7 +115,7 @@ class Store(ReviewWrites, Reports):
         return self._run(work, write=True)
 
     def meta(self) -> dict[str, str]:
-        return self._run(lambda s: {row.key: row.value for row in s.exec(select(Meta))})
+        return {key: value for key, value in self.rows("SELECT key, value FROM meta")}
 
     def class_report(self, today: date, *, lessons: Collection[str] | None = None) -> ClassReport:
         """The teacher's view: every learner, and every card across the class, hardest first."""

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, CursorResult, Engine, bindparam, text
 from sqlmodel import Session
 
 from ..errors import StoreError
@@ -51,8 +51,14 @@ class Database:
         raise NotImplementedError
 
     def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
-        """All rows of a read-only query; ``:lessons`` expands to the lesson ids, ``:learner`` is this learner's."""
-        raise NotImplementedError
+        """All rows of a read-only query, in its own transaction (see :func:`execute`)."""
+        return self._run(lambda session: list(execute(session, query, lessons, **params).all()))
+
+    def value(self, value: Any) -> Any:
+        """A parameter as this backend's driver stores it."""
+        return value
+
+    lock_row = ""  # SQL after a SELECT of the learner's schedule row that locks it until the transaction ends
 
     def schema_version(self, connection: Connection) -> int:
         """The version the database says it has (0: nothing of ours yet)."""
@@ -133,3 +139,28 @@ def as_utc(value: datetime | str | None) -> datetime | None:
         return None
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def execute(session: Session, query: str, lessons: Collection[str] | None = None, **params: Any) -> CursorResult[Any]:
+    """Run one SQL statement in the session's transaction: the one way bertdrill runs a query.
+
+    Parameters are named (``:today``) and go in as the backend stores them (:meth:`Database.value`);
+    ``:learner`` is the store's learner unless given; ``:lessons``, if the query uses it, expands to
+    the lesson ids. The backend is the session's ``info["database"]`` (set by its ``_run``).
+    """
+    database: Database = session.info["database"]
+    statement = text(query)
+    if lessons is not None:
+        statement = statement.bindparams(bindparam("lessons", expanding=True))
+        params["lessons"] = list(lessons)
+    params.setdefault("learner", database.learner)
+    return session.connection().execute(statement, {key: database.value(value) for key, value in params.items()})
+
+
+def execute_many(session: Session, query: str, rows: Sequence[dict[str, Any]]) -> None:
+    """One statement for each of ``rows`` (named parameters), in the session's transaction."""
+    if rows:
+        database: Database = session.info["database"]
+        values = [{"learner": database.learner} | {key: database.value(value) for key, value in row.items()}
+                  for row in rows]
+        session.connection().execute(text(query), values)

@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, bindparam, create_engine, text
+from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from ..errors import StoreError
 from ..i18n import _
-from .database import Database, learner_name
+from .database import Database, learner_name, utc
 
 T = TypeVar("T")
 RETRIED = {"40001", "40P01"}  # serialization failure, deadlock: the unit of work is run again
@@ -95,6 +96,7 @@ class PostgresDatabase(Database):
     def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
         def transaction() -> T:
             with Session(self.engine, expire_on_commit=False) as session:
+                session.info["database"] = self
                 result = work(session)
                 if write:
                     session.commit()
@@ -102,13 +104,13 @@ class PostgresDatabase(Database):
 
         return self._retrying(transaction)
 
-    def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
-        statement = text(query)
-        if lessons is not None:
-            statement = statement.bindparams(bindparam("lessons", expanding=True))
-            params["lessons"] = list(lessons)
-        params.setdefault("learner", self.learner)
-        return self._run(lambda session: list(session.connection().execute(statement, params).all()))
+    lock_row = "FOR UPDATE OF s"  # the learner's schedule row of the card, until the transaction ends
+
+    def value(self, value: Any) -> Any:
+        """Times as naive UTC (the columns are ``timestamp``; sessions run in UTC); the rest as they are."""
+        if isinstance(value, datetime):
+            return utc(value).replace(tzinfo=None)
+        return value
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         for tries in range(RETRIES + 1):

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from ..ports import CardState, DayCounts, Retention, Status
-from ..sm2 import LEECH_LAPSES, Schedule
+from ..sm2 import LEECH_LAPSES
 from .database import Database, as_date, day_of
 from .schema import (
     ACTIVE,
@@ -16,8 +16,10 @@ from .schema import (
     FROM_CARDS,
     MATURE_DAYS,
     REVIEWED_CARD,
+    STATE_COLUMNS,
     from_review,
     lesson_filter,
+    state_of,
 )
 
 
@@ -90,7 +92,7 @@ class Reports(Database):
             f"SELECT d, count(*) FROM (SELECT {self.greatest}(s.due, coalesce(s.buried_until, s.due), :today) AS d "
             f"{FROM_CARDS} WHERE s.due IS NOT NULL AND s.suspended = false AND c.removed = false AND {REVIEWED_CARD} "
             f"{lesson_filter(lessons)}) shown WHERE d <= :last GROUP BY d", lessons, today=today, last=last)
-        counts = {as_date(day): count for day, count in rows}
+        counts = {day_of(day): count for day, count in rows}
         return [(today + timedelta(days=i), counts.get(today + timedelta(days=i), 0)) for i in range(days)]
 
     def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention:
@@ -144,14 +146,7 @@ class Reports(Database):
     def _states(self, where: str, order: str, lessons: Collection[str] | None, *, limit: int = -1,
                 **params: Any) -> list[CardState]:
         """Cards still in their lessons (``c.removed = false``) that meet ``where``, in ``order``; all when ``limit`` is -1."""
-        rows = self.rows(
-            "SELECT s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.suspended, s.buried_until, "
-            f"s.leech {FROM_CARDS} WHERE {where} AND c.removed = false {lesson_filter(lessons)} "
-            f"ORDER BY {order}, s.card_id {'LIMIT :limit' if limit >= 0 else ''}", lessons, limit=limit, **params)
-        return [CardState(card_id, Schedule(repetitions, ef100, interval, _day(due), lapses), bool(suspended),
-                          _day(buried_until), bool(leech))
-                for card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech in rows]
-
-
-def _day(value: date | str | None) -> date | None:
-    return as_date(value)
+        rows = self.rows(f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE {where} AND c.removed = false "
+                         f"{lesson_filter(lessons)} ORDER BY {order}, s.card_id {'LIMIT :limit' if limit >= 0 else ''}",
+                         lessons, limit=limit, **params)
+        return [state_of(row) for row in rows]

@@ -13,25 +13,21 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, text
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ..errors import StoreError
 from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from ..ports import KEEP, Answer, CardState, Keep, SyncCard, SyncReport
 from ..sm2 import EF_START, LEECH_LAPSES, REDRILL_BELOW, Schedule, check_grade
-from .database import Database, utc, utc_text
+from .database import Database, as_date, as_utc, day_of, execute, execute_many, utc
 from .schema import (
     ACTIVE,
     ANSWER_KINDS,
     FROM_CARDS,
+    STATE_COLUMNS,
     TYPED_MAX,
-    CardRow,
-    ReviewRow,
-    ScheduleRow,
-    card_state,
     lesson_filter,
-    schedule_of,
+    state_of,
 )
 
 
@@ -61,28 +57,25 @@ class ReviewWrites(Database):
         digests = {lesson_id: _digest(rows) for lesson_id, rows in by_lesson.items()}
         if not digests:
             return SyncReport()
-        stamp = utc_text(now or datetime.now(UTC))
+        stamp = now or datetime.now(UTC)
 
         def stale(session: Session) -> list[str]:
-            query = text("SELECT id, digest FROM lesson WHERE id IN :ids").bindparams(bindparam("ids", expanding=True))
-            stored: dict[str, str] = dict(session.connection().execute(query, {"ids": list(digests)}).all())
+            found = execute(session, "SELECT id, digest FROM lesson WHERE id IN :lessons", list(digests))
+            stored: dict[str, str] = dict(tuple(row) for row in found)
             return [lesson_id for lesson_id, digest in digests.items() if stored.get(lesson_id) != digest]
 
         def apply(session: Session) -> SyncReport:
-            connection = session.connection()
             report = SyncReport()
             for lesson_id in track(stale(session)):  # again, now under the write lock
-                report += _sync_lesson(connection, lesson_id, by_lesson[lesson_id], stamp)
-                connection.execute(text(
-                    "INSERT INTO lesson (id, digest, cards, synced_at) VALUES (:id, :digest, :cards, :stamp) "
-                    "ON CONFLICT (id) DO UPDATE SET digest = excluded.digest, cards = excluded.cards, "
-                    "synced_at = excluded.synced_at"),
-                    {"id": lesson_id, "digest": digests[lesson_id], "cards": len(by_lesson[lesson_id]), "stamp": stamp})
-            _add_schedules(connection, self.learner)
+                report += _sync_lesson(session, lesson_id, by_lesson[lesson_id], stamp)
+                execute(session, "INSERT INTO lesson (id, digest, cards, synced_at) "
+                        "VALUES (:id, :digest, :cards, :stamp) ON CONFLICT (id) DO UPDATE SET "
+                        "digest = excluded.digest, cards = excluded.cards, synced_at = excluded.synced_at",
+                        id=lesson_id, digest=digests[lesson_id], cards=len(by_lesson[lesson_id]), stamp=stamp)
+            _add_schedules(session)
             return report
 
-        if not self._run(stale) and not self._run(lambda session: _schedules_missing(session.connection(),
-                                                                                      self.learner)):
+        if not self._run(stale) and not self._run(_schedules_missing):
             return SyncReport()
         return self._run(apply, write=True)
 
@@ -118,10 +111,7 @@ class ReviewWrites(Database):
     # ----------------------------------------------------------------- one card
 
     def state(self, card_id: str) -> CardState:
-        def work(session: Session) -> CardState:
-            return card_state(self._schedule_row(session, card_id), session.get(CardRow, card_id))
-
-        return self._run(work)
+        return self._run(lambda session: _state(session, card_id, self.where))
 
     def answer(
         self,
@@ -156,20 +146,16 @@ class ReviewWrites(Database):
         duration = max(0, min(int(duration_ms), 86_400_000))
 
         def work(session: Session) -> Answer:
-            row = self._schedule_row(session, card_id, lock=True)
-            before = schedule_of(row)
+            before = _state(session, card_id, self.where, lock=True).schedule
             change, logged_kind = reschedule, kind
-            if once_per_day and reschedule is not None and _answered_on(session, self.learner, card_id, study_day):
+            if once_per_day and reschedule is not None and _answered_on(session, card_id, study_day):
                 change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
             after = change(before) if change else before
-            _set_schedule(row, after)
-            session.add(row)
-            review = ReviewRow(card_id=card_id, learner=self.learner, reviewed_at=moment, study_day=study_day,
-                               kind=logged_kind, grade=grade, typed=kept, duration_ms=duration,
-                               **_columns(before, "before"), **_columns(after, "after"))
-            session.add(review)
-            session.flush()
-            return _answer(review)
+            _set_schedule(session, card_id, after)
+            logged = execute(session, _LOG, card=card_id, at=moment, day=study_day, kind=logged_kind, grade=grade,
+                             typed=kept, duration=duration, **_columns(before, "before"), **_columns(after, "after"))
+            review_id = logged.scalar_one()
+            return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after)
 
         return self._run(work, write=True)
 
@@ -177,21 +163,20 @@ class ReviewWrites(Database):
         """Delete a logged answer and put the card's schedule back exactly as it was before it."""
 
         def work(session: Session) -> CardState:
-            review = session.get(ReviewRow, review_id)
-            if review is None or review.learner != self.learner:
+            found = execute(session, f"SELECT {_ANSWER_COLUMNS} FROM review WHERE id = :id AND learner = :learner",
+                            id=review_id).first()
+            if found is None:
                 raise StoreError(f"answer {review_id} is not in the log (already undone?)")
-            row = self._schedule_row(session, review.card_id, lock=True)  # before reading the latest answer
-            latest = session.exec(select(ReviewRow.id).where(ReviewRow.learner == self.learner,
-                                                             ReviewRow.card_id == review.card_id)
-                                  .order_by(col(ReviewRow.id).desc()).limit(1)).one()
+            review = _answer(found)
+            _state(session, review.card_id, self.where, lock=True)  # another window's answer waits, or came first
+            latest = execute(session, "SELECT max(id) FROM review WHERE learner = :learner AND card_id = :card",
+                             card=review.card_id).scalar()
             if latest != review_id:
                 raise StoreError(f"{review.card_id} was answered again since (in another window?), "
                                  "and only its latest answer can be undone")
-            _set_schedule(row, _answer(review).before)
-            session.add(row)
-            session.delete(review)
-            session.flush()
-            return card_state(row, session.get(CardRow, review.card_id))
+            _set_schedule(session, review.card_id, review.before)
+            execute(session, "DELETE FROM review WHERE id = :id AND learner = :learner", id=review_id)
+            return _state(session, review.card_id, self.where)
 
         return self._run(work, write=True)
 
@@ -200,40 +185,36 @@ class ReviewWrites(Database):
         """Suspend or unsuspend a card, or bury it until a day (None unburies). Returns the state before."""
 
         def work(session: Session) -> CardState:
-            row = self._schedule_row(session, card_id, lock=True)
-            before = card_state(row, None)
+            before = _state(session, card_id, self.where, lock=True)
             if suspended is not None:
-                row.suspended = suspended
+                execute(session, "UPDATE schedule SET suspended = :flag WHERE learner = :learner AND card_id = :card",
+                        flag=suspended, card=card_id)
             if not isinstance(buried_until, Keep):
-                row.buried_until = buried_until
-            session.add(row)
+                execute(session, "UPDATE schedule SET buried_until = :day WHERE learner = :learner AND card_id = :card",
+                        day=buried_until, card=card_id)
             return before
 
         return self._run(work, write=True)
 
     def answers(self, card_id: str | None = None, *, since: date | None = None) -> list[Answer]:
         """The log, oldest first: for one card, or all of it (from a study day on)."""
-
-        def work(session: Session) -> list[Answer]:
-            query = select(ReviewRow).where(ReviewRow.learner == self.learner).order_by(col(ReviewRow.id))
-            if card_id is not None:
-                query = query.where(ReviewRow.card_id == card_id)
-            if since is not None:
-                query = query.where(ReviewRow.study_day >= since)
-            return [_answer(row) for row in session.exec(query)]
-
-        return self._run(work)
-
-    def _schedule_row(self, session: Session, card_id: str, *, lock: bool = False) -> ScheduleRow:
-        """The learner's schedule of a card; ``lock``: held until the transaction ends (a row lock on
-        PostgreSQL; SQLite's write transaction already holds the whole file, and ignores FOR UPDATE)."""
-        row = session.get(ScheduleRow, {"card_id": card_id, "learner": self.learner}, with_for_update=lock)
-        if row is None:
-            raise StoreError(f"no card {card_id!r} in {self.where}; sync its lesson first")
-        return row
+        only_card = "" if card_id is None else "AND card_id = :card"
+        only_since = "" if since is None else "AND study_day >= :since"
+        rows = self.rows(f"SELECT {_ANSWER_COLUMNS} FROM review WHERE learner = :learner {only_card} {only_since} "
+                         "ORDER BY id", card=card_id, since=since)
+        return [_answer(row) for row in rows]
 
 
 # --------------------------------------------------------------------------- helpers
+
+_SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses")
+_ANSWER_COLUMNS = ("id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, "
+                   + ", ".join(f"{column}_before" for column in ("reps", *_SCHEDULE[1:])) + ", "
+                   + ", ".join(f"{column}_after" for column in ("reps", *_SCHEDULE[1:])))
+_LOG = (f"INSERT INTO review ({_ANSWER_COLUMNS.removeprefix('id, ')}, learner) VALUES (:card, :at, :day, :kind, "
+        ":grade, :typed, :duration, :reps_before, :ef100_before, :interval_before, :due_before, :lapses_before, "
+        ":reps_after, :ef100_after, :interval_after, :due_after, :lapses_after, :learner) RETURNING id")
+
 
 def _digest(rows: list[tuple[str, str, str, str]]) -> str:
     """One hash of a lesson's cards in order: equal digests mean nothing to sync."""
@@ -241,12 +222,12 @@ def _digest(rows: list[tuple[str, str, str, str]]) -> str:
     return "v1:" + hashlib.sha256(joined.encode()).hexdigest()
 
 
-def _sync_lesson(connection: Connection, lesson_id: str, rows: list[tuple[str, str, str, str]],
-                 stamp: str) -> SyncReport:
+def _sync_lesson(session: Session, lesson_id: str, rows: list[tuple[str, str, str, str]],
+                 stamp: datetime) -> SyncReport:
     """Compare one lesson card by card and write the differences."""
-    stored = {row[0]: row for row in connection.execute(text(
-        "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = :lesson"),
-        {"lesson": lesson_id})}
+    stored: dict[str, tuple[Any, ...]] = {row[0]: tuple(row) for row in execute(
+        session, "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = :lesson",
+        lesson=lesson_id)}
     added: list[dict[str, Any]] = []
     changed: list[dict[str, Any]] = []
     moved: list[dict[str, Any]] = []
@@ -260,52 +241,56 @@ def _sync_lesson(connection: Connection, lesson_id: str, rows: list[tuple[str, s
         elif row[5] or row[4] != fingerprint or (row[1], row[2], row[3]) != (item_id, kind, position):
             (restored if row[5] else changed if row[4] != fingerprint else moved).append(values)
     wanted = {row[0] for row in rows}
-    removed = [{"stamp": stamp, "id": card_id} for card_id, row in stored.items() if not row[5] and card_id not in wanted]
-    if added:
-        connection.execute(text(
-            "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, first_seen, updated) "
-            "VALUES (:id, :lesson, :item, :kind, :position, :fingerprint, false, :stamp, :stamp)"), added)
-    if changed or moved or restored:
-        connection.execute(text(
-            "UPDATE card SET item_id = :item, kind = :kind, position = :position, fingerprint = :fingerprint, "
-            "removed = false, updated = :stamp WHERE id = :id"), changed + moved + restored)
-    if removed:
-        connection.execute(text("UPDATE card SET removed = true, updated = :stamp WHERE id = :id"), removed)
+    removed = [{"id": card_id, "stamp": stamp} for card_id, row in stored.items()
+               if not row[5] and card_id not in wanted]
+    execute_many(session, "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, "
+                 "first_seen, updated) VALUES (:id, :lesson, :item, :kind, :position, :fingerprint, false, :stamp, "
+                 ":stamp)", added)
+    execute_many(session, "UPDATE card SET item_id = :item, kind = :kind, position = :position, "
+                 "fingerprint = :fingerprint, removed = false, updated = :stamp WHERE id = :id",
+                 changed + moved + restored)
+    execute_many(session, "UPDATE card SET removed = true, updated = :stamp WHERE id = :id", removed)
     return SyncReport(added=len(added), changed=len(changed), removed=len(removed), restored=len(restored),
                       moved=len(moved))
 
 
-def _schedules_missing(connection: Connection, learner: str) -> bool:
+def _schedules_missing(session: Session) -> bool:
     """Whether some card has no schedule of this learner yet (a card is never deleted, only marked removed,
     so equal counts mean every card has one)."""
-    cards = connection.execute(text("SELECT count(*) FROM card")).scalar_one()
-    mine = connection.execute(text("SELECT count(*) FROM schedule WHERE learner = :learner"),
-                              {"learner": learner}).scalar_one()
-    return bool(mine < cards)
+    cards = execute(session, "SELECT count(*) FROM card").scalar_one()
+    return bool(execute(session, "SELECT count(*) FROM schedule WHERE learner = :learner").scalar_one() < cards)
 
 
-def _add_schedules(connection: Connection, learner: str) -> None:
+def _add_schedules(session: Session) -> None:
     """A new schedule for this learner of every card that has none (a new card, or a learner new to the class)."""
-    connection.execute(text(
-        "INSERT INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech, "
-        f"learner) SELECT c.id, 0, {EF_START}, 0, NULL, 0, false, NULL, false, :learner FROM card c "
-        "WHERE NOT EXISTS (SELECT 1 FROM schedule s WHERE s.learner = :learner AND s.card_id = c.id) "
-        "ON CONFLICT DO NOTHING"), {"learner": learner})
+    execute(session, "INSERT INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, "
+            f"buried_until, leech, learner) SELECT c.id, 0, {EF_START}, 0, NULL, 0, false, NULL, false, :learner "
+            "FROM card c WHERE NOT EXISTS (SELECT 1 FROM schedule s WHERE s.learner = :learner AND s.card_id = c.id) "
+            "ON CONFLICT DO NOTHING")
 
 
-def _answered_on(session: Session, learner: str, card_id: str, day: date) -> bool:
-    query = select(ReviewRow.id).where(ReviewRow.learner == learner, ReviewRow.card_id == card_id,
-                                       ReviewRow.study_day == day).limit(1)
-    return session.exec(query).first() is not None
+def _state(session: Session, card_id: str, where: str, *, lock: bool = False) -> CardState:
+    """The learner's state of a card; ``lock``: its schedule row stays locked until the transaction ends
+    (PostgreSQL; SQLite's write transaction holds the whole file already)."""
+    database: Database = session.info["database"]
+    found = execute(session, f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE s.card_id = :card "
+                    f"{database.lock_row if lock else ''}", card=card_id).first()
+    if found is None:
+        raise StoreError(f"no card {card_id!r} in {where}; sync its lesson first")
+    return state_of(found)
 
 
-def _set_schedule(row: ScheduleRow, schedule: Schedule) -> None:
-    row.repetitions = schedule.repetitions
-    row.ef100 = schedule.ef100
-    row.interval = schedule.interval
-    row.due = schedule.due
-    row.lapses = schedule.lapses
-    row.leech = schedule.lapses >= LEECH_LAPSES
+def _answered_on(session: Session, card_id: str, day: date) -> bool:
+    return execute(session, "SELECT 1 FROM review WHERE learner = :learner AND card_id = :card AND study_day = :day "
+                   "LIMIT 1",
+                   card=card_id, day=day).first() is not None
+
+
+def _set_schedule(session: Session, card_id: str, schedule: Schedule) -> None:
+    execute(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, interval = :interval, "
+            "due = :due, lapses = :lapses, leech = :leech WHERE learner = :learner AND card_id = :card", card=card_id,
+            repetitions=schedule.repetitions, ef100=schedule.ef100, interval=schedule.interval, due=schedule.due,
+            lapses=schedule.lapses, leech=schedule.lapses >= LEECH_LAPSES)
 
 
 def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
@@ -314,17 +299,11 @@ def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
             f"lapses_{suffix}": schedule.lapses}
 
 
-def _answer(row: ReviewRow) -> Answer:
-    def schedule(suffix: str) -> Schedule:
-        return Schedule(repetitions=getattr(row, f"reps_{suffix}"), ef100=getattr(row, f"ef100_{suffix}"),
-                        interval=getattr(row, f"interval_{suffix}"), due=getattr(row, f"due_{suffix}"),
-                        lapses=getattr(row, f"lapses_{suffix}"))
-
-    moment = row.reviewed_at  # SQLModel hands back aware UTC times; be safe with naive ones too
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    assert row.id is not None, "a logged answer has an id once flushed"
-    return Answer(id=row.id, card_id=row.card_id, reviewed_at=moment,
-                  study_day=row.study_day, kind=row.kind, grade=row.grade, typed=row.typed,
-                  duration_ms=row.duration_ms, before=schedule("before"), after=schedule("after"))
-
-
+def _answer(row: Sequence[Any]) -> Answer:
+    """An :class:`Answer` from a row of ``_ANSWER_COLUMNS``."""
+    review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
+    before, after = (Schedule(reps, ef100, interval, as_date(due), lapses)
+                     for reps, ef100, interval, due, lapses in (row[8:13], row[13:18]))
+    moment = as_utc(reviewed_at)
+    assert moment is not None, "every answer has a time"
+    return Answer(review_id, card_id, moment, day_of(study_day), kind, grade, typed, duration_ms, before, after)

@@ -1,7 +1,8 @@
 """Everything SQLite-specific, in one place: where the file is, pragmas, locking, WAL, errors.
 
-A :class:`SQLiteDatabase` wraps an engine and runs every unit of work (one transaction each) and
-every query (one way: :meth:`SQLiteDatabase.rows`); :mod:`.postgresql` is the other backend.
+A :class:`SQLiteDatabase` wraps an engine and runs every unit of work (one transaction each);
+queries go through :func:`.database.execute`, with the values in this file's formats
+(:meth:`SQLiteDatabase.value`). :mod:`.postgresql` is the other backend.
 
 Durability choices:
 
@@ -27,20 +28,20 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Collection
-from datetime import date
+from collections.abc import Callable
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import platformdirs
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import Session
 
 from ..errors import StoreError
 from ..i18n import _
-from .database import Database, learner_name, login_name, utc, utc_text  # noqa: F401 (re-exported)
+from .database import Database, learner_name, login_name, utc, utc_text  # noqa: F401 (utc: re-exported)
 
 LOCK_TIMEOUT = 10.0  # seconds to wait for another program's lock before giving up ($BERTDRILL_LOCK_TIMEOUT)
 BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits, per statement, within that
@@ -168,6 +169,7 @@ class SQLiteDatabase(Database):
 
         def transaction() -> T:
             with Session(self.engine, expire_on_commit=False) as session:
+                session.info["database"] = self
                 if write:
                     session.connection(execution_options={"immediate": True})
                 result = work(session)
@@ -176,19 +178,6 @@ class SQLiteDatabase(Database):
                 return result
 
         return self._retrying(transaction)
-
-    def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
-        """All rows of a read-only query, in its own transaction.
-
-        Dates are passed as ISO text; ``:lessons`` (if the query uses it) expands to the lesson ids.
-        """
-        statement = text(query)
-        if lessons is not None:
-            statement = statement.bindparams(bindparam("lessons", expanding=True))
-            params["lessons"] = list(lessons)
-        params.setdefault("learner", self.learner)
-        values = {key: value.isoformat() if isinstance(value, date) else value for key, value in params.items()}
-        return self._run(lambda session: list(session.connection().execute(statement, values).all()))
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         """``attempt()``, again while the file is locked, until :attr:`lock_timeout` has passed."""
@@ -222,6 +211,16 @@ class SQLiteDatabase(Database):
             return StoreError(f"the disk holding {self.where} is full; nothing was written")
         return StoreError(f"{self.where}: {message}")
 
+    def value(self, value: Any) -> Any:
+        """Dates as ISO text, times as UTC text, flags as 0 or 1: the formats of the file."""
+        if isinstance(value, datetime):
+            return utc_text(value)
+        if isinstance(value, date):
+            return value.isoformat()
+        if isinstance(value, bool):
+            return int(value)
+        return value
+
     def schema_version(self, connection: Connection) -> int:
         return int(connection.exec_driver_sql("PRAGMA user_version").scalar_one())
 
@@ -238,7 +237,7 @@ class SQLiteDatabase(Database):
         self._use_wal()
 
     def day(self, value: date) -> object:
-        return value.isoformat()  # dates are ISO text in SQLite
+        return value.isoformat()
 
     def day_number(self, expression: str) -> str:
         return f"CAST(julianday({expression}) AS INTEGER)"
@@ -257,9 +256,3 @@ class SQLiteDatabase(Database):
                 raw.close()
 
         self._retrying(switch)
-
-
-def driver(session: Session) -> sqlite3.Connection:
-    """The sqlite3 connection under a session (in its transaction), for bulk work where
-    SQLAlchemy's row objects would cost several times more than the query."""
-    return session.connection().connection.driver_connection  # type: ignore[return-value]
