@@ -7,14 +7,25 @@ so the screen reads the same with ``NO_COLOR``; colour is laid on top when allow
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import date
 from typing import Annotated
 
 import typer
 
-from .base import DbOption, FilesOption, LangOption, Language, LessonOption, RolloverOption, app, clock, open_store, out
+from .base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    Language,
+    LessonOption,
+    RolloverOption,
+    app,
+    clock,
+    open_store,
+    out,
+    print_json,
+)
 
 LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46)")  # greens, dark to bright
 LEECHES_SHOWN = 10
@@ -64,7 +75,7 @@ def stats(
     figures = gather(store, today, days, lessons if lesson_id else None, cards, lang.value)
     store.close()
     if as_json:
-        out.print_json(json.dumps(as_data(figures), ensure_ascii=False))
+        print_json(as_data(figures))
     elif not figures.answers:
         only = f" in lesson {lesson_id}" if lesson_id else ""
         again = f" --lesson {lesson_id}" if lesson_id else ""
