@@ -125,6 +125,7 @@ def test_evaluator_only_returns_a_number_or_raises_formula_error(source):
 
 
 # --- issue 11, item 1: the cost of every evaluation is bounded ------------------------------
+# Times are this process's CPU time, so other work on a shared machine does not count.
 
 CORPUS = Path(__file__).parent / "corpus" / "formulas"
 # corpus file -> the message it is refused with (each one hung or took seconds before)
@@ -147,10 +148,10 @@ def test_every_formula_in_the_corpus_has_an_expectation():
 @pytest.mark.parametrize("name", sorted(HOSTILE_ARITHMETIC))
 def test_hostile_arithmetic_is_refused_within_100_ms(name):
     source = (CORPUS / name).read_text(encoding="utf-8").strip()
-    began = time.perf_counter()
+    began = time.process_time()
     with pytest.raises(FormulaError) as caught:
         formula.evaluate(source, BERT_BASE)
-    assert time.perf_counter() - began < 0.1
+    assert time.process_time() - began < 0.1
     assert HOSTILE_ARITHMETIC[name] in str(caught.value)
 
 
@@ -181,14 +182,14 @@ def _costlier(children):
 @settings(max_examples=300, deadline=None)
 @given(st.recursive(_costly_leaves, _costlier, max_leaves=40))
 def test_every_evaluation_answers_or_refuses_within_100_ms(source):
-    began = time.perf_counter()
+    began = time.process_time()
     try:
         result = formula.evaluate(source, {"d": 768, "h": 12})
     except FormulaError:
         result = None
     if result is not None:
         formula.format_number(result)  # showing it is bounded too
-    assert time.perf_counter() - began < 0.1
+    assert time.process_time() - began < 0.1
     if result is not None:
         assert abs(result) <= formula.MAX_MAGNITUDE
         assert Fraction(result).denominator <= formula.MAX_DENOMINATOR
@@ -204,7 +205,7 @@ def test_decimal_exponent_is_the_power_of_ten_of_the_first_digit(value, shift):
 
 
 def test_decimal_exponent_of_a_long_fraction_is_quick():
-    began = time.perf_counter()
+    began = time.process_time()
     assert formula.decimal_exponent(Fraction(1, 10**40000)) == -40000  # was cubic in a claim's rounding
     assert formula.decimal_exponent(Fraction(3, 7 * 10**1000)) == -1001
-    assert time.perf_counter() - began < 0.1
+    assert time.process_time() - began < 0.1

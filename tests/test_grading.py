@@ -24,7 +24,8 @@ from bertdrill.grading import (
     normalise_text,
     parse_number,
 )
-from bertdrill.lesson import grouping, parse
+from bertdrill.languages import thousands_separator as grouping
+from bertdrill.lesson import parse
 from bertdrill.loader import all_cards, load_lessons
 
 LANGUAGES = ("en", "tr")
@@ -603,7 +604,7 @@ def test_one_typo_in_an_alternative_is_a_near_miss(language, data):
 
 def test_grading_imports_only_the_standard_library_and_the_core():
     source = Path(sys.modules["bertdrill.grading"].__file__).read_text(encoding="utf-8")
-    core = {"formula", "lesson", "cards", "errors", "sm2"}
+    core = {"formula", "lesson", "cards", "errors", "sm2", "kinds", "numbers", "languages", "text"}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             assert all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names)
@@ -624,9 +625,9 @@ def test_hostile_arithmetic_typed_as_an_answer_is_graded_within_100_ms(name):
     typed = (FORMULA_CORPUS / name).read_text(encoding="utf-8").strip()
     for key in ("embedding-params@bert-base", "attention-projections", "bert-base-match#layers"):
         card(key)  # the lesson is read before the clock starts
-        began = time.perf_counter()
+        began = time.process_time()
         result = verdict(key, typed)
-        assert time.perf_counter() - began < 0.1, key
+        assert time.process_time() - began < 0.1, key
         assert not result.correct
 
 

@@ -23,7 +23,7 @@ import ast
 import difflib
 import functools
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -48,7 +48,7 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type[ast.unaryop], Callable[..., Number]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 _FUNCTIONS = {"round": 2, "min": None, "max": None, "abs": 1}
 
 # Names of constructs a lesson author might try, for messages that say what was refused.
@@ -93,7 +93,7 @@ def _too_precise() -> FormulaError:
 
 def _bounded(value: Number) -> Number:
     """``value`` if it is within the bounds that keep every later step cheap; else a FormulaError."""
-    if abs(value) > MAX_MAGNITUDE:
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
         raise _too_large()
     if isinstance(value, Fraction) and value.denominator > MAX_DENOMINATOR:
         raise _too_precise()
@@ -220,7 +220,8 @@ class _Evaluator:
                     raise FormulaError("round()'s digits must be a whole number from -30 to 30")
                 return _bounded(round(Fraction(args[0]), digits))
             return _bounded(round(Fraction(args[0])))
-        return _bounded({"min": min, "max": max, "abs": abs}[fname](*args))
+        functions: dict[str, Callable[..., Number]] = {"min": min, "max": max, "abs": abs}
+        return _bounded(functions[fname](*args))
 
 
 def _power(base: Number, exponent: Number) -> Number:

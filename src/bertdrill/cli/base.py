@@ -14,10 +14,11 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar, cast
 
 import typer
 from typer.core import TyperGroup
@@ -25,10 +26,16 @@ from typer.core import TyperGroup
 try:  # recent typer vendors click; older releases use click itself
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover
-    from click.exceptions import ClickException
+    from click.exceptions import ClickException  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
 
 from .. import __version__
 from ..errors import BertdrillError, LessonErrors
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..cards import Card
+    from ..ports import ReviewStore
 
 
 class LazyConsole:
@@ -147,7 +154,7 @@ app = typer.Typer(
 )
 
 
-class Language(str, Enum):
+class Language(StrEnum):
     en = "en"
     tr = "tr"
 
@@ -213,19 +220,25 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
         for done, item in enumerate(items):
             if bar is None and time.monotonic() - started > after:
                 bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                               TimeRemainingColumn(), console=out, transient=True)
+                               TimeRemainingColumn(), console=cast("Console", out), transient=True)
                 bar.start()
                 task = bar.add_task(description, total=len(items), completed=done)
             yield item
-            if bar is not None:
+            if bar is not None and task is not None:
                 bar.advance(task)
     finally:
         if bar is not None:
             bar.stop()
 
 
-def open_store(db, paths, lesson_id, language):
-    """The store (created or migrated), synced with the lessons; the cards and lessons to review."""
+def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,
+               read_only: bool = False) -> tuple[ReviewStore, list[Card], list[str]]:
+    """The store (created or migrated), synced with the lessons; the cards and lessons to review.
+
+    Use the store in a ``with`` block, so it is closed on every path. ``read_only``: for the
+    commands that only read (``status``, ``stats``): an up-to-date file is not written to
+    unless its lessons changed (see :meth:`bertdrill.store.Store.open`).
+    """
     from ..cards import compile_lesson
     from ..loader import find_lesson
     from ..store import Store
@@ -242,11 +255,21 @@ def open_store(db, paths, lesson_id, language):
                 raise BertdrillError(f"lesson {lesson.id} has no {language!r} texts "
                                      f"(it has {', '.join(lesson.languages)}); use --lang {lesson.languages[0]}")
     compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, "Building cards")}
-    store = Store.open(db)
-    store.sync([card for cards in compiled.values() for card in cards],
-               track=lambda stale: progress(stale, "Syncing lessons"))
+    store = Store.open(db, read_only=read_only)
+    with _closed_on_error(store):
+        store.sync([card for cards in compiled.values() for card in cards],
+                   track=lambda stale: progress(stale, "Syncing lessons"))
     cards = [card for lesson in chosen for card in compiled[lesson.id]]
     return store, cards, [lesson.id for lesson in chosen]
+
+
+@contextmanager
+def _closed_on_error(store: ReviewStore) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        store.close()
+        raise
 
 
 def clock():

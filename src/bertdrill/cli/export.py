@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +14,7 @@ export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for 
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
 
 
-class ExportLanguage(str, Enum):
+class ExportLanguage(StrEnum):
     en = "en"
     tr = "tr"
     all = "all"
@@ -22,9 +22,9 @@ class ExportLanguage(str, Enum):
 
 @export_app.command("anki")
 def anki(
-    paths: LessonsArgument = None,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE.apkg", help="The Anki package to write.",
-                                         show_default=False)] = ...,
+                                         show_default=False)],
+    paths: LessonsArgument = None,
     lang: Annotated[ExportLanguage, typer.Option("--lang", "-l", help="Language of the notes; 'all' puts each "
                                                  "language in its own subdeck.")] = ExportLanguage.en,
 ) -> None:

@@ -23,6 +23,7 @@ from typing import Annotated
 import typer
 
 from ..errors import StoreError
+from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 from .base import (
     DbOption,
     FilesOption,
@@ -67,11 +68,11 @@ class Command(Exception):
 def review(
     lesson_id: LessonOption = None,
     lang: LangOption = Language.en,
-    new: NewOption = 10,
-    limit: LimitOption = 200,
+    new: NewOption = DEFAULT_NEW,
+    limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
     paths: FilesOption = None,
-    rollover_hour: RolloverOption = 4,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
@@ -81,12 +82,10 @@ def review(
     from ..session import Limits, Session
 
     store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
-    session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
-    reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-    try:
+    with store:
+        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
+        reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang.value).run()
-    finally:
-        store.close()
     raise typer.Exit(code)
 
 
@@ -94,23 +93,24 @@ def review(
 def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     lesson_id: LessonOption = None,
-    new: NewOption = 10,
-    limit: LimitOption = 200,
+    new: NewOption = DEFAULT_NEW,
+    limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
     paths: FilesOption = None,
-    rollover_hour: RolloverOption = 4,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
     from .. import sm2
+    from ..kinds import Kind
     from ..session import Limits, room_today
 
-    store, cards, lessons = open_store(db, paths, lesson_id, None)
-    today = sm2.study_day(clock()(), rollover_hour)
-    found = store.status(today, lessons=lessons)
+    store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True)
+    with store:
+        today = sm2.study_day(clock()(), rollover_hour)
+        found = store.status(today, lessons=lessons)
     _, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
-    total = sum(card.kind != "practice" for card in cards)
-    store.close()
+    total = sum(Kind(card.kind).reviewed for card in cards)
     data = {
         "study_day": today.isoformat(),
         "due_now": found.due_now,

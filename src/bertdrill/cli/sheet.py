@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -11,14 +11,14 @@ import typer
 from .base import LangOption, Language, LessonsArgument, app, escape, load, out
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     html = "html"
     pdf = "pdf"
     md = "md"
     gift = "gift"
 
 
-class KeyMode(str, Enum):
+class KeyMode(StrEnum):
     pages = "pages"
     separate = "separate"
     none = "none"
