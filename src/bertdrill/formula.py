@@ -26,6 +26,7 @@ import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from .errors import FormulaError
 from .i18n import _
@@ -48,7 +49,8 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY: dict[type[ast.unaryop], Callable[..., Number]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_CALLS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}  # round() is handled on its own
 _FUNCTIONS = {"round": 2, "min": None, "max": None, "abs": 1}
 
 # Names of constructs a lesson author might try, for messages that say what was refused.
@@ -220,8 +222,7 @@ class _Evaluator:
                     raise FormulaError("round()'s digits must be a whole number from -30 to 30")
                 return _bounded(round(Fraction(args[0]), digits))
             return _bounded(round(Fraction(args[0])))
-        functions: dict[str, Callable[..., Number]] = {"min": min, "max": max, "abs": abs}
-        return _bounded(functions[fname](*args))
+        return _bounded(_CALLS[fname](*args))
 
 
 def _power(base: Number, exponent: Number) -> Number:
