@@ -14,7 +14,7 @@ from bertdrill.scheduling.fsrs import FSRS
 from bertdrill.scheduling.replay import replay
 from bertdrill.store import Store
 
-FSRS_SCHEMA = 2  # the schema version that added FSRS's columns
+FSRS_SCHEMA = 3  # the schema version that added FSRS's columns
 NOW = "2025-07-20T10:00:00+00:00"  # the synthetic year starts 2025-01-06; 200 days end in July
 
 

@@ -9,7 +9,7 @@ card's.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from itertools import groupby
 from typing import Any
 
@@ -20,15 +20,15 @@ from ..ports import CardLog, SchedulerChoice, Switch
 from ..ports import Scheduler as SchedulerPort
 from ..scheduling.replay import replay
 from ..sm2 import LEECH_LAPSES, Schedule
+from .database import Database, day_of, execute, execute_many
 from .schema import from_review, lesson_filter
-from .sqlite import Database, execute, execute_many
 
 
 class Scheduling(Database):
     """The scheduler setting and the replays of the log."""
 
     def scheduler_choice(self) -> SchedulerChoice:
-        found = self.rows("SELECT name, retention FROM scheduler WHERE id = 1")
+        found = self.rows("SELECT name, retention FROM scheduler WHERE learner = :learner")
         return SchedulerChoice(found[0][0], found[0][1]) if found else SchedulerChoice()
 
     def switch_scheduler(self, choice: SchedulerChoice, scheduler: SchedulerPort, *,
@@ -36,18 +36,19 @@ class Scheduling(Database):
         """Rebuild every card's state from its log under ``scheduler``, and store ``choice``: one transaction."""
 
         def work(session: Session) -> Switch:
-            card_ids = [row[0] for row in execute(session, "SELECT card_id FROM schedule ORDER BY card_id")]
+            card_ids = [row[0] for row in execute(
+                session, "SELECT card_id FROM schedule WHERE learner = :learner ORDER BY card_id")]
             updates, answers = [], 0
             for card_id, log in _merged(track(card_ids), _card_logs(session, None)):
                 answers += len(log)
                 updates.append(_values(card_id, replay(scheduler, log)))
             execute_many(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, "
                          "interval = :interval, due = :due, lapses = :lapses, leech = :leech, stability = :stability, "
-                         "difficulty = :difficulty WHERE card_id = :card", updates)
-            execute(session, "INSERT INTO scheduler (id, name, retention, switched_at) VALUES (1, :name, :retention, "
-                    ":at) ON CONFLICT (id) DO UPDATE SET name = excluded.name, retention = excluded.retention, "
-                    "switched_at = excluded.switched_at", name=choice.name, retention=choice.retention,
-                    at=datetime.now(UTC))
+                         "difficulty = :difficulty WHERE learner = :learner AND card_id = :card", updates)
+            execute(session, "INSERT INTO scheduler (learner, name, retention, switched_at) VALUES (:learner, :name, "
+                    ":retention, :at) ON CONFLICT (learner) DO UPDATE SET name = excluded.name, "
+                    "retention = excluded.retention, switched_at = excluded.switched_at", name=choice.name,
+                    retention=choice.retention, at=datetime.now(UTC))
             return Switch(cards=len(updates), answers=answers)
 
         return self._run(work, write=True)
@@ -74,7 +75,7 @@ def _card_logs(session: Session, lessons: Collection[str] | None) -> Iterator[tu
     rows: Iterable[Sequence[Any]] = execute(session, f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 "
                    f"{lesson_filter(lessons)} ORDER BY r.card_id, r.id", lessons)
     for card_id, answers in groupby(rows, key=lambda row: row[0]):
-        yield card_id, [(_day(row[1]), row[2]) for row in answers]
+        yield card_id, [(day_of(row[1]), row[2]) for row in answers]
 
 
 def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, CardLog]]) -> Iterator[tuple[str, CardLog]]:
@@ -94,7 +95,3 @@ def _values(card_id: str, state: Schedule) -> dict[str, Any]:
     return {"card": card_id, "repetitions": state.repetitions, "ef100": state.ef100, "interval": state.interval,
             "due": state.due, "lapses": state.lapses, "leech": state.lapses >= LEECH_LAPSES,
             "stability": state.stability, "difficulty": state.difficulty}
-
-
-def _day(value: date | str) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(value)
