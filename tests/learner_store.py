@@ -34,6 +34,7 @@ def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 2
     synthetic = cards(count)
     with Store.open(str(path)) as store:
         store.sync(synthetic, now=SYNCED)
+        learner = store.learner
     logs = dict(zip((card.id for card in synthetic), simulate(cards=count, days=days, seed=seed)))
     answers, schedules = [], []
     for card_id, log in logs.items():
@@ -45,18 +46,18 @@ def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 2
                 state = sm2.review(state, grade, today=day)
                 seen.add(day)
             moment = datetime(day.year, day.month, day.day, 9, tzinfo=UTC) + timedelta(seconds=number)
-            answers.append((card_id, moment.strftime("%Y-%m-%d %H:%M:%S.%f"), day.isoformat(), kind, grade, 4000,
-                            *_columns(before), *_columns(state)))
+            answers.append((card_id, learner, moment.strftime("%Y-%m-%d %H:%M:%S.%f"), day.isoformat(), kind, grade,
+                            4000, *_columns(before), *_columns(state)))
         schedules.append((state.repetitions, state.ef100, state.interval, state.due.isoformat() if state.due else None,
-                          state.lapses, state.lapses >= sm2.LEECH_LAPSES, card_id))
-    answers.sort(key=lambda row: row[1])  # the log's ids follow time, as a real log's do
+                          state.lapses, state.lapses >= sm2.LEECH_LAPSES, learner, card_id))
+    answers.sort(key=lambda row: row[2])  # the log's ids follow time, as a real log's do
     with sqlite3.connect(path) as connection:
         connection.executemany(
-            "INSERT INTO review (card_id, reviewed_at, study_day, kind, grade, duration_ms, reps_before, "
+            "INSERT INTO review (card_id, learner, reviewed_at, study_day, kind, grade, duration_ms, reps_before, "
             "ef100_before, interval_before, due_before, lapses_before, reps_after, ef100_after, interval_after, "
-            "due_after, lapses_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", answers)
+            "due_after, lapses_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", answers)
         connection.executemany("UPDATE schedule SET repetitions = ?, ef100 = ?, interval = ?, due = ?, lapses = ?, "
-                               "leech = ? WHERE card_id = ?", schedules)
+                               "leech = ? WHERE learner = ? AND card_id = ?", schedules)
     return logs
 
 

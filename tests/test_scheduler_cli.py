@@ -29,7 +29,8 @@ def year(isolated_home, monkeypatch):
 def schedules(path) -> dict[str, tuple]:
     with sqlite3.connect(path) as connection:
         connection.row_factory = sqlite3.Row
-        return {row["card_id"]: tuple(row) for row in connection.execute("SELECT * FROM schedule ORDER BY card_id")}
+        return {(row["learner"], row["card_id"]): tuple(row)
+                for row in connection.execute("SELECT * FROM schedule ORDER BY learner, card_id")}
 
 
 def stored(path, card_id) -> sm2.Schedule:
@@ -69,7 +70,8 @@ def test_switching_sm2_to_fsrs_and_back_restores_every_schedule_exactly(cli, yea
     assert cli("scheduler", "fsrs", "--retention", "0.85").exit_code == 0
     under_fsrs = schedules(path)
     assert under_fsrs != before
-    assert sum(under_fsrs[card][4] != before[card][4] for card in year) > len(year) / 2  # most due days moved
+    moved = sum(under_fsrs[key][4] != before[key][4] for key in before if key[1] in year)
+    assert moved > len(year) / 2  # most due days moved
     result = cli("scheduler", "sm2")
     assert result.exit_code == 0
     assert result.stdout.splitlines()[-1] == "To undo, switch back: bertdrill scheduler fsrs --retention 0.85"
@@ -176,12 +178,59 @@ def test_a_store_from_before_fsrs_switches_to_fsrs_and_back_exactly(tmp_path):
     fixture = Path(__file__).parent / "fixtures" / f"store-v{FSRS_SCHEMA - 1}.db"
     path = tmp_path / fixture.name
     shutil.copy(fixture, path)
-    with Store.open(str(path)) as store:
+    with Store.open(str(path), learner="ayse") as store:
         before = schedules(path)
         assert store.scheduler_choice() == SchedulerChoice()  # SM-2 until the learner switches
         assert all(row[-2:] == (None, None) for row in before.values())  # no FSRS state yet
         switched = store.switch_scheduler(SchedulerChoice("fsrs", 0.9), FSRS())
-        assert switched.answers == 8 and switched.cards == len(before)
-        assert schedules(path) != before
+        assert switched.answers == 8 and switched.cards == sum(learner == "ayse" for learner, _card in before)
+        after = schedules(path)
+        assert {key: row for key, row in after.items() if key[0] == "bora"} == {
+            key: row for key, row in before.items() if key[0] == "bora"}  # another learner's cards are theirs
+        assert after != before
         store.switch_scheduler(SchedulerChoice(), sm2.SM2())
+    with Store.open(str(path), learner="bora") as store:
+        assert store.scheduler_choice() == SchedulerChoice()
     assert schedules(path) == before
+
+
+def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
+    """The same switch on PostgreSQL, as a learner's own role: FSRS's floats come back bit for bit
+    (DOUBLE PRECISION), the choice is the learner's, and the other learner's schedules are untouched."""
+    from datetime import UTC, datetime, timedelta
+
+    from bertdrill.loader import all_cards, load_lessons
+
+    cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:6]
+    ayse, bora = postgres.role("ayse"), postgres.role("bora")
+    with Store.open(postgres.url) as teacher:
+        teacher.class_init(cards)
+        teacher.add_learner(ayse, "secret-1")
+        teacher.add_learner(bora, "secret-2")
+    logs = {}
+    for learner in (ayse, bora):
+        with Store.open(postgres.url_as(learner)) as own:
+            own.sync(cards)
+            for number, card in enumerate(cards):
+                day = date(2025, 3, 1)
+                for grade in (4, 5, 2, 4)[: 1 + number % 4]:
+                    own.answer(card.id, grade=grade, kind="review", reviewed_at=datetime(2025, 3, 1, 9, tzinfo=UTC),
+                               study_day=day, reschedule=lambda s, g=grade, d=day: sm2.review(s, g, today=d),
+                               once_per_day=True)
+                    logs.setdefault((learner, card.id), []).append((day, grade))
+                    day += timedelta(days=3)
+    with Store.open(postgres.url_as(ayse)) as own:
+        before = {card.id: own.state(card.id).schedule for card in cards}
+        own.switch_scheduler(SchedulerChoice("fsrs", 0.85), FSRS(0.85))
+        assert own.scheduler_choice() == SchedulerChoice("fsrs", 0.85)
+        for card in cards:
+            assert own.state(card.id).schedule == replay(FSRS(0.85), logs[(ayse, card.id)])
+        seen = []
+        own.card_logs(seen.append)
+        assert sorted(seen) == sorted(logs[(ayse, card.id)] for card in cards)  # in the database's card order
+    with Store.open(postgres.url_as(bora)) as other:
+        assert other.scheduler_choice() == SchedulerChoice()
+        assert all(other.state(card.id).schedule == replay(sm2.SM2(), logs[(bora, card.id)]) for card in cards)
+    with Store.open(postgres.url_as(ayse)) as own:
+        own.switch_scheduler(SchedulerChoice(), sm2.SM2())
+        assert {card.id: own.state(card.id).schedule for card in cards} == before
