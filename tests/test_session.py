@@ -8,7 +8,15 @@ import pytest
 
 from bertdrill import sm2
 from bertdrill.loader import all_cards, load_lessons
-from bertdrill.session import REDRILL_GAP, Limits, Position, Session, record_attempt, room_today
+from bertdrill.session import (
+    REDRILL_GAP,
+    Limits,
+    Position,
+    Session,
+    interleave_by_kind,
+    record_attempt,
+    room_today,
+)
 from bertdrill.store import DayCounts, Store
 
 ISTANBUL = timezone(timedelta(hours=3))
@@ -37,8 +45,8 @@ def cards():
 
 @pytest.fixture
 def shown(cards):
-    """The cards a review session can show, in lesson order (practice cards are not among them)."""
-    return [card for card in cards if card.kind != "practice"]
+    """The cards a review session can show, in the order it shows new ones (practice cards are not among them)."""
+    return interleave_by_kind(card for card in cards if card.kind != "practice")
 
 
 @pytest.fixture
@@ -75,6 +83,27 @@ def test_first_day_ten_new_cards_in_lesson_order(db, cards, shown, clock):
     assert [entry.card.id for entry in s._queue] == [card.id for card in shown[:10]]
     assert {entry.kind for entry in s._queue} == {"new"}
     assert s.position == Position(index=1, total=10, new=10, review=0, redrill=0)
+
+
+def test_new_cards_are_interleaved_by_kind_so_the_lessons_questions_come_on_day_one(db, cards, clock):
+    """Lesson order showed only facts and totals on day 1 (the choice, blank and match came on day 3)."""
+    s = session(db, cards, clock)
+    assert [entry.card.key for entry in s._queue] == [
+        "bert-definition", "total-params@bert-base", "bert-vs-gpt", "attention-projections", "bert-base-match#layers",
+        "bert-acronym", "total-params@bert-large", "bert-base-match#d-model", "bidirectional",
+        "head-size@bert-base"]
+    assert {entry.card.kind for entry in s._queue} == {"fact", "numeric", "choice", "blank", "match"}
+
+
+def test_interleaving_keeps_lesson_order_within_a_kind_and_lessons_apart():
+    from types import SimpleNamespace as Card
+
+    cards = [Card(id=f"{lesson}/{kind}{i}", lesson_id=lesson, kind=kind)
+             for lesson in ("one", "two") for kind, count in (("fact", 3), ("numeric", 1), ("choice", 2))
+             for i in range(count)]
+    assert [card.id for card in interleave_by_kind(cards)] == [
+        "one/fact0", "one/numeric0", "one/choice0", "one/fact1", "one/choice1", "one/fact2",
+        "two/fact0", "two/numeric0", "two/choice0", "two/fact1", "two/choice1", "two/fact2"]
 
 
 def test_practice_cards_never_come_up(db, cards, clock):
