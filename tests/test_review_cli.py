@@ -149,7 +149,7 @@ Your answer: 109,482,240
 Answer: 109,482,240
 Why: embeddings + n × layer + pooler = (V + L + T)·d + 2d + n·(4(d² + d) + 2d + (2df + f + d) + 2d) + d² + d.
 Comes back: 0–5 tomorrow
-Grade 0-5, Enter = 4: 
+Grade 0-5, Enter = 4:\x20
 Saved: grade 4 · next review tomorrow (2025-03-04).
 
 Session over: 2 answered, 2 correct, 0 s. Due tomorrow: 2.
