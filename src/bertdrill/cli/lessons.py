@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
-from .base import FilesOption, LangOption, Language, LessonsArgument, app, escape, load, out
+from .base import FilesOption, LangOption, Language, LessonsArgument, app, escape, load, out, print_json
 
 if TYPE_CHECKING:
     from ..cards import Card
@@ -48,7 +47,7 @@ def cards(
     language = lang.value
     compiled = all_cards(lessons)
     if as_json:
-        out.print_json(json.dumps([_card_json(card, language) for card in compiled], ensure_ascii=False))
+        print_json([_card_json(card, language) for card in compiled])
         return
     from rich.table import Table
 

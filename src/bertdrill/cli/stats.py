@@ -7,7 +7,6 @@ so the screen reads the same with ``NO_COLOR``; colour is laid on top when allow
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Annotated
@@ -15,7 +14,19 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, FilesOption, LangOption, Language, LessonOption, RolloverOption, app, clock, open_store, out
+from .base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    Language,
+    LessonOption,
+    RolloverOption,
+    app,
+    clock,
+    open_store,
+    out,
+    print_json,
+)
 
 if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
     from rich.cells import cell_len, set_cell_size
@@ -73,7 +84,7 @@ def stats(
         today = sm2.study_day(clock()(), rollover_hour)
         figures = gather(store, today, days, lessons if lesson_id else None, cards, lang.value)
     if as_json:
-        out.print_json(json.dumps(as_data(figures), ensure_ascii=False))
+        print_json(as_data(figures))
     elif not figures.answers:
         only = f" in lesson {lesson_id}" if lesson_id else ""
         again = f" --lesson {lesson_id}" if lesson_id else ""
