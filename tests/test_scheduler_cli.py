@@ -91,6 +91,17 @@ def test_a_session_after_the_switch_schedules_with_fsrs(cli, year, isolated_home
     assert f"Saved: grade 5 · next review in {expected.interval} days" in result.stdout
 
 
+def test_the_review_screen_previews_fsrs_intervals_when_fsrs_is_on(cli, monkeypatch):
+    """A new card: FSRS's first stabilities (0.21, 1.29, 2.31 and 8.30 days at 90 %) round to 1, 1, 2 and 8 days;
+    SM-2 brings every grade back tomorrow."""
+    monkeypatch.setenv("BERTDRILL_NOW", "2025-03-03T09:00:00+00:00")
+    assert "Comes back: 0–5 tomorrow\n" in cli("review", "--new", "1", input=":quit\n").stdout
+    assert cli("scheduler", "fsrs").exit_code == 0
+    result = cli("review", "--new", "1", input="5\n")
+    assert "Comes back: 0–3 tomorrow · 4 in 2 days · 5 in 8 days\n" in result.stdout
+    assert "Saved: grade 5 · next review in 8 days (2025-03-11)." in result.stdout
+
+
 def test_fsrs_intervals_through_the_command_are_the_librarys(cli, monkeypatch):
     """Day after day on one card, as a learner would: every interval is py-fsrs's own for that history."""
     from datetime import UTC, datetime, timedelta
