@@ -45,6 +45,7 @@ from bertdrill.anki import NUMBER_SCRIPT
 from bertdrill.cards import compile_lesson
 from bertdrill.lesson import parse
 from bertdrill.store import Store
+from bertdrill.store.migrations import SCHEMA_VERSION
 
 CORPUS = Path(__file__).parent / "corpus"
 HOSTILE = CORPUS / "lessons" / "hostile-markup.toml"
@@ -394,7 +395,7 @@ def test_a_zero_byte_file_is_an_empty_database_and_becomes_a_review_database(cli
     assert review.exit_code == 0 and len(saved(review.stdout)) == 1
     assert status.exit_code == 0 and "Answered today  1" in status.stdout
     with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (1,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 def test_a_folder_as_database(cli, tmp_path):
