@@ -164,8 +164,8 @@ def test_every_kind_asked_its_own_way(cli, mini):
 
 
 def test_turkish_session_with_turkish_numbers(cli):
-    facts = "4\n" * 8
-    result = cli("review", "--lang", "tr", "--new", "9", input=facts + "109.482.240\n\n")
+    facts = "4\n" * 9  # the first nine items are facts
+    result = cli("review", "--lang", "tr", "--new", "10", input=facts + "109.482.240\n\n")
     assert result.exit_code == 0, result.stderr
     assert "BERT nedir?" in result.stdout
     assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler)?\nYour answer: 109.482.240\n✓ Correct" \
@@ -204,15 +204,15 @@ def test_status_after_a_session(cli):
     assert result.stdout.splitlines()[:7] == [
         "Study day 2025-03-03",
         "  Due now         0",
-        "  New today       7 (of 28 not seen yet)",
-        "  Learned         3 of 31 cards",
+        "  New today       7 (of 29 not seen yet)",
+        "  Learned         3 of 32 cards",
         "  Next due        tomorrow (2025-03-04)",
         "  Streak          1 day",
         "  Answered today  4",
     ]
     data = json.loads(cli("status", "--json").stdout)
-    assert data == {"study_day": "2025-03-03", "due_now": 0, "new_today": 7, "new_unseen": 28, "learned": 3,
-                    "cards": 31, "next_due": "2025-03-04", "streak": 1, "answered_today": 4,
+    assert data == {"study_day": "2025-03-03", "due_now": 0, "new_today": 7, "new_unseen": 29, "learned": 3,
+                    "cards": 32, "next_due": "2025-03-04", "streak": 1, "answered_today": 4,
                     "database": os.environ["BERTDRILL_DB"]}
 
 
@@ -325,7 +325,9 @@ def test_ctrl_c_while_an_answer_is_written_saves_it_then_quits(cli, monkeypatch)
 def test_bad_options(cli):
     assert cli("review", "--new", "-1").exit_code == 2
     assert cli("review", "--rollover-hour", "24").exit_code == 2
-    assert cli("review", "--lang", "de").exit_code == 2
+    assert cli("review", "--lang", "d!").exit_code == 2  # not a language code
+    result = cli("review", "--lang", "de")  # a language the lesson does not have
+    assert result.exit_code == 1 and "lesson bert-basics has no 'de' texts (it has en, tr)" in result.stderr
     result = cli("review", "--lesson", "nope")
     assert result.exit_code == 1 and "no lesson with this id (known: bert-basics)" in result.stderr
 

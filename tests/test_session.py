@@ -79,7 +79,7 @@ def test_first_day_ten_new_cards_in_lesson_order(db, cards, shown, clock):
 
 def test_practice_cards_never_come_up(db, cards, clock):
     s = session(db, cards, clock, new=100)
-    assert len(s._queue) == 31 and all(entry.card.kind != "practice" for entry in s._queue)
+    assert len(s._queue) == 32 and all(entry.card.kind != "practice" for entry in s._queue)
 
 
 def test_new_limit_counts_the_whole_study_day(db, cards, shown, clock):

@@ -272,7 +272,7 @@ def test_empty_store_says_so(cli, monkeypatch):
                           "Start with: bertdrill review --lesson bert-basics\n")
     data = json.loads(cli("stats", "--json").stdout)
     assert data["answers"] == 0 and data["streak"] == {"current": 0, "longest": 0}
-    assert data["cards"]["new"] == 32 and data["leeches"] == [] and data["average_ef"] is None
+    assert data["cards"]["new"] == 33 and data["leeches"] == [] and data["average_ef"] is None
     assert data["retention"]["young"] == {"passed": 0, "total": 0, "rate": None}
 
 

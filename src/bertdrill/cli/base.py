@@ -14,7 +14,6 @@ import time
 import traceback
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -26,8 +25,9 @@ try:  # recent typer vendors click; older releases use click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
-from .. import __version__
+from .. import __version__, i18n
 from ..errors import BertdrillError, LessonErrors
+from ..i18n import _
 
 
 class LazyConsole:
@@ -133,12 +133,23 @@ app = typer.Typer(
 )
 
 
-class Language(str, Enum):
-    en = "en"
-    tr = "tr"
+def choose_language(value: str | None) -> str:
+    """Resolve ``--lang`` (else $BERTDRILL_LANG, else the locale, else English) and speak it from now on."""
+    from ..catalogs import known_languages, use
+
+    try:
+        language = i18n.choose_language(value, os.environ, known_languages())
+    except ValueError as exc:
+        raise typer.BadParameter(_("{value!r} is not a language code such as en or tr").format(value=str(exc))) from None
+    use(language)
+    return language
 
 
-LangOption = Annotated[Language, typer.Option("--lang", "-l", help="Language of the lesson texts.")]
+# Eager, so the language is chosen before the other options are read and their errors are in it too.
+LangOption = Annotated[str, typer.Option(
+    "--lang", "-l", metavar="LANG", callback=choose_language, is_eager=True, show_default=False,
+    help="Language of the lesson texts and of bertdrill's messages (default: $BERTDRILL_LANG, else the "
+         "locale's language, else en).")]
 DbOption = Annotated[str | None, typer.Option(
     "--db", metavar="PATH_OR_URL", show_default=False,
     help="Database file or sqlite:/// URL (default: $BERTDRILL_DB, else $BERTDRILL_HOME/bertdrill.db, "

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .base import LessonsArgument, app, escape, load, out, progress
+from .base import LessonsArgument, app, choose_language, escape, load, out, progress
 
 export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for other tools.")
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
 
 
-class ExportLanguage(str, Enum):
-    en = "en"
-    tr = "tr"
-    all = "all"
+def _notes_language(value: str | None) -> str:
+    """``all``, or a language as ``--lang`` reads it; messages follow $BERTDRILL_LANG or the locale for ``all``."""
+    if value and value.strip().lower() == "all":
+        choose_language(None)
+        return "all"
+    return choose_language(value)
 
 
 @export_app.command("anki")
@@ -25,8 +26,10 @@ def anki(
     paths: LessonsArgument = None,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE.apkg", help="The Anki package to write.",
                                          show_default=False)] = ...,
-    lang: Annotated[ExportLanguage, typer.Option("--lang", "-l", help="Language of the notes; 'all' puts each "
-                                                 "language in its own subdeck.")] = ExportLanguage.en,
+    lang: Annotated[str, typer.Option(
+        "--lang", "-l", metavar="LANG|all", callback=_notes_language, is_eager=True, show_default=False,
+        help="Language of the notes and of the messages (default: $BERTDRILL_LANG, else the locale's, else en); "
+             "'all' puts each language of a lesson in its own subdeck.")] = "",
 ) -> None:
     """Export lessons as an Anki package that updates in place when re-imported.
 
@@ -36,7 +39,7 @@ def anki(
     from ..anki import check_target, export
 
     check_target(output)  # before reading the lessons, which can take a while
-    package = export(load(paths), output, lang.value, track=lambda cards: progress(cards, "Making notes"))
+    package = export(load(paths), output, lang, track=lambda cards: progress(cards, "Making notes"))
     kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(package.kinds.items()))
     decks = "deck" if len(package.decks) == 1 else "decks"
     out.print(f"Wrote {escape(str(output))}: {len(package.notes)} notes ({kinds}), one card each, "

@@ -8,11 +8,11 @@ from typing import Annotated
 
 import typer
 
-from .base import FilesOption, LangOption, Language, LessonsArgument, app, escape, load, out
+from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, out
 
 
 @app.command()
-def check(paths: LessonsArgument = None) -> None:
+def check(paths: LessonsArgument = None, lang: LangOption = "") -> None:
     """Parse lessons and prove every stated number against its formula.
 
     Prints a summary per lesson; on any problem prints `path:line: message`
@@ -32,7 +32,7 @@ def check(paths: LessonsArgument = None) -> None:
 @app.command()
 def cards(
     lesson_id: Annotated[str | None, typer.Argument(metavar="[LESSON]", help="Lesson id (default: every shipped lesson).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     paths: FilesOption = None,
 ) -> None:
@@ -42,7 +42,7 @@ def cards(
     lessons = load(paths)
     if lesson_id:
         lessons = [find_lesson(lessons, lesson_id)]
-    language = lang.value
+    language = lang
     compiled = all_cards(lessons)
     if as_json:
         out.print_json(json.dumps([_card_json(card, language) for card in compiled], ensure_ascii=False))
@@ -62,7 +62,7 @@ def params(
     set_name: Annotated[str | None, typer.Argument(metavar="[SET]", help="Parameter set, e.g. bert-large (default: the lesson's first).")] = None,
     overrides: Annotated[list[str] | None, typer.Option("--set", "-s", metavar="NAME=VALUE", help="Change one parameter, e.g. --set d=512.")] = None,
     lesson_id: Annotated[str | None, typer.Option("--lesson", help="Lesson id (default: the first shipped lesson).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     paths: FilesOption = None,
 ) -> None:
     """Show a parameter set's breakdown: every formula of the lesson, computed."""
@@ -85,11 +85,11 @@ def params(
             raise BertdrillError(f"--set: {hint}")
         values[name] = formula.evaluate(text, {})
     resolved = formula.resolve(values, lesson.formulas)
-    sep = grouping(lang.value)
+    sep = grouping(lang)
     custom = " (custom)" if overrides else ""
     from rich.table import Table
 
-    table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang.value])}")
+    table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang])}")
     table.add_column("name")
     table.add_column("formula", overflow="fold")
     table.add_column("value", justify="right")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import BertdrillError
-from .base import DbOption, FilesOption, LangOption, Language, RolloverOption, app, clock, escape, load, open_store, out
+from .base import DbOption, FilesOption, LangOption, RolloverOption, app, clock, escape, load, open_store, out
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
@@ -36,7 +36,7 @@ def start(
     item: Annotated[str | None, typer.Argument(metavar="[ITEM]", help="Practice item id (default: the only one).")] = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the starter code.")] = Path("model.py"),
     force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     paths: FilesOption = None,
 ) -> None:
     """Write the exercise's starter code, with the task as a comment."""
@@ -45,7 +45,7 @@ def start(
     card = practice_card(all_cards(load(paths)), item)
     if output.exists() and not force:
         raise BertdrillError(f"{output} exists; use --force to overwrite it, or -o to choose another file")
-    task = "\n".join(f"# {line}" for para in card.prompt[lang.value].splitlines() for line in textwrap.wrap(para, 76) or [""])
+    task = "\n".join(f"# {line}" for para in card.prompt[lang].splitlines() for line in textwrap.wrap(para, 76) or [""])
     text = f"{task}\n# Check it with: bertdrill practice check {output}\n\n{card.code}"
     try:
         output.write_text(text, encoding="utf-8")
@@ -57,7 +57,7 @@ def start(
 @practice_app.command("check")
 def check_command(
     args: Annotated[list[str], typer.Argument(metavar="[ITEM] SCRIPT", help="Optional practice item id, then your script.")],
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     db: DbOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = 4,
@@ -76,7 +76,7 @@ def check_command(
     store, cards, _ = open_store(db, paths, None, None)  # first, so a bad database fails before the run
     card = practice_card(cards, item)
     outcome = practice.check(card, Path(script))
-    report(outcome, card.explanation.get(lang.value, ""))
+    report(outcome, card.explanation.get(lang, ""))
     record(store, card, outcome, now(), rollover_hour)
     store.close()
     if not outcome.passed:

@@ -28,7 +28,6 @@ from .base import (
     DbOption,
     FilesOption,
     LangOption,
-    Language,
     LessonOption,
     LimitOption,
     NewOption,
@@ -66,7 +65,7 @@ class Command(Exception):
 @app.command()
 def review(
     lesson_id: LessonOption = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     new: NewOption = 10,
     limit: LimitOption = 200,
     db: DbOption = None,
@@ -80,11 +79,11 @@ def review(
     """
     from ..session import Limits, Session
 
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang)
     session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
     reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
     try:
-        code = Review(session, reader, lang.value).run()
+        code = Review(session, reader, lang).run()
     finally:
         store.close()
     raise typer.Exit(code)
@@ -94,6 +93,7 @@ def review(
 def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     lesson_id: LessonOption = None,
+    lang: LangOption = "",
     new: NewOption = 10,
     limit: LimitOption = 200,
     db: DbOption = None,

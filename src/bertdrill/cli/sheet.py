@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .base import LangOption, Language, LessonsArgument, app, escape, load, out
+from .base import LangOption, LessonsArgument, app, escape, load, out
 
 
 class Format(str, Enum):
@@ -40,7 +40,7 @@ def sheet(
     kinds: Annotated[str | None, typer.Option("--kinds", "-k", show_default=False,
                                               help="Comma-separated kinds: fact, choice, blank, numeric, match, practice "
                                                    "(default: all but practice).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     title: Annotated[str | None, typer.Option("--title", show_default=False,
                                               help="Sheet title (default: the lesson's title).")] = None,
     key: Annotated[KeyMode | None, typer.Option("--key", show_default=False,
@@ -65,7 +65,7 @@ def sheet(
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
     sheet_model = model.build_sheet(
-        load(paths), language=lang.value, seed=seed, versions=versions, count=count,
+        load(paths), language=lang, seed=seed, versions=versions, count=count,
         kinds=model.parse_kinds(kinds), title=title, given=given,
     )
     files = documents(sheet_model, chosen_format, output, key_mode)

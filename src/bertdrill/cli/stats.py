@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from .base import DbOption, FilesOption, LangOption, Language, LessonOption, RolloverOption, app, clock, open_store, out
+from .base import DbOption, FilesOption, LangOption, LessonOption, RolloverOption, app, clock, open_store, out
 
 LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46)")  # greens, dark to bright
 LEECHES_SHOWN = 10
@@ -50,7 +50,7 @@ def stats(
     lesson_id: LessonOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the same figures as JSON for scripts.")] = False,
     days: DaysOption = 14,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     db: DbOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = 4,
@@ -59,9 +59,9 @@ def stats(
     from .. import sm2
 
     _import_rich()
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang)
     today = sm2.study_day(clock()(), rollover_hour)
-    figures = gather(store, today, days, lessons if lesson_id else None, cards, lang.value)
+    figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
     store.close()
     if as_json:
         out.print_json(json.dumps(as_data(figures), ensure_ascii=False))
