@@ -290,7 +290,7 @@ def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
     assert dict(fact.items()) == {
         "Question": 'What does "bidirectional" mean in BERT?',
         "Answer": "Each word sees the context both to its left and to its right.",
-        "Explanation": "There is no causal mask: every position attends to the whole sentence.",
+        "Explanation": "There is no causal mask: every position attends to the whole input, on both sides.",
         "Source": "Machine Learning course, expert section, lesson 17/44: What is BERT?",
     }
     assert sorted(fact.tags) == ["bert", "bert-basics", "definition", "kind::fact", "lang::en", "nlp", "transformers"]
