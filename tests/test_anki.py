@@ -378,7 +378,7 @@ def test_reimporting_an_edited_lesson_updates_notes_in_place(cli, tmp_path, less
     assert edited.count("Every token") == 1 and edited.count("How many weights") == 1
     save(lesson, edited, saved + 60)
     export(cli, str(lesson), "-o", str(tmp_path / "v2.apkg"))
-    assert counts(import_package(collection, tmp_path / "v2.apkg")) == clean(updated=32)
+    assert counts(import_package(collection, tmp_path / "v2.apkg")) == clean(updated=33)
 
     after = notes_by_guid(collection)
     assert {g: (note.id, note.card_ids()) for g, note in after.items()} == before  # same notes, same cards
