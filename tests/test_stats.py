@@ -207,8 +207,8 @@ def test_screen_reads_without_colour(cli, filled):
     assert sundays.endswith("█") and len(sundays.split()) == 26  # yesterday's 5 answers fill a cell
     assert "    · none   ░ 1   ▒ 2   ▓ 3   █ 4–5" in lines
     assert "Streak  5 days now · longest 16 days  (answer a card today to keep it)" in lines
-    assert [line for line in lines if line.startswith("  Mon 03-03")] == ["  Mon 03-03 6 " + "█" * 40]
-    assert "  Wed 03-05 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
+    assert [line for line in lines if line.startswith("  Mon Mar  3")] == ["  Mon Mar  3 6 " + "█" * 40]
+    assert "  Wed Mar  5 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
     assert "  young   57.1 %  12 of 21  32.9 points below  (interval under 21 days)" in lines
     assert "  mature 100.0 %    1 of 1  10.0 points above  (interval 21 days or more)" in lines
     assert "  new 20 · learning 8 · young 1 · mature 1 · suspended 0 · removed 1" not in lines

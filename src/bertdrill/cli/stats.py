@@ -170,7 +170,7 @@ def draw_heatmap(figures: Figures, width: int) -> None:
         if all(ch == " " for ch in labels[max(0, start - 1):start + len(name)]):
             labels[start:start + len(name)] = name
     out.print(Text("    " + "".join(labels).rstrip()), style="dim")
-    for weekday, row in zip(stats.WEEKDAYS, heat.grid()):
+    for weekday, row in zip(stats.weekday_names(), heat.grid()):
         line = Text.assemble((weekday, "dim"), " ")
         for level in row:
             if level is None:
@@ -205,8 +205,11 @@ def draw_forecast(figures: Figures, width: int) -> None:
     top = max((count for _, count in figures.forecast), default=0)
     digits = len(str(top))
     room = max(10, min(FORECAST_WIDTH, width - 18 - digits))
-    for day, count in figures.forecast:
-        label = f"  {stats.WEEKDAYS[day.weekday()]} {day.strftime('%m-%d')} "
+    weekdays = stats.weekday_names()
+    labels = [f"  {weekdays[day.weekday()]} {stats.short_date(day)} " for day, _count in figures.forecast]
+    widest = max(map(cell_len, labels), default=0)
+    for label, (day, count) in zip(labels, figures.forecast):
+        label += " " * (widest - cell_len(label))
         line = Text.assemble((label, "bold" if day == figures.today else ""))
         line.append(f"{count:>{digits}} ")
         line.append(stats.bar(count, top, room), style="cyan")
