@@ -30,4 +30,4 @@ def translation(language: str, locale_dir: Path = LOCALE_DIR) -> gettext.NullTra
 
 def use(language: str, locale_dir: Path = LOCALE_DIR) -> None:
     """Speak ``language`` from now on (every later ``_()`` goes through its catalog)."""
-    i18n.install(translation(language, locale_dir))
+    i18n.install(translation(language, locale_dir), language)

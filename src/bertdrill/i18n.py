@@ -22,6 +22,7 @@ _CODE = re.compile(r"^([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]+)*(?:\.[A-Za-z0-9_-]+)?(
 _LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX precedence for messages
 
 _translation: gettext.NullTranslations = gettext.NullTranslations()
+_language = ENGLISH
 
 
 def _(message: str) -> str:
@@ -42,10 +43,15 @@ def pgettext(context: str, message: str) -> str:
     return _translation.pgettext(context, message)
 
 
-def install(translation: gettext.NullTranslations) -> None:
+def install(translation: gettext.NullTranslations, language: str = ENGLISH) -> None:
     """Use this catalog for every later message (the CLI calls it once, from --lang or the locale)."""
-    global _translation
-    _translation = translation
+    global _translation, _language
+    _translation, _language = translation, language
+
+
+def language() -> str:
+    """The language messages are in now: numbers in them are written its way (23.837.184)."""
+    return _language
 
 
 def language_code(text: str) -> str | None:

@@ -107,10 +107,10 @@ class BertdrillGroup(TyperGroup):
                 err.print(escape(str(error)))
             raise typer.Exit(1) from None
         except BertdrillError as exc:
-            err.print(f"Error: {escape(str(exc))}")
+            err.print(_("Error: {message}").format(message=escape(str(exc))))
             raise typer.Exit(1) from None
         except (KeyboardInterrupt, EOFError):
-            err.print("Interrupted.")
+            err.print(_("Interrupted."))
             raise typer.Exit(130) from None
         except (ClickException, typer.Exit, typer.Abort, SystemExit):
             raise
@@ -118,7 +118,8 @@ class BertdrillGroup(TyperGroup):
             if debug["on"]:
                 traceback.print_exc()
             else:
-                err.print(f"Error: unexpected {type(exc).__name__}: {escape(str(exc))} (run with --debug for details)")
+                err.print(_("Error: unexpected {name}: {message} (run with --debug for details)").format(
+                    name=type(exc).__name__, message=escape(str(exc))))
             raise typer.Exit(1) from None
 
 
@@ -170,6 +171,21 @@ LessonsArgument = Annotated[
 ]
 
 
+def number(value: int) -> str:
+    """A count written the interface language's way: 1,234 in English, 1.234 in Turkish."""
+    from ..lesson import grouping
+
+    return f"{value:,}".replace(",", grouping(i18n.language()))
+
+
+def decimal(value: float, places: int) -> str:
+    """A decimal written the interface language's way: 57.1 in English, 57,1 in Turkish."""
+    from ..lesson import grouping
+
+    text = f"{value:.{places}f}"
+    return text.replace(".", ",") if grouping(i18n.language()) == "." else text
+
+
 def _version(value: bool) -> None:
     if value:
         out.print(f"bertdrill {__version__}")
@@ -190,7 +206,7 @@ def load(paths: list[Path] | None):
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
     from ..loader import load_lessons
 
-    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, "Reading lessons"))
+    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")))
 
 
 def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AFTER) -> Iterator[T]:
@@ -236,12 +252,13 @@ def open_store(db, paths, lesson_id, language):
     if language:
         for lesson in chosen:
             if language not in lesson.languages:
-                raise BertdrillError(f"lesson {lesson.id} has no {language!r} texts "
-                                     f"(it has {', '.join(lesson.languages)}); use --lang {lesson.languages[0]}")
-    compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, "Building cards")}
+                raise BertdrillError(_("lesson {lesson} has no {language!r} texts (it has {languages}); use --lang {first}")
+                                     .format(lesson=lesson.id, language=language,
+                                             languages=", ".join(lesson.languages), first=lesson.languages[0]))
+    compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, _("Building cards"))}
     store = Store.open(db)
     store.sync([card for cards in compiled.values() for card in cards],
-               track=lambda stale: progress(stale, "Syncing lessons"))
+               track=lambda stale: progress(stale, _("Syncing lessons")))
     cards = [card for lesson in chosen for card in compiled[lesson.id]]
     return store, cards, [lesson.id for lesson in chosen]
 
@@ -260,7 +277,8 @@ def clock():
     try:
         start = datetime.fromisoformat(start_text)
     except ValueError:
-        raise BertdrillError(f"BERTDRILL_NOW={start_text!r} is not a date and time such as 2024-05-01T09:00") from None
+        raise BertdrillError(_("BERTDRILL_NOW={value!r} is not a date and time such as 2024-05-01T09:00").format(
+            value=start_text)) from None
     start = start if start.tzinfo else start.astimezone()
     began = time.monotonic()
     return lambda: start + timedelta(seconds=time.monotonic() - began)

@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
-from .base import LessonsArgument, app, choose_language, escape, load, out, progress
+from ..i18n import _, ngettext
+from .base import LessonsArgument, app, choose_language, escape, load, number, out, progress
+from .review import kind_name
 
 export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for other tools.")
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
@@ -39,10 +41,11 @@ def anki(
     from ..anki import check_target, export
 
     check_target(output)  # before reading the lessons, which can take a while
-    package = export(load(paths), output, lang, track=lambda cards: progress(cards, "Making notes"))
-    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(package.kinds.items()))
-    decks = "deck" if len(package.decks) == 1 else "decks"
-    out.print(f"Wrote {escape(str(output))}: {len(package.notes)} notes ({kinds}), one card each, "
-              f"in {len(package.decks)} {decks}:")
+    package = export(load(paths), output, lang, track=lambda cards: progress(cards, _("Making notes")))
+    kinds = ", ".join(f"{number(count)} {kind_name(kind)}" for kind, count in sorted(package.kinds.items()))
+    notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
+    decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))
+    out.print(_("Wrote {file}: {notes} ({kinds}), one card each, in {decks}:").format(
+        file=escape(str(output)), notes=notes, kinds=kinds, decks=decks))
     for deck in package.decks:
         out.print(f"  {escape(deck.name)}")

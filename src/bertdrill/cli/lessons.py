@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, out
+from ..i18n import _, ngettext
+from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out
 
 
 @app.command()
@@ -22,11 +23,13 @@ def check(paths: LessonsArgument = None, lang: LangOption = "") -> None:
 
     for lesson in load(paths):
         cards = compile_lesson(lesson)
-        out.print(
-            f"✓ {escape(lesson.id)} ({escape(_short(lesson.path))}): {len(lesson.items)} items, "
-            f"{len(cards)} cards, {lesson.verified} numbers verified; "
-            f"languages {', '.join(lesson.languages)}"
-        )
+        items = ngettext("{count} item", "{count} items", len(lesson.items)).format(count=number(len(lesson.items)))
+        counted = ngettext("{count} card", "{count} cards", len(cards)).format(count=number(len(cards)))
+        verified = ngettext("{count} number verified", "{count} numbers verified", lesson.verified).format(
+            count=number(lesson.verified))
+        out.print(_("✓ {lesson} ({file}): {items}, {cards}, {verified}; languages {languages}").format(
+            lesson=escape(lesson.id), file=escape(_short(lesson.path)), items=items, cards=counted, verified=verified,
+            languages=", ".join(lesson.languages)))
 
 
 @app.command()
@@ -78,10 +81,11 @@ def params(
         raise BertdrillError(formula.unknown_name_message(chosen, lesson.params).replace("name", "parameter set", 1))
     values = dict(lesson.params[chosen].values)
     for assignment in overrides or []:
-        name, _, text = assignment.partition("=")
+        name, equals, text = assignment.partition("=")
         name = name.strip()
-        if not _ or name not in values:
-            hint = formula.unknown_name_message(name, values) if _ else f"{assignment!r} is not NAME=VALUE"
+        if not equals or name not in values:
+            hint = (formula.unknown_name_message(name, values) if equals
+                    else _("{text!r} is not NAME=VALUE").format(text=assignment))
             raise BertdrillError(f"--set: {hint}")
         values[name] = formula.evaluate(text, {})
     resolved = formula.resolve(values, lesson.formulas)
