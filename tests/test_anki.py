@@ -223,7 +223,9 @@ def test_language_the_lesson_lacks(cli, tmp_path):
     lesson = save(tmp_path / "l.toml", _lesson(), time.time())
     result = cli("export", "anki", str(lesson), "-o", str(tmp_path / "l.apkg"), "--lang", "tr")
     assert result.exit_code == 1
-    assert result.stderr == "Error: lesson 'tiny' has no 'tr' texts (its languages: en); try --lang all\n"
+    assert cli("export", "anki", str(lesson), "-o", str(tmp_path / "l.apkg"), "--lang", "de").stderr == (
+        "Error: lesson 'tiny' has no 'de' texts (its languages: en); try --lang all\n")
+    assert result.stderr == "Hata: 'tiny' dersinde 'tr' metinleri yok (dilleri: en); --lang all deneyin\n"  # in Turkish
     assert not (tmp_path / "l.apkg").exists()
 
 

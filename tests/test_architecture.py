@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "bertdrill"
-CORE = ["errors", "formula", "lesson", "cards", "grading", "sm2", "stats"]
+CORE = ["errors", "formula", "lesson", "cards", "grading", "sm2", "stats", "i18n"]
 FORBIDDEN = {"typer", "rich", "sqlmodel", "sqlalchemy", "genanki", "weasyprint", "sqlite3", "random", "time",
              "subprocess", "os", "pathlib", "click", "platformdirs"}
 

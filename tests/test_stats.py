@@ -219,11 +219,11 @@ def test_screen_reads_without_colour(cli, filled):
 def test_leech_and_hardest_lists_show_prompts_in_the_language(cli, filled):
     _, edited = filled
     lines = cli("stats", "--file", str(edited), "--lang", "tr").stdout.splitlines()
-    leech = lines.index("Leeches: 1  8 lapses or more; rewrite them, or suspend them")
-    assert lines[leech + 1].startswith("    8 lapses  bert-basics/bert-vs-gpt  BERT'i GPT'den ayıran")
-    hardest = lines.index("Hardest cards  lowest EF first, leeches aside")
+    leech = lines.index("Sülükler: 1  8 ya da daha çok unutma; yeniden yaz ya da askıya al")
+    assert lines[leech + 1].startswith("    8 unutma  bert-basics/bert-vs-gpt  BERT'i GPT'den ayıran")
+    hardest = lines.index("En zor kartlar  en düşük EF önce, sülükler hariç")
     assert [line.split("  ")[1:3] for line in lines[hardest + 1:hardest + 3]] == [
-        ["EF 2.28", "bert-basics/head-size@bert-base"], ["EF 2.36", "bert-basics/fine-tuning"]]
+        ["EF 2,28", "bert-basics/head-size@bert-base"], ["EF 2,36", "bert-basics/fine-tuning"]]
 
 
 def test_json_has_the_same_figures(cli, filled):

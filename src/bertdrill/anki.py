@@ -53,6 +53,7 @@ import genanki
 from . import formula
 from .cards import Card, compile_lesson
 from .errors import BertdrillError
+from .i18n import _
 from .lesson import Lesson
 
 # When the templates or the CSS below last changed (UTC seconds). Bump it with every change to
@@ -303,8 +304,8 @@ def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
     package = Package()
     for lesson in lessons:
         if language != "all" and language not in lesson.languages:
-            raise ExportError(f"lesson {lesson.id!r} has no {language!r} texts "
-                              f"(its languages: {', '.join(lesson.languages)}); try --lang all")
+            raise ExportError(_("lesson {lesson!r} has no {language!r} texts (its languages: {languages}); try --lang all")
+                              .format(lesson=lesson.id, language=language, languages=", ".join(lesson.languages)))
         cards = compile_lesson(lesson)
         for lang in lesson.languages if language == "all" else (language,):
             deck = genanki.Deck(stable_id("bertdrill deck", lesson.id, lang), deck_name(lesson, lang, language == "all"),
@@ -323,8 +324,8 @@ def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, m
     for card in cards:
         values = fields(card, language, source)
         if not values[0]:
-            raise ExportError(f"{lesson.path}:{card.line}: item {card.item_id!r} has an empty "
-                              f"{language!r} text; Anki would make no card from it")
+            raise ExportError(_("{file}:{line}: item {item!r} has an empty {language!r} text; Anki would make no card "
+                                "from it").format(file=lesson.path, line=card.line, item=card.item_id, language=language))
         notes.append(Note(guid(card, language), MODELS[card.kind], values, tags(card, lesson, language),
                           deck_id, modified))
     return notes
@@ -413,12 +414,15 @@ def _collector_paused():
 def check_target(path: Path) -> None:
     """Fail early, before any work, on an output path that cannot become an Anki package."""
     if path.is_dir():
-        raise ExportError(f"{path} is a directory; give a file name such as {path / 'lessons.apkg'}")
+        raise ExportError(_("{path} is a directory; give a file name such as {example}").format(
+            path=path, example=path / "lessons.apkg"))
     if path.suffix.lower() != ".apkg":
-        raise ExportError(f"{path}: Anki imports packages named *.apkg; try {path.with_suffix('.apkg')}")
+        raise ExportError(_("{path}: Anki imports packages named *.apkg; try {example}").format(
+            path=path, example=path.with_suffix(".apkg")))
     if not path.parent.is_dir():
-        reason = f"{path.parent} is not a folder" if path.parent.exists() else f"folder {path.parent} does not exist"
-        raise ExportError(f"cannot write {path}: {reason}")
+        reason = (_("{folder} is not a folder") if path.parent.exists()
+                  else _("folder {folder} does not exist")).format(folder=path.parent)
+        raise ExportError(_("cannot write {file}: {reason}").format(file=path, reason=reason))
 
 
 def write_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
@@ -479,7 +483,7 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
     path = Path(path)
     check_target(path)
     if not lessons:
-        raise ExportError("no lessons to export")
+        raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
     with _collector_paused():
         package = build(lessons, language, modified, track)
