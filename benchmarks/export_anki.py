@@ -96,8 +96,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         tempfile.tempdir = folder  # genanki leaves its temporary database behind: keep it in here
         for run in range(args.runs):
-            ours.append(timed(lambda: with_bertdrill(parsed, Path(folder) / f"bertdrill-{run}.apkg")))
-            theirs.append(timed(lambda: with_genanki(notes, models, deck_name, Path(folder) / f"genanki-{run}.apkg")))
+            mine, genankis = Path(folder) / f"bertdrill-{run}.apkg", Path(folder) / f"genanki-{run}.apkg"
+            ours.append(timed(lambda out=mine: with_bertdrill(parsed, out)))
+            theirs.append(timed(lambda out=genankis: with_genanki(notes, models, deck_name, out)))
         sizes = [(Path(folder) / f"{side}-0.apkg").stat().st_size for side in ("bertdrill", "genanki")]
         tempfile.tempdir = None
 

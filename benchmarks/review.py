@@ -30,7 +30,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
-from bertdrill.cards import Card
+from bertdrill.cards import Card, FactCard
 from bertdrill.loader import all_cards, load_lessons
 from bertdrill.store import EF_START, Store
 
@@ -40,11 +40,11 @@ PER_LESSON = 1000
 
 
 def synthetic_cards(count: int) -> list[Card]:
-    cards = []
+    cards: list[Card] = []
     for i in range(count):
         lesson = f"bench-{i // PER_LESSON:04d}"
-        cards.append(Card(id=f"{lesson}/item-{i}", lesson_id=lesson, item_id=f"item-{i}", kind="fact",
-                          prompt={"en": f"Question {i}?"}, answer={"en": f"Answer {i}."}))
+        cards.append(FactCard(id=f"{lesson}/item-{i}", lesson_id=lesson, item_id=f"item-{i}",
+                              prompt={"en": f"Question {i}?"}, answer={"en": f"Answer {i}."}))
     return cards
 
 
@@ -99,7 +99,7 @@ def build_store(db: Path, cards: int = 100_000, reviews: int = 1_000_000) -> lis
     store = Store.open(str(db))
     store.sync(shipped, now=NOW)
     store.close()
-    fill(db, synthetic + [card for card in shipped if card.kind != "practice"], reviews)
+    fill(db, synthetic + [card for card in shipped if card.kind.reviewed], reviews)
     return synthetic
 
 

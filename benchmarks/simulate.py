@@ -120,7 +120,7 @@ def simulate(args, lessons: Path) -> tuple[int, int]:
             continue
         moment = [datetime.combine(day, datetime.min.time(), ZONE) + timedelta(hours=rng.choice([7, 12, 19, 22]))]
 
-        def clock():
+        def clock(moment=moment):
             moment[0] += timedelta(seconds=rng.randint(4, 20))
             return moment[0]
 

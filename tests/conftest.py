@@ -5,6 +5,7 @@ from __future__ import annotations
 import gettext
 from pathlib import Path
 
+import postgres as postgres_server
 import pytest
 from typer.testing import CliRunner
 
@@ -24,6 +25,7 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "120")
     monkeypatch.delenv("BERTDRILL_DEBUG", raising=False)
+    monkeypatch.delenv("BERTDRILL_LEARNER", raising=False)
     # English unless a test asks otherwise, whatever the machine's locale; and a language a command
     # chose (--lang tr) does not outlive its test.
     for variable in ("BERTDRILL_LANG", "LC_ALL", "LC_MESSAGES"):
@@ -31,6 +33,21 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("LANG", "C.UTF-8")
     yield home
     i18n.install(gettext.NullTranslations())
+
+
+@pytest.fixture
+def postgres():
+    """A database of this test's own on a real PostgreSQL server (see tests/postgres.py): a
+    :class:`postgres.Server`, whose ``url`` bertdrill takes as ``--db``. Skips loudly where no server
+    answers, and fails instead under ``CI=true``."""
+    yield from postgres_server.create_database()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say it loudly at the end when the PostgreSQL tests did not run."""
+    for reason in postgres_server.unreachable:
+        terminalreporter.write_sep("!", "PostgreSQL tests SKIPPED", red=True, bold=True)
+        terminalreporter.write_line(reason, red=True)
 
 
 @pytest.fixture

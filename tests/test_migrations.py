@@ -113,7 +113,7 @@ def test_two_programs_opening_an_old_file_at_once_migrate_it_once(tmp_path, monk
         time.sleep(0.3)  # the other opener arrives meanwhile, and waits
         connection.exec_driver_sql("ALTER TABLE card ADD COLUMN note TEXT")
 
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(store.migrations, "SCHEMA_VERSION", 2)
     monkeypatch.setitem(store.MIGRATIONS, 2, to_2)
     path = tmp_path / "old.db"
     shutil.copy(FIXTURES / "store-v1.db", path)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -111,3 +115,33 @@ def test_what_the_script_started_does_not_outlive_it(card, tmp_path):
     while status.exists() and "zombie" not in status.read_text() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not status.exists() or "zombie" in status.read_text()
+
+
+def _gone(pid: int, seconds: float = 5.0) -> bool:
+    """Whether process ``pid`` has ended (a zombie has ended: only its exit status is left)."""
+    status = Path(f"/proc/{pid}/status")
+    deadline = time.monotonic() + seconds
+    while status.exists() and "zombie" not in status.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not status.exists() or "zombie" in status.read_text()
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["ctrl-c", "sigterm", "sigkill"])
+def test_stopping_bertdrill_ends_the_learners_script(tmp_path, how):
+    """Ctrl-C (or a kill) during `practice check` must not leave a `while True: pass` spinning with parent 1."""
+    pid_file = tmp_path / "script.pid"
+    script = write(tmp_path, f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass\n")
+    checker = subprocess.Popen([sys.executable, "-m", "bertdrill", "practice", "check", str(script)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        script_pid = int(pid_file.read_text())
+        checker.send_signal(how)  # to bertdrill only: the script runs in a session of its own
+        checker.wait(timeout=10)
+        assert _gone(script_pid), f"the script (pid {script_pid}) outlived bertdrill stopped by {how.name}"
+    finally:
+        checker.kill()
+        if pid_file.exists() and pid_file.read_text() and not _gone(int(pid_file.read_text()), 0):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)

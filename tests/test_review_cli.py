@@ -425,7 +425,7 @@ def test_a_newer_database_is_refused(cli, tmp_path):
 
 
 def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
-    from bertdrill import store as store_module
+    from bertdrill.store import migrations as store_module
 
     monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
     monkeypatch.setitem(store_module.MIGRATIONS, 2, lambda c: c.exec_driver_sql("CREATE TABLE note (id TEXT)"))
@@ -506,7 +506,7 @@ def test_killed_mid_session_keeps_exactly_the_acknowledged_answers():
     assert "Review: 4 cards (0 due, 2 to re-drill, 2 new)." in text
     assert text.count("Saved:") == 4 and "re-drill, schedule unchanged" in text
     after = store()
-    for key, (repetitions, ef100, interval, lapses) in expected.items():  # re-drills changed no schedule
+    for key, (_repetitions, ef100, _interval, _lapses) in expected.items():  # re-drills changed no schedule
         assert after.state(f"bert-basics/{key}").schedule.ef100 == ef100
     assert [(a.kind, a.grade) for a in after.answers()[4:]] == [("redrill", 4), ("redrill", 5), ("new", 4), ("new", 4)]
 
@@ -553,3 +553,42 @@ def test_review_help(cli):
     assert result.exit_code == 0
     for option in ("--lesson", "--lang", "--new", "--limit", "--db", "--file", "--rollover-hour"):
         assert option in result.stdout
+
+
+def test_status_and_stats_never_write(cli, tmp_path):
+    """Readers open the store read-only: no opened_at, no byte of the file changed, a read-only copy works."""
+    path = tmp_path / "reader.db"
+    cli("review", "--db", str(path), "--new", "1", input="5\n")
+    Store.open(str(path)).close()  # the WAL folded in: the file alone is the database
+    with sqlite3.connect(path) as connection:
+        opened_at = connection.execute("SELECT value FROM meta WHERE key = 'opened_at'").fetchone()
+    before = path.read_bytes()
+    for db in (str(path), f"sqlite:///file:{path}?mode=ro&uri=true"):
+        for command in ("status", "stats"):
+            result = cli(command, "--db", db, "--json")
+            assert result.exit_code == 0, result.stderr
+            assert json.loads(result.stdout)["database"] == str(path)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT value FROM meta WHERE key = 'opened_at'").fetchone() == opened_at
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command, method", [("status", "status"), ("stats", "answer_count"), ("review", "due_ids")])
+def test_the_store_is_closed_when_a_command_fails(cli, tmp_path, monkeypatch, command, method):
+    from bertdrill.errors import StoreError
+
+    closed = []
+    close = Store.close
+
+    def closing(self):
+        closed.append(self.where)
+        close(self)
+
+    def fails(self, *args, **kwargs):
+        raise StoreError("the disk went away")
+
+    monkeypatch.setattr(Store, "close", closing)
+    monkeypatch.setattr(Store, method, fails)
+    result = cli(command, "--db", str(tmp_path / "closed.db"), input="")
+    assert result.exit_code == 1 and result.stderr == "Error: the disk went away\n"
+    assert closed == [str(tmp_path / "closed.db")]

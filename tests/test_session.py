@@ -352,3 +352,51 @@ def test_record_attempt_reschedules_once_a_day(db, cards, clock):
     assert [a.kind for a in db.answers(practice.id)] == ["practice", "practice"]
     third = record_attempt(db, practice.id, 5, moment=clock.now + timedelta(days=1))
     assert third.after.repetitions == 1
+
+
+# --------------------------------------------------------------------------- bugs of issue 10
+
+
+def test_bury_across_the_rollover_hides_the_card_until_the_day_after_the_current_one(db, cards, shown, clock):
+    clock.to(date(2025, 3, 3), hour=3)  # study day 2 March
+    s = session(db, cards, clock, new=2)
+    clock.advance(hours=2)  # 05:00 on the 3rd: study day 3 March now
+    assert s.bury().card == shown[0]
+    assert db.state(shown[0].id).buried_until == date(2025, 3, 4)  # not the 3rd, when it would come back at once
+
+
+def test_a_refused_undo_leaves_the_stack_so_earlier_steps_can_be_undone(db, cards, shown, clock, tmp_path):
+    from bertdrill.errors import StoreError
+
+    s = session(db, cards, clock, new=3)
+    s.show()
+    s.answer(5)  # shown[0]
+    s.show()
+    s.answer(5)  # shown[1]
+    other = Store.open(str(tmp_path / "review.db"))  # another window answers shown[1] again
+    other.answer(shown[1].id, grade=3, kind="review", reviewed_at=clock(), study_day=s.day)
+    other.close()
+    with pytest.raises(StoreError, match="answered again since"):
+        s.undo()
+    back = s.undo()  # the step before the refused one
+    assert back is not None and back.card == shown[0]
+    assert [a.card_id for a in db.answers()] == [shown[1].id, shown[1].id]
+    assert not s.can_undo
+
+
+def test_session_takes_any_scheduler(db, cards, shown, clock):
+    """A Scheduler plugs in without the session knowing it: here one that always waits three days."""
+
+    class ThreeDays:
+        name = "three-days"
+        initial = sm2.NEW
+
+        def review(self, state, grade, *, today):
+            return sm2.Schedule(state.repetitions + 1, state.ef100, 3, today + timedelta(days=3), state.lapses)
+
+        def next_states(self, state, *, today):
+            return {grade: self.review(state, grade, today=today) for grade in range(6)}
+
+    s = Session(db, cards, clock=clock, scheduler=ThreeDays())
+    s.show()
+    assert s.answer(1).after.due == date(2025, 3, 6)

@@ -326,3 +326,16 @@ def test_reference_model_reproduces_a_golden_row():
         seen.append(ref.i)
         today = ref.due
     assert seen == [1, 6, 17, 1, 1, 6, 15]
+
+
+def test_next_states_previews_every_grade():
+    from bertdrill import sm2
+    from bertdrill.sm2 import NEW, SM2, next_states
+
+    today = date(2025, 3, 3)
+    learned = sm2.review(sm2.review(NEW, 5, today=today), 4, today=today)
+    preview = next_states(learned, today=today)
+    assert list(preview) == [0, 1, 2, 3, 4, 5]
+    assert preview == {grade: sm2.review(learned, grade, today=today) for grade in range(6)}
+    assert [state.interval for state in preview.values()] == [1, 1, 1, 16, 16, 16]
+    assert SM2().next_states(learned, today=today) == preview and SM2().name == "sm2" and SM2().initial == NEW

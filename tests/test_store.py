@@ -239,7 +239,7 @@ def test_an_older_schema_is_migrated_in_order_keeping_the_data(tmp_path, monkeyp
         ran.append(2)
         connection.exec_driver_sql("ALTER TABLE card ADD COLUMN note TEXT")
 
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(store.migrations, "SCHEMA_VERSION", 2)
     monkeypatch.setitem(store.MIGRATIONS, 2, to_2)
     path = copy_fixture(tmp_path)
     upgraded = Store.open(str(path))
@@ -257,7 +257,7 @@ def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path, monkeypatch):
         connection.exec_driver_sql("ALTER TABLE card ADD COLUMN half_done TEXT")
         connection.exec_driver_sql("THIS IS NOT SQL")
 
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(store.migrations, "SCHEMA_VERSION", 2)
     monkeypatch.setitem(store.MIGRATIONS, 2, broken)
     path = copy_fixture(tmp_path)
     with pytest.raises(StoreError, match="syntax error"):

@@ -46,22 +46,21 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, assert_never
 
 import genanki
 
 from . import formula
-from .cards import Card, compile_lesson
+from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard, compile_lesson
 from .errors import BertdrillError
+from .kinds import Kind
+from .languages import name as language_name
 from .i18n import _
 from .lesson import Lesson
 
 # When the templates or the CSS below last changed (UTC seconds). Bump it with every change to
 # them, so collections that have the older note types take the new ones on the next import.
 TEMPLATES_REVISED = 1_795_996_800  # 2026-11-30
-
-LANGUAGE_NAMES = {"en": "English", "tr": "Türkçe"}
-
 
 class ExportError(BertdrillError):
     """The package cannot be built or written."""
@@ -131,52 +130,63 @@ class _Model(genanki.Model):
         return f"<note type {self.name!r} {self.model_id}>"
 
 
-def _model(model_id: int, kind: str, fields: list[str], template: str, front: str, back: str,
+def _model(model_id: int, kind: Kind, fields: list[str], template: str, front: str, back: str,
            model_type: int = genanki.Model.FRONT_BACK) -> _Model:
     return _Model(model_id, f"bertdrill {kind}", fields=[{"name": name} for name in fields],
                   templates=[{"name": template, "qfmt": front, "afmt": back}],
                   css=CSS, model_type=model_type)
 
 
-# Ids chosen once with random.randrange(1 << 30, 1 << 31). Never change an id, a field list or a
-# template name: Anki would treat the note type as a different one and stop updating its notes.
-MODELS: dict[str, _Model] = {
-    "fact": _model(
-        1165273184, "fact", ["Question", "Answer", "Explanation", "Source"], "Recall",
-        '<div class="prompt">{{Question}}</div>',
-        '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Answer}}</div>' + _BACK_NOTES,
-    ),
-    "choice": _model(
-        2136876611, "choice", ["Question", "Options", "Answer", "Explanation", "Source"], "Choose",
-        '<div class="prompt">{{Question}}</div>\n{{Options}}',
-        '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Answer}}</div>' + _BACK_NOTES,
-    ),
-    "blank": _model(
-        1650602056, "blank", ["Text", "Prompt", "Back Extra", "Source"], "Cloze",
-        '{{#Prompt}}<div class="prompt">{{Prompt}}</div>{{/Prompt}}\n<pre class="code">{{cloze:Text}}</pre>',
-        '{{#Prompt}}<div class="prompt">{{Prompt}}</div>{{/Prompt}}\n<pre class="code">{{cloze:Text}}</pre>\n'
-        '{{#Back Extra}}<div class="explanation">{{Back Extra}}</div>{{/Back Extra}}\n'
-        '{{#Source}}<div class="source">{{Source}}</div>{{/Source}}',
-        model_type=genanki.Model.CLOZE,
-    ),
-    "numeric": _model(
-        2067266769, "numeric", ["Question", "Answer", "Explanation", "Source"], "Type the number",
-        '<div class="prompt">{{Question}}</div>\n{{type:Answer}}',
-        '<div class="prompt">{{Question}}</div>\n<hr id="answer">\n{{type:Answer}}' + _BACK_NOTES,
-    ),
-    "match": _model(
-        1398046890, "match", ["Term", "Meaning", "Table", "Explanation", "Source"], "Match",
-        '{{#Table}}<div class="context">{{Table}}</div>{{/Table}}\n<div class="prompt term">{{Term}}</div>',
-        '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Meaning}}</div>' + _BACK_NOTES,
-    ),
-    "practice": _model(
-        1862286196, "practice", ["Prompt", "Starter", "Expected Output", "Solution", "Explanation", "Source"],
-        "Practice",
-        '<div class="prompt">{{Prompt}}</div>\n{{#Starter}}<pre class="code">{{Starter}}</pre>{{/Starter}}',
-        '{{FrontSide}}\n<hr id="answer">\n<pre class="output">{{Expected Output}}</pre>\n'
-        '{{#Solution}}<pre class="code solution">{{Solution}}</pre>{{/Solution}}' + _BACK_NOTES,
-    ),
-}
+def _note_type(kind: Kind) -> _Model:
+    # Ids chosen once with random.randrange(1 << 30, 1 << 31). Never change an id, a field list or a
+    # template name: Anki would treat the note type as a different one and stop updating its notes.
+    match kind:
+        case Kind.FACT:
+            return _model(
+                1165273184, kind, ["Question", "Answer", "Explanation", "Source"], "Recall",
+                '<div class="prompt">{{Question}}</div>',
+                '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Answer}}</div>' + _BACK_NOTES,
+            )
+        case Kind.CHOICE:
+            return _model(
+                2136876611, kind, ["Question", "Options", "Answer", "Explanation", "Source"], "Choose",
+                '<div class="prompt">{{Question}}</div>\n{{Options}}',
+                '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Answer}}</div>' + _BACK_NOTES,
+            )
+        case Kind.BLANK:
+            return _model(
+                1650602056, kind, ["Text", "Prompt", "Back Extra", "Source"], "Cloze",
+                '{{#Prompt}}<div class="prompt">{{Prompt}}</div>{{/Prompt}}\n<pre class="code">{{cloze:Text}}</pre>',
+                '{{#Prompt}}<div class="prompt">{{Prompt}}</div>{{/Prompt}}\n<pre class="code">{{cloze:Text}}</pre>\n'
+                '{{#Back Extra}}<div class="explanation">{{Back Extra}}</div>{{/Back Extra}}\n'
+                '{{#Source}}<div class="source">{{Source}}</div>{{/Source}}',
+                model_type=genanki.Model.CLOZE,
+            )
+        case Kind.NUMERIC:
+            return _model(
+                2067266769, kind, ["Question", "Answer", "Explanation", "Source"], "Type the number",
+                '<div class="prompt">{{Question}}</div>\n{{type:Answer}}',
+                '<div class="prompt">{{Question}}</div>\n<hr id="answer">\n{{type:Answer}}' + _BACK_NOTES,
+            )
+        case Kind.MATCH:
+            return _model(
+                1398046890, kind, ["Term", "Meaning", "Table", "Explanation", "Source"], "Match",
+                '{{#Table}}<div class="context">{{Table}}</div>{{/Table}}\n<div class="prompt term">{{Term}}</div>',
+                '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Meaning}}</div>' + _BACK_NOTES,
+            )
+        case Kind.PRACTICE:
+            return _model(
+                1862286196, kind, ["Prompt", "Starter", "Expected Output", "Solution", "Explanation", "Source"],
+                "Practice",
+                '<div class="prompt">{{Prompt}}</div>\n{{#Starter}}<pre class="code">{{Starter}}</pre>{{/Starter}}',
+                '{{FrontSide}}\n<hr id="answer">\n<pre class="output">{{Expected Output}}</pre>\n'
+                '{{#Solution}}<pre class="code solution">{{Solution}}</pre>{{/Solution}}' + _BACK_NOTES,
+            )
+        case _:
+            assert_never(kind)
+
+
+MODELS: dict[Kind, _Model] = {kind: _note_type(kind) for kind in Kind}
 
 
 # --- text to fields --------------------------------------------------------------------------
@@ -196,7 +206,7 @@ def _cloze_text(text: str) -> str:
     return code(text).replace("{", "&#123;").replace("}", "&#125;")
 
 
-def cloze(card: Card) -> str:
+def cloze(card: BlankCard) -> str:
     """The blank's code with its one blank as ``{{c1::answer}}``."""
     before, after = card.code.split("____", 1)
     # A ':' in the answer could read as the start of a cloze hint ("{{c1::a::hint}}").
@@ -204,7 +214,7 @@ def cloze(card: Card) -> str:
     return f"{_cloze_text(before)}{{{{c1::{answer}}}}}{_cloze_text(after)}"
 
 
-def _options(card: Card, language: str) -> str:
+def _options(card: ChoiceCard, language: str) -> str:
     items = "".join(f"<li>{prose(option)}</li>" for option in card.options[language])
     return f'<ol class="options" type="A">{items}</ol>'
 
@@ -217,23 +227,24 @@ def fields(card: Card, language: str, source: str) -> list[str]:
     """The note fields of one card in one language, in its note type's order."""
     prompt = prose(card.prompt[language])
     explanation = prose(card.explanation.get(language, ""))
-    kind = card.kind
-    if kind == "fact":
-        return [prompt, prose(card.answer[language]), explanation, source]
-    if kind == "numeric":
-        # What the learner types and Anki compares character by character: digits, no separators.
-        return [prompt, formula.format_number(card.value), explanation, source]
-    if kind == "match":
-        return [prose(card.term[language]), prose(card.answer[language]), prompt, explanation, source]
-    if kind == "choice":
-        correct = f'<span class="letter">{_letter(card.correct)}.</span> {prose(card.answer[language])}'
-        return [prompt, _options(card, language), correct, explanation, source]
-    if kind == "blank":
-        return [cloze(card), prompt, explanation, source]
-    if kind == "practice":
-        output = code("\n".join(card.expected_output))
-        return [prompt, code(card.code), output, code(card.solution), explanation, source]
-    raise ExportError(f"card {card.id}: no Anki note type for kind {kind!r}")
+    match card:
+        case FactCard():
+            return [prompt, prose(card.answer[language]), explanation, source]
+        case NumericCard():
+            # What the learner types and Anki compares character by character: digits, no separators.
+            return [prompt, formula.format_number(card.value), explanation, source]
+        case MatchCard():
+            return [prose(card.term[language]), prose(card.answer[language]), prompt, explanation, source]
+        case ChoiceCard():
+            correct = f'<span class="letter">{_letter(card.correct)}.</span> {prose(card.answer[language])}'
+            return [prompt, _options(card, language), correct, explanation, source]
+        case BlankCard():
+            return [cloze(card), prompt, explanation, source]
+        case PracticeCard():
+            output = code("\n".join(card.expected_output))
+            return [prompt, code(card.code), output, code(card.solution), explanation, source]
+        case _:
+            assert_never(card)
 
 
 def tags(card: Card, lesson: Lesson, language: str) -> list[str]:
@@ -242,7 +253,7 @@ def tags(card: Card, lesson: Lesson, language: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=1024)  # most cards share their tags with many others
-def _tags(lesson_id: str, kind: str, language: str, lesson_tags: tuple[str, ...],
+def _tags(lesson_id: str, kind: Kind, language: str, lesson_tags: tuple[str, ...],
           card_tags: tuple[str, ...]) -> tuple[str, ...]:
     found = [lesson_id, f"kind::{kind}", f"lang::{language}", *lesson_tags]
     found += [f"table::{tag.removeprefix('table:')}" if tag.startswith("table:") else tag for tag in card_tags]
@@ -290,7 +301,7 @@ def deck_name(lesson: Lesson, language: str, nested: bool) -> str:
     if not nested:
         return f"bertdrill::{_deck_part(lesson.title[language])}"
     title = _deck_part(lesson.title[lesson.languages[0]])
-    return f"bertdrill::{title}::{LANGUAGE_NAMES.get(language, language)}"
+    return f"bertdrill::{title}::{language_name(language)}"
 
 
 def _deck_part(text: str) -> str:

@@ -14,11 +14,25 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, Literal, assert_never, cast
 
 from . import formula
 from .errors import FormulaError
 from .formula import Number
-from .lesson import Item, Lesson, Text, grouping
+from .kinds import Kind
+from .lesson import (
+    BLANK,
+    BlankItem,
+    ChoiceItem,
+    FactItem,
+    Item,
+    Lesson,
+    MatchItem,
+    NumericItem,
+    PracticeItem,
+    Text,
+)
+from .numbers import format_number
 
 # Synthetic parameter values for comparing expressions beyond the lesson's own sets:
 # distinct primes, so `4*d*d + 4*d` and `4 * (d * d + d)` agree only when they truly are equal.
@@ -29,30 +43,18 @@ _PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 
 _FINGERPRINT_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, check_circular=False)
 
 
-@dataclass(frozen=True)
-class Card:
+@dataclass(frozen=True, kw_only=True)
+class CardBase:
+    """What every card has; each kind adds its own fields below."""
+
     id: str  # "bert-basics/embedding-params@bert-large": stable, language-free
     lesson_id: str
     item_id: str
-    kind: str  # fact | choice | blank | numeric | match | practice
     prompt: Text  # per language, placeholders filled
     answer: Text  # per language, the answer as shown
     explanation: Text = field(default_factory=dict)
     tags: tuple[str, ...] = ()
     accept: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # more accepted answers
-    options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # choice
-    correct: int | None = None  # choice: 0-based index into options
-    code: str = ""  # blank: the text with ____; practice: the starter code
-    fill: str = ""  # blank: what goes in the blank
-    term: Text = field(default_factory=dict)  # match: the pair's term
-    value: Number | None = None  # numeric, computed match meaning: the verified value
-    tolerance: Fraction = Fraction(0)  # numeric: relative tolerance
-    set_name: str | None = None  # numeric, match, practice: the parameter set
-    set_title: str | None = None
-    env: Mapping[str, Number] = field(default_factory=dict)  # every name's value in the card's set
-    check_envs: tuple[Mapping[str, Number], ...] = ()  # blank: sets to compare expressions over
-    expected_output: tuple[str, ...] = ()  # practice: the lines a correct script prints
-    solution: str = ""  # practice: the lesson's sample solution
     source: Text = field(default_factory=dict)
     line: int = 0  # where the item starts in the lesson file
 
@@ -63,19 +65,121 @@ class Card:
 
     def question(self, language: str) -> str:
         """The full question as plain text: the prompt plus the code or the term it asks about."""
-        prompt = self.prompt[language]
-        if self.kind == "blank":
-            return f"{prompt}\n{self.code}"
-        if self.kind == "match":
-            return f"{prompt}\n{self.term[language]} → ?"
-        return prompt
+        return question_text(cast("Card", self), language)
 
     @property
     def fingerprint(self) -> str:
         """A hash of everything shown, so stores and exports can tell when a card's text changed."""
-        shown = [self.kind, self.prompt, self.answer, self.explanation, self.options, self.code,
-                 self.term, self.accept, list(self.expected_output), self.tags]
-        return hashlib.sha256(_FINGERPRINT_JSON.encode(shown).encode()).hexdigest()[:16]
+        return fingerprint(cast("Card", self))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SetCard(CardBase):
+    """A card asked about one parameter set."""
+
+    set_name: str
+    set_title: str
+    env: Mapping[str, Number]  # every name's value in the card's set
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactCard(CardBase):
+    @property
+    def kind(self) -> Literal[Kind.FACT]:
+        return Kind.FACT
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChoiceCard(CardBase):
+    options: Mapping[str, tuple[str, ...]]
+    correct: int  # 0-based index into options
+
+    @property
+    def kind(self) -> Literal[Kind.CHOICE]:
+        return Kind.CHOICE
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlankCard(CardBase):
+    code: str  # the text with ____
+    fill: str  # what goes in the blank
+    check_envs: tuple[Mapping[str, Number], ...] = ()  # sets to compare expressions over
+
+    @property
+    def kind(self) -> Literal[Kind.BLANK]:
+        return Kind.BLANK
+
+
+@dataclass(frozen=True, kw_only=True)
+class NumericCard(SetCard):
+    value: Number  # the verified value
+    tolerance: Fraction = Fraction(0)  # relative
+
+    @property
+    def kind(self) -> Literal[Kind.NUMERIC]:
+        return Kind.NUMERIC
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchCard(SetCard):
+    term: Text  # the pair's term
+    value: Number | None = None  # the verified value, when the meaning is computed
+
+    @property
+    def kind(self) -> Literal[Kind.MATCH]:
+        return Kind.MATCH
+
+
+@dataclass(frozen=True, kw_only=True)
+class PracticeCard(SetCard):
+    code: str  # the starter code
+    expected_output: tuple[str, ...]  # the lines a correct script prints
+    solution: str  # the lesson's sample solution
+
+    @property
+    def kind(self) -> Literal[Kind.PRACTICE]:
+        return Kind.PRACTICE
+
+
+Card = FactCard | ChoiceCard | BlankCard | NumericCard | MatchCard | PracticeCard
+
+
+def question_text(card: Card, language: str) -> str:
+    """The full question as plain text: the prompt plus the code or the term it asks about."""
+    prompt = card.prompt[language]
+    match card:
+        case BlankCard():
+            return f"{prompt}\n{card.code}"
+        case MatchCard():
+            return f"{prompt}\n{card.term[language]} → ?"
+        case FactCard() | ChoiceCard() | NumericCard() | PracticeCard():
+            return prompt
+        case _:
+            assert_never(card)
+
+
+def fingerprint(card: Card) -> str:
+    """A hash of everything shown. Fields a kind lacks hash as empty, so stored fingerprints stay valid."""
+    options: Mapping[str, tuple[str, ...]] = {}
+    code = ""
+    term: Text = {}
+    expected: list[str] = []
+    match card:
+        case FactCard() | NumericCard():
+            pass
+        case ChoiceCard():
+            options = card.options
+        case BlankCard():
+            code = card.code
+        case MatchCard():
+            term = card.term
+        case PracticeCard():
+            code, expected = card.code, list(card.expected_output)
+        case _:
+            assert_never(card)
+    shown = [card.kind, card.prompt, card.answer, card.explanation, options, code, term, card.accept, expected,
+             card.tags]
+    return hashlib.sha256(_FINGERPRINT_JSON.encode(shown).encode()).hexdigest()[:16]
 
 
 def compile_lesson(lesson: Lesson) -> list[Card]:
@@ -83,10 +187,21 @@ def compile_lesson(lesson: Lesson) -> list[Card]:
     blank_envs = tuple([lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson))
     cards: list[Card] = []
     for item in lesson.items:
-        if item.kind == "blank":
-            cards.extend(_blank(lesson, item, blank_envs))
-        else:
-            cards.extend(_COMPILERS[item.kind](lesson, item))
+        match item:
+            case FactItem():
+                cards.append(FactCard(**_base(lesson, item, item.id), answer=_texts(lesson, item.answer)))
+            case ChoiceItem():
+                cards.append(_choice(lesson, item))
+            case BlankItem():
+                cards.append(_blank(lesson, item, blank_envs))
+            case NumericItem():
+                cards.extend(_numeric(lesson, item))
+            case MatchItem():
+                cards.extend(_match(lesson, item))
+            case PracticeItem():
+                cards.append(_practice(lesson, item))
+            case _:
+                assert_never(item)
     return cards
 
 
@@ -94,74 +209,71 @@ def _texts(lesson: Lesson, texts: Text, set_name: str | None = None) -> dict[str
     return {lang: lesson.render(text, lang, set_name) for lang, text in texts.items()}
 
 
-def _base(lesson: Lesson, item: Item, key: str, set_name: str | None = None) -> dict:
+def _base(lesson: Lesson, item: Item, key: str, set_name: str | None = None) -> dict[str, Any]:
     return dict(
         id=f"{lesson.id}/{key}",
         lesson_id=lesson.id,
         item_id=item.id,
-        kind=item.kind,
         prompt=_texts(lesson, item.prompt, set_name),
         explanation=_texts(lesson, item.explanation, set_name),
         tags=item.tags,
         accept=item.accept,
         source=lesson.source,
         line=item.line,
+    )
+
+
+def _in_set(lesson: Lesson, item: Item, key: str, set_name: str) -> dict[str, Any]:
+    return _base(lesson, item, key, set_name) | dict(
         set_name=set_name,
-        set_title=lesson.params[set_name].title if set_name else None,
-        env=lesson.values(set_name) if set_name else {},
+        set_title=lesson.params[set_name].title,
+        env=lesson.values(set_name),
     )
 
 
 def _number_texts(lesson: Lesson, value: Number) -> dict[str, str]:
-    return {lang: formula.format_number(value, grouping=grouping(lang)) for lang in lesson.languages}
+    return {lang: format_number(value, lang) for lang in lesson.languages}
 
 
-def _fact(lesson: Lesson, item: Item) -> list[Card]:
-    return [Card(**_base(lesson, item, item.id), answer=_texts(lesson, item.answer))]
-
-
-def _choice(lesson: Lesson, item: Item) -> list[Card]:
+def _choice(lesson: Lesson, item: ChoiceItem) -> ChoiceCard:
     options = {lang: tuple(_texts(lesson, {lang: o})[lang] for o in opts) for lang, opts in item.options.items()}
     answer = {lang: opts[item.correct] for lang, opts in options.items()}
-    return [Card(**_base(lesson, item, item.id), answer=answer, options=options, correct=item.correct)]
+    return ChoiceCard(**_base(lesson, item, item.id), answer=answer, options=options, correct=item.correct)
 
 
-def _blank(lesson: Lesson, item: Item, envs: tuple[Mapping[str, Number], ...]) -> list[Card]:
-    answer = {lang: item.text.replace("____", item.fill) for lang in lesson.languages}
-    return [Card(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill,
-                 check_envs=envs)]
+def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...]) -> BlankCard:
+    answer = {lang: item.text.replace(BLANK, item.fill) for lang in lesson.languages}
+    return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs)
 
 
-def _numeric(lesson: Lesson, item: Item) -> list[Card]:
+def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
     cards = []
     for set_name in item.sets:
         value = lesson.evaluate(item.formula, set_name)
-        cards.append(Card(**_base(lesson, item, f"{item.id}@{set_name}", set_name),
-                          answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance))
+        cards.append(NumericCard(**_in_set(lesson, item, f"{item.id}@{set_name}", set_name),
+                                 answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance))
     return cards
 
 
-def _match(lesson: Lesson, item: Item) -> list[Card]:
-    set_name = item.sets[0]
+def _match(lesson: Lesson, item: MatchItem) -> list[MatchCard]:
+    set_name = item.set_name
     cards = []
     for pair in item.pairs:
         value = lesson.evaluate(pair.value, set_name) if pair.value else None
-        answer = _number_texts(lesson, value) if value is not None else _texts(lesson, pair.meaning, set_name)
-        base = _base(lesson, item, f"{item.id}#{pair.id}", set_name)
+        answer = _number_texts(lesson, value) if value is not None else _texts(lesson, pair.meaning or {}, set_name)
+        base = _in_set(lesson, item, f"{item.id}#{pair.id}", set_name)
         base["tags"] += (f"table:{item.id}",)
-        cards.append(Card(**base, answer=answer, term=_texts(lesson, pair.term, set_name), value=value))
+        cards.append(MatchCard(**base, answer=answer, term=_texts(lesson, pair.term, set_name), value=value))
     return cards
 
 
-def _practice(lesson: Lesson, item: Item) -> list[Card]:
-    set_name = item.sets[0]
+def _practice(lesson: Lesson, item: PracticeItem) -> PracticeCard:
+    set_name = item.set_name
     output = tuple(" ".join(formula.format_number(lesson.evaluate(e, set_name)) for e in line) for line in item.expected)
     answer = {lang: "\n".join(output) for lang in lesson.languages}
-    return [Card(**_base(lesson, item, item.id, set_name), answer=answer, code=item.text.strip("\n") + "\n",
-                 expected_output=output, solution=item.solution.strip("\n") + "\n")]
-
-
-_COMPILERS = {"fact": _fact, "choice": _choice, "numeric": _numeric, "match": _match, "practice": _practice}
+    return PracticeCard(**_in_set(lesson, item, item.id, set_name), answer=answer,
+                        code=item.starter.strip("\n") + "\n", expected_output=output,
+                        solution=item.solution.strip("\n") + "\n")
 
 
 def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]]:
@@ -170,7 +282,7 @@ def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]
     A set where some formula cannot be evaluated (a division by zero, say) is skipped.
     """
     names = sorted({name for s in lesson.params.values() for name in s.values})
-    envs = []
+    envs: list[Mapping[str, Number]] = []
     for shift in range(count):
         params = {name: _PRIMES[(i + 7 * shift) % len(_PRIMES)] for i, name in enumerate(names)}
         try:

@@ -31,13 +31,15 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar, assert_never
 
 from . import formula
-from .cards import Card
+from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
 from .errors import FormulaError
 from .formula import Number
-from .lesson import SCALES as _SCALES
-from .lesson import filled_expression, grouping
+from .languages import decimal_mark, turkic_case
+from .lesson import filled_expression
+from .numbers import SCALES as _SCALES
 
 MAX_ANSWER = 10_000
 """Longer answers are wrong at once ("Answer too long"), so grading never slows down."""
@@ -52,7 +54,7 @@ DIFF_CONTEXT = 24
 """Characters of context kept on each side of the edit in a diff."""
 
 _LETTERS = "abcdefghij"  # options are lettered a) to j) (lessons allow at most ten)
-_TURKIC = {"tr", "az"}
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -66,22 +68,30 @@ class Verdict:
 
 def grade(card: Card, typed: str, language: str) -> Verdict:
     """Grade what a learner typed for ``card`` when reviewing in ``language``."""
-    expected = _in_language(card.answer, language)
+    expected = _in_language(card.answer, language, "")
     if len(typed) > MAX_ANSWER:
         return Verdict(False, WRONG, "Answer too long", expected)
     text = clean_text(typed).strip()
     if not text:
         return Verdict(False, EMPTY, "No answer", expected)
-    if card.kind in ("numeric", "match") and card.value is not None:
-        return _grade_number(card, text, language, expected)
-    if card.kind == "choice":
-        return _grade_choice(card, text, language, expected)
-    if card.kind == "blank":
-        return _grade_blank(card, text, language, expected)
-    if card.kind == "practice":
-        return _grade_output(card, text, expected)
-    accepted = _in_language(card.accept, language, ()) if card.kind == "fact" else ()
-    return _grade_text(text, [expected, *accepted], language, expected)
+    match card:
+        case NumericCard():
+            return _grade_number(card.value, card.tolerance, card.env, text, language, expected)
+        case MatchCard():
+            if card.value is not None:
+                return _grade_number(card.value, Fraction(0), card.env, text, language, expected)
+            return _grade_text(text, [expected], language, expected)
+        case ChoiceCard():
+            return _grade_choice(card, text, language, expected)
+        case BlankCard():
+            return _grade_blank(card, text, language, expected)
+        case PracticeCard():
+            return _grade_output(card, text, expected)
+        case FactCard():
+            accepted = _in_language(card.accept, language, ())
+            return _grade_text(text, [expected, *accepted], language, expected)
+        case _:
+            assert_never(card)
 
 
 # --- cleaning and normalising ---------------------------------------------------------------
@@ -129,13 +139,9 @@ def normalise_text(text: str, language: str) -> str:
     language's way: in Turkish ``İSTANBUL`` is ``istanbul`` and ``I`` is ``ı``.
     """
     text = " ".join(unicodedata.normalize("NFC", clean_text(text)).split())
-    if _turkic(language):
+    if turkic_case(language):
         text = text.replace("İ", "i").replace("I", "ı")
     return unicodedata.normalize("NFC", text.casefold())
-
-
-def _turkic(language: str) -> bool:
-    return language.split("-")[0].split("_")[0].lower() in _TURKIC
 
 
 def _text_key(text: str, language: str) -> str:
@@ -146,10 +152,10 @@ def _text_key(text: str, language: str) -> str:
 def _foldings(language: str) -> tuple[str, ...]:
     # Turkish lessons quote English terms ("Bidirectional Encoder ..."): typed in capitals
     # they fold to dotless ı, so a Turkish review also accepts the plain Unicode folding.
-    return (language, "") if _turkic(language) else (language,)
+    return (language, "") if turkic_case(language) else (language,)
 
 
-def _in_language(texts: Mapping[str, object], language: str, default: object = ""):
+def _in_language(texts: Mapping[str, _T], language: str, default: _T) -> _T:
     """The text in the learner's language, else the first one there is."""
     if language in texts:
         return texts[language]
@@ -206,7 +212,7 @@ def _ascii_digits(text: str) -> str:
 
 
 def _decimal(body: str, language: str) -> Fraction | None:
-    mark = "," if grouping(language) == "." else "."
+    mark = decimal_mark(language)
     whole, fraction = body, ""
     if body.count(mark) == 1:
         whole, fraction = body.split(mark)
@@ -282,20 +288,23 @@ def _right(expected: str, note: str = "") -> Verdict:
     return Verdict(True, RIGHT, f"Correct: {note}" if note else "Correct", expected)
 
 
-def _grade_number(card: Card, text: str, language: str, expected: str) -> Verdict:
+def _grade_number(want: Number, tolerance: Fraction, env: Mapping[str, Number], text: str, language: str,
+                  expected: str) -> Verdict:
     text = text.lstrip("~≈ ")
-    value = parse_number(text, language)
-    if value is None:
+    value: Number
+    number = parse_number(text, language)
+    if number is not None:
+        value = number
+    else:
         parsed = _expression(text)
         if parsed is None:
             return _wrong(expected, _not_a_number(text, language))
         try:
-            value = parsed.evaluate(card.env)
+            value = parsed.evaluate(env)
         except FormulaError as exc:
             return _wrong(expected, str(exc))
-    want = card.value
     miss = abs(value - want)
-    if miss <= card.tolerance * abs(want):
+    if miss <= tolerance * abs(Fraction(want)):
         return _right(expected, "" if miss == 0 else f"the exact answer is {expected}")
     if _rounded(Fraction(value), want):
         return Verdict(False, WRONG, f"Not exact: the answer is {expected}", expected)
@@ -315,7 +324,8 @@ def _rounded(value: Fraction, want: Number) -> bool:
 
 
 def _not_a_number(text: str, language: str) -> str:
-    mark, other = (",", ".") if grouping(language) == "." else (".", ",")
+    mark = decimal_mark(language)
+    other = "." if mark == "," else ","
     if re.fullmatch(rf"[0-9]+\{other}[0-9]+", text):
         return f"not a number here; write decimals with {mark!r}, as in 1{mark}5"
     return "not a number or an expression"
@@ -393,7 +403,7 @@ def _diff(typed: str, at: int, removed: str, inserted: str) -> str:
     return before + edit + after
 
 
-def _grade_choice(card: Card, text: str, language: str, expected: str) -> Verdict:
+def _grade_choice(card: ChoiceCard, text: str, language: str, expected: str) -> Verdict:
     """By number (``4``), letter (``d``) or text; a number or letter wins over an option's text."""
     options: tuple[str, ...] = _in_language(card.options, language, ())
     picked = _option_index(text, language)
@@ -421,7 +431,7 @@ def _option_index(text: str, language: str) -> int | None:
     return None
 
 
-def _grade_blank(card: Card, text: str, language: str, expected: str) -> Verdict:
+def _grade_blank(card: BlankCard, text: str, language: str, expected: str) -> Verdict:
     """The fill as typed, anything that fills the blank equally, or an equal right-hand side."""
     if _text_key(text, language) == _text_key(card.fill, language):
         return _right(expected)
@@ -454,7 +464,7 @@ def _agrees(source: str, want: list[Number | None], envs: Iterable[Mapping[str, 
     return all(g == w for g, w in zip(got, want) if w is not None)
 
 
-def _grade_output(card: Card, text: str, expected: str) -> Verdict:
+def _grade_output(card: PracticeCard, text: str, expected: str) -> Verdict:
     """Printed output, line by line with spaces normalised; one line of all the numbers also counts."""
     typed = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
     want = [" ".join(line.split()) for line in card.expected_output]

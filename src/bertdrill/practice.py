@@ -8,18 +8,22 @@ prints nothing gets a clear report; bertdrill itself never fails with it.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import difflib
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from .cards import Card
+from .cards import PracticeCard
 from .errors import BertdrillError
 from .i18n import _
 
@@ -27,6 +31,7 @@ TIMEOUT = 10.0
 MAX_OUTPUT = 64 * 1024  # bytes of standard output kept; more than this is a flood
 MAX_STDERR = 8 * 1024
 POLL = 0.02
+_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -77,37 +82,61 @@ def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_
             [sys.executable, "-I", str(script.resolve())],
             stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=folder,
             start_new_session=True,  # its own process group, so a timeout kills its children too
+            preexec_fn=_die_with_parent,
             env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"},
         )
         timed_out = flooded = False
-        while process.poll() is None:
-            if time.monotonic() - started > timeout:
-                timed_out = True
-            elif os.fstat(out.fileno()).st_size > max_output:
-                flooded = True
-            if timed_out or flooded:
-                _kill(process)
-                break
-            time.sleep(POLL)
+        try:
+            with _terminate_as_interrupt():
+                while process.poll() is None:
+                    if time.monotonic() - started > timeout:
+                        timed_out = True
+                    elif os.fstat(out.fileno()).st_size > max_output:
+                        flooded = True
+                    if timed_out or flooded:
+                        break
+                    time.sleep(POLL)
+        finally:
+            # Every path ends the script's whole group: its limits, its end, Ctrl-C, SIGTERM, an error here.
+            _end_group(process)
         seconds = time.monotonic() - started
-        _end_group(process)  # what the script started ends with it, even when the script itself ended well
         flooded = flooded or os.fstat(out.fileno()).st_size > max_output
         return Run(_read(out, max_output), _read(err, MAX_STDERR), process.returncode, timed_out, flooded, seconds)
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _die_with_parent() -> None:
+    """In the child, before the script starts: ask Linux to SIGKILL it if bertdrill itself is killed."""
     try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
-    process.wait()
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: Ctrl-C and SIGTERM are still handled by the parent
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a script runs, SIGTERM unwinds like Ctrl-C, so the ``finally`` above still ends the script."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _end_group(process: subprocess.Popen) -> None:
+    """Kill the script and everything it started (its process group), and reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        pass  # nothing left of it
+        process.kill()  # the group is gone already; the script itself may still need reaping
+    process.wait()
 
 
 def _read(stream, limit: int) -> str:
@@ -115,7 +144,7 @@ def _read(stream, limit: int) -> str:
     return stream.read(limit).decode("utf-8", errors="replace")
 
 
-def check(card: Card, script: Path, **limits) -> Outcome:
+def check(card: PracticeCard, script: Path, **limits) -> Outcome:
     """Run a learner's script for a practice card and judge its output line by line."""
     run = run_script(script, **limits)
     expected = card.expected_output

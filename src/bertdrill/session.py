@@ -4,8 +4,9 @@ The session decides what comes next and records what the learner answered;
 it never reads a key or prints a line (the CLI does), and it never reads the
 clock itself (a ``clock`` callable is passed in, so tests are exact).
 
-It talks to a store passed in (:class:`bertdrill.store.Store` or anything with
-the same methods): every answer goes to the store, committed, before the
+It talks to a store and a scheduler passed in, through the Protocols of
+:mod:`bertdrill.ports` (:class:`~bertdrill.ports.ReviewStore`, :class:`~bertdrill.ports.Scheduler`;
+SM-2 by default): every answer goes to the store, committed, before the
 session moves on, so quitting or a killed process loses nothing acknowledged.
 
 The queue: due cards, most overdue first; then cards still to re-drill from an
@@ -20,31 +21,23 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from . import sm2
 from .cards import Card
+from .kinds import Kind
+from .limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
+from .ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler
 
-DEFAULT_NEW = 10
-DEFAULT_REVIEWS = 200
-DEFAULT_ROLLOVER = 4
+__all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "REDRILL_GAP", "Entry", "Limits", "Outcome",
+           "Position", "Session", "Summary", "local_now", "record_attempt", "room_today"]
+
 REDRILL_GAP = 3
 """A card to re-drill comes back after this many other cards (or last, when fewer are left)."""
-
-SKIPPED_KINDS = frozenset({"practice"})
-"""Kinds the review session never shows: practice cards are checked by ``bertdrill practice``."""
 
 
 def local_now() -> datetime:
     """The wall clock as an aware local time: the default clock of a session."""
     return datetime.now().astimezone()
-
-
-@dataclass(frozen=True)
-class Limits:
-    new: int = DEFAULT_NEW  # new cards per study day
-    reviews: int = DEFAULT_REVIEWS  # cards per study day, due and new together
-    rollover_hour: int = DEFAULT_ROLLOVER  # a study day runs from this hour to this hour
 
 
 @dataclass(frozen=True)
@@ -103,8 +96,7 @@ class _Step:
     queue: tuple[Entry, ...]
     answered: int
     review_id: int | None = None  # an answer: delete it and restore the schedule
-    card_id: str | None = None  # a suspend or bury: put the flags back
-    flags: Any = None  # the store's CardState before the change
+    flags: CardState | None = None  # a suspend or bury: the card's flags before it, to put back
 
 
 class Session:
@@ -112,18 +104,20 @@ class Session:
 
     def __init__(
         self,
-        store,
+        store: ReviewStore,
         cards: Sequence[Card],
         *,
         clock: Callable[[], datetime] = local_now,
         limits: Limits = Limits(),
         lessons: Collection[str] | None = None,
+        scheduler: Scheduler = sm2.SM2(),
     ):
         self.store = store
+        self.scheduler = scheduler
         self.clock = clock
         self.limits = limits
         self.lessons = sorted(lessons if lessons is not None else {card.lesson_id for card in cards})
-        self.cards = {card.id: card for card in cards if card.kind not in SKIPPED_KINDS}
+        self.cards = {card.id: card for card in cards if Kind(card.kind).reviewed}
         self.started = clock()
         self.day = self.study_day(self.started)
         self._queue: list[Entry] = self._build_queue()
@@ -184,12 +178,11 @@ class Session:
         logged but leaves the schedule alone. A grade below 4 brings the card back later.
         """
         entry = self._require_current()
-        if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= 5:
-            raise ValueError(f"grade must be an int from 0 to 5, got {grade!r}")
+        sm2.check_grade(grade)
         now = self.clock()
         day = self.study_day(now)
         queue, answered = self._snapshot()
-        reschedule = None if entry.kind == "redrill" else (lambda schedule: sm2.review(schedule, grade, today=day))
+        reschedule = None if entry.kind == "redrill" else _rescheduler(self.scheduler, grade, day)
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
@@ -209,15 +202,18 @@ class Session:
         return self._set_aside(suspended=True)
 
     def bury(self) -> Entry:
-        """Hide the current card until the next study day."""
-        return self._set_aside(buried_until=self.day + timedelta(days=1))
+        """Hide the current card until the study day after the current one (not the one the session began on)."""
+        return self._set_aside(buried_until=self.study_day(self.clock()) + timedelta(days=1))
 
-    def _set_aside(self, **flags) -> Entry:
+    def _set_aside(self, *, suspended: bool | None = None, buried_until: date | None = None) -> Entry:
         entry = self._require_current()
         queue, answered = self._snapshot()
-        before = self.store.set_flags(entry.card.id, **flags)
+        if suspended is not None:
+            before = self.store.set_flags(entry.card.id, suspended=suspended)
+        else:
+            before = self.store.set_flags(entry.card.id, buried_until=buried_until)
         self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
-        self._steps.append(_Step(queue, answered, card_id=entry.card.id, flags=before))
+        self._steps.append(_Step(queue, answered, flags=before))
         return entry
 
     @property
@@ -228,16 +224,18 @@ class Session:
         """Take back the latest answer, suspend or bury: the store and the queue are as before it.
 
         Repeatable, back to the start of the session. Returns the card that is current
-        again, or None when there is nothing to undo.
+        again, or None when there is nothing to undo. When the store refuses (the card was
+        answered again in another window), the error is raised and the step is dropped all
+        the same, so the next undo reaches the step before it.
         """
         if not self._steps:
             return None
-        step = self._steps[-1]
+        step = self._steps.pop()
         if step.review_id is not None:
             self.store.undo(step.review_id)
-        else:
-            self.store.set_flags(step.card_id, suspended=step.flags.suspended, buried_until=step.flags.buried_until)
-        self._steps.pop()
+        elif step.flags is not None:
+            flags = step.flags
+            self.store.set_flags(flags.card_id, suspended=flags.suspended, buried_until=flags.buried_until)
         self._queue = list(step.queue)
         del self._answers[step.answered:]
         self._shown_at = self.clock()
@@ -265,15 +263,16 @@ class Session:
         return tuple(self._queue), len(self._answers)
 
 
-def room_today(counts, limits: Limits, due: int) -> tuple[int, int]:
+def room_today(counts: DayCounts, limits: Limits, due: int) -> tuple[int, int]:
     """(due cards, new cards) still allowed today, given the day's logged answers (store DayCounts)
     and ``due`` cards waiting: due cards come first, new cards fill what the total limit leaves."""
     room = max(0, limits.reviews - counts.first_answers)
     return room, max(0, min(limits.new - counts.new, room - min(due, room)))
 
 
-def record_attempt(store, card_id: str, grade: int, *, moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER,
-                   kind: str = "practice", typed: str | None = None, duration_ms: int = 0):
+def record_attempt(store: ReviewQueue, card_id: str, grade: int, *, moment: datetime,
+                   rollover_hour: int = DEFAULT_ROLLOVER, kind: str = "practice", typed: str | None = None,
+                   duration_ms: int = 0, scheduler: Scheduler = sm2.SM2()) -> Answer:
     """Log one answer outside a session (``bertdrill practice check``); returns the store's Answer.
 
     The first answer to the card on a study day reschedules it with SM-2, as in a
@@ -281,8 +280,13 @@ def record_attempt(store, card_id: str, grade: int, *, moment: datetime, rollove
     """
     day = sm2.study_day(moment, rollover_hour)
     return store.answer(card_id, grade=grade, kind=kind, reviewed_at=moment, study_day=day,
-                        reschedule=lambda schedule: sm2.review(schedule, grade, today=day), typed=typed,
+                        reschedule=_rescheduler(scheduler, grade, day), typed=typed,
                         duration_ms=duration_ms, once_per_day=True)
+
+
+def _rescheduler(scheduler: Scheduler, grade: int, day: date) -> Callable[[sm2.Schedule], sm2.Schedule]:
+    """What the store runs on the stored state, inside the answer's transaction."""
+    return lambda state: scheduler.review(state, grade, today=day)
 
 
 def _milliseconds(elapsed: timedelta) -> int:

@@ -41,6 +41,9 @@ PASSING = 3
 REDRILL_BELOW = 4
 """Grades below this bring the card back later in the same session."""
 
+DEFAULT_ROLLOVER = 4
+"""The hour a study day starts by default: a review at 00:30 counts for the day before."""
+
 LEECH_LAPSES = 8
 """A card that lapsed this often is a leech: it keeps costing time and is worth rewriting."""
 
@@ -58,6 +61,9 @@ class Schedule:
     interval: int = 0  # days; 0 for a new card
     due: date | None = None  # None for a new card
     lapses: int = 0  # failures after at least one successful recall
+    # FSRS's memory state (bertdrill.scheduling.fsrs); None until FSRS has scheduled the card.
+    stability: float | None = None  # days until recall falls to 90 %
+    difficulty: float | None = None  # 1 (easy) to 10 (hard)
 
     @property
     def ef(self) -> float:
@@ -79,8 +85,8 @@ def became_leech(before: Schedule, after: Schedule) -> bool:
     return before.lapses < LEECH_LAPSES <= after.lapses
 
 
-def _check_grade(quality: int) -> int:
-    """Reject anything but an int 0..5, so a bad grade never skews a schedule.
+def check_grade(quality: int) -> int:
+    """Reject anything but an int 0..5, so a bad grade never skews a schedule (the one grade check).
 
     bool is a subclass of int, but True/False are not grades; a float such as
     3.0 or a string such as "3" points at a caller bug, so those fail too.
@@ -127,7 +133,7 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
     cannot happen, but a simulation that keeps answering 4 or 5 reaches it
     after a dozen or so reviews.
     """
-    quality = _check_grade(quality)
+    quality = check_grade(quality)
     if isinstance(today, datetime) or not isinstance(today, date):
         raise TypeError(f"today must be a date (a study day), got {today!r}")
     ef100 = _next_ef100(schedule.ef100, quality)
@@ -154,7 +160,7 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
     )
 
 
-def study_day(moment: datetime, rollover_hour: int = 4) -> date:
+def study_day(moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER) -> date:
     """The study day a local time belongs to.
 
     A day of study runs from ``rollover_hour`` to ``rollover_hour`` the next
@@ -174,4 +180,26 @@ def redrill_needed(quality: int) -> bool:
 
     The repeat is logged but does not call :func:`review` again.
     """
-    return _check_grade(quality) < REDRILL_BELOW
+    return check_grade(quality) < REDRILL_BELOW
+
+
+def next_states(schedule: Schedule, *, today: date) -> dict[int, Schedule]:
+    """The schedule each grade 0-5 would give on ``today``: what :func:`review` returns, for every grade.
+
+    For a review screen that previews the intervals before the learner grades.
+    """
+    return {quality: review(schedule, quality, today=today) for quality in sorted(DELTA)}
+
+
+@dataclass(frozen=True)
+class SM2:
+    """SM-2 as a :class:`bertdrill.ports.Scheduler`: the functions of this module, behind one object."""
+
+    name: str = "sm2"
+    initial: Schedule = NEW
+
+    def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
+        return review(state, grade, today=today)
+
+    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+        return next_states(state, today=today)

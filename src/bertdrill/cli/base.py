@@ -13,9 +13,10 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar, cast
 
 import typer
 from typer.core import TyperGroup
@@ -23,11 +24,17 @@ from typer.core import TyperGroup
 try:  # recent typer vendors click; older releases use click itself
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover
-    from click.exceptions import ClickException
+    from click.exceptions import ClickException  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
 
 from .. import __version__, i18n
 from ..errors import BertdrillError, LessonErrors
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..cards import Card
+    from ..ports import ReviewStore
 
 
 class LazyConsole:
@@ -173,17 +180,16 @@ LessonsArgument = Annotated[
 
 def number(value: int) -> str:
     """A count written the interface language's way: 1,234 in English, 1.234 in Turkish."""
-    from ..lesson import grouping
+    from ..languages import thousands_separator
 
-    return f"{value:,}".replace(",", grouping(i18n.language()))
+    return f"{value:,}".replace(",", thousands_separator(i18n.language()))
 
 
 def decimal(value: float, places: int) -> str:
     """A decimal written the interface language's way: 57.1 in English, 57,1 in Turkish."""
-    from ..lesson import grouping
+    from ..languages import decimal_mark
 
-    text = f"{value:.{places}f}"
-    return text.replace(".", ",") if grouping(i18n.language()) == "." else text
+    return f"{value:.{places}f}".replace(".", decimal_mark(i18n.language()))
 
 
 def _version(value: bool) -> None:
@@ -226,19 +232,25 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
         for done, item in enumerate(items):
             if bar is None and time.monotonic() - started > after:
                 bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                               TimeRemainingColumn(), console=out, transient=True)
+                               TimeRemainingColumn(), console=cast("Console", out), transient=True)
                 bar.start()
                 task = bar.add_task(description, total=len(items), completed=done)
             yield item
-            if bar is not None:
+            if bar is not None and task is not None:
                 bar.advance(task)
     finally:
         if bar is not None:
             bar.stop()
 
 
-def open_store(db, paths, lesson_id, language):
-    """The store (created or migrated), synced with the lessons; the cards and lessons to review."""
+def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,
+               read_only: bool = False) -> tuple[ReviewStore, list[Card], list[str]]:
+    """The store (created or migrated), synced with the lessons; the cards and lessons to review.
+
+    Use the store in a ``with`` block, so it is closed on every path. ``read_only``: for the
+    commands that only read (``status``, ``stats``): an up-to-date file is not written to
+    unless its lessons changed (see :meth:`bertdrill.store.Store.open`).
+    """
     from ..cards import compile_lesson
     from ..loader import find_lesson
     from ..store import Store
@@ -256,11 +268,21 @@ def open_store(db, paths, lesson_id, language):
                                      .format(lesson=lesson.id, language=language,
                                              languages=", ".join(lesson.languages), first=lesson.languages[0]))
     compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, _("Building cards"))}
-    store = Store.open(db)
-    store.sync([card for cards in compiled.values() for card in cards],
-               track=lambda stale: progress(stale, _("Syncing lessons")))
+    store = Store.open(db, read_only=read_only)
+    with _closed_on_error(store):
+        store.sync([card for cards in compiled.values() for card in cards],
+                   track=lambda stale: progress(stale, _("Syncing lessons")))
     cards = [card for lesson in chosen for card in compiled[lesson.id]]
     return store, cards, [lesson.id for lesson in chosen]
+
+
+@contextmanager
+def _closed_on_error(store: ReviewStore) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        store.close()
+        raise
 
 
 def clock():

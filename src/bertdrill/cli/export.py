@@ -25,9 +25,9 @@ def _notes_language(value: str | None) -> str:
 
 @export_app.command("anki")
 def anki(
-    paths: LessonsArgument = None,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE.apkg", help="The Anki package to write.",
-                                         show_default=False)] = ...,
+                                         show_default=False)],
+    paths: LessonsArgument = None,
     lang: Annotated[str, typer.Option(
         "--lang", "-l", metavar="LANG|all", callback=_notes_language, is_eager=True, show_default=False,
         help="Language of the notes and of the messages (default: $BERTDRILL_LANG, else the locale's, else en); "

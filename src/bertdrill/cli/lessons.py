@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
 from ..i18n import _, ngettext
 from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out
+
+if TYPE_CHECKING:
+    from ..cards import Card
 
 
 @app.command()
@@ -71,8 +74,8 @@ def params(
     """Show a parameter set's breakdown: every formula of the lesson, computed."""
     from .. import formula
     from ..errors import BertdrillError
-    from ..lesson import grouping
     from ..loader import find_lesson
+    from ..numbers import format_number
 
     lessons = load(paths)
     lesson = find_lesson(lessons, lesson_id) if lesson_id else lessons[0]
@@ -89,7 +92,6 @@ def params(
             raise BertdrillError(f"--set: {hint}")
         values[name] = formula.evaluate(text, {})
     resolved = formula.resolve(values, lesson.formulas)
-    sep = grouping(lang)
     custom = " (custom)" if overrides else ""
     from rich.table import Table
 
@@ -98,13 +100,13 @@ def params(
     table.add_column("formula", overflow="fold")
     table.add_column("value", justify="right")
     for name, value in values.items():
-        table.add_row(name, "parameter", formula.format_number(value, grouping=sep))
+        table.add_row(name, "parameter", format_number(value, lang))
     table.add_section()
     for name, parsed in lesson.formulas.items():
         shown = resolved[name]
         if not isinstance(shown, int):
             shown = round(shown, 3)
-        table.add_row(name, escape(parsed.source), formula.format_number(shown, grouping=sep))
+        table.add_row(name, escape(parsed.source), format_number(shown, lang))
     out.print(table)
 
 
@@ -116,8 +118,10 @@ def _short(path: str) -> str:
         return path
 
 
-def _card_json(card, language: str) -> dict:
-    data = {
+def _card_json(card: Card, language: str) -> dict[str, object]:
+    from ..cards import BlankCard, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+
+    data: dict[str, object] = {
         "id": card.id,
         "kind": card.kind,
         "question": card.question(language),
@@ -125,13 +129,19 @@ def _card_json(card, language: str) -> dict:
         "explanation": card.explanation.get(language, ""),
         "tags": list(card.tags),
     }
-    if card.options:
-        data["options"] = list(card.options[language])
-        data["correct"] = card.correct
-    if card.value is not None:
-        data["value"] = card.value if isinstance(card.value, int) else str(card.value)
-    if card.set_name:
-        data["params"] = card.set_name
-    if card.expected_output:
-        data["expected_output"] = list(card.expected_output)
+    match card:
+        case FactCard() | BlankCard():
+            pass
+        case ChoiceCard():
+            data["options"] = list(card.options[language])
+            data["correct"] = card.correct
+        case NumericCard() | MatchCard():
+            if card.value is not None:
+                data["value"] = card.value if isinstance(card.value, int) else str(card.value)
+            data["params"] = card.set_name
+        case PracticeCard():
+            data["params"] = card.set_name
+            data["expected_output"] = list(card.expected_output)
+        case _:
+            assert_never(card)
     return data

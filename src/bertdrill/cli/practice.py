@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import BertdrillError
+from ..limits import DEFAULT_ROLLOVER
 from ..i18n import _
 from .base import DbOption, FilesOption, LangOption, RolloverOption, app, clock, decimal, escape, load, open_store, out
 
@@ -64,7 +65,7 @@ def check_command(
     lang: LangOption = "",
     db: DbOption = None,
     paths: FilesOption = None,
-    rollover_hour: RolloverOption = 4,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Run your script, compare its output with the expected output line by line, and record the attempt.
 
@@ -78,11 +79,11 @@ def check_command(
     item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
     now = clock()
     store, cards, _lessons = open_store(db, paths, None, None)  # first, so a bad database fails before the run
-    card = practice_card(cards, item)
-    outcome = practice.check(card, Path(script))
-    report(outcome, card.explanation.get(lang, ""))
-    record(store, card, outcome, now(), rollover_hour)
-    store.close()
+    with store:
+        card = practice_card(cards, item)
+        outcome = practice.check(card, Path(script))
+        report(outcome, card.explanation.get(lang, ""))
+        record(store, card, outcome, now(), rollover_hour)
     if not outcome.passed:
         raise typer.Exit(1)
 
@@ -96,12 +97,12 @@ def record(store, card, outcome, moment, rollover_hour: int) -> None:
     answer = record_attempt(store, card.id, outcome.grade, moment=moment, rollover_hour=rollover_hour,
                             typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000))
     today = sm2.study_day(moment, rollover_hour)
-    if answer.after == answer.before:
+    due = answer.after.due
+    if answer.after == answer.before or due is None:
         out.print(_("Saved: grade {grade} (already checked today: only the first check of a day moves the "
                     "schedule).").format(grade=answer.grade))
     else:
-        out.print(_("Saved: grade {grade} · check it again {when}.").format(
-            grade=answer.grade, when=day_words(answer.after.due, today)))
+        out.print(_("Saved: grade {grade} · check it again {when}.").format(grade=answer.grade, when=day_words(due, today)))
     if sm2.became_leech(answer.before, answer.after):
         out.print(leech_warning(card.id, answer.after.lapses))
 

@@ -25,6 +25,7 @@ import typer
 
 from ..errors import StoreError
 from ..i18n import N_, _, ngettext
+from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 from .base import (
     DbOption,
     FilesOption,
@@ -72,11 +73,11 @@ class Command(Exception):
 def review(
     lesson_id: LessonOption = None,
     lang: LangOption = "",
-    new: NewOption = 10,
-    limit: LimitOption = 200,
+    new: NewOption = DEFAULT_NEW,
+    limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
     paths: FilesOption = None,
-    rollover_hour: RolloverOption = 4,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
@@ -86,12 +87,10 @@ def review(
     from ..session import Limits, Session
 
     store, cards, lessons = open_store(db, paths, lesson_id, lang)
-    session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
-    reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-    try:
+    with store:
+        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
+        reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang).run()
-    finally:
-        store.close()
     raise typer.Exit(code)
 
 
@@ -100,23 +99,24 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     lesson_id: LessonOption = None,
     lang: LangOption = "",
-    new: NewOption = 10,
-    limit: LimitOption = 200,
+    new: NewOption = DEFAULT_NEW,
+    limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
     paths: FilesOption = None,
-    rollover_hour: RolloverOption = 4,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
     from .. import sm2
+    from ..kinds import Kind
     from ..session import Limits, room_today
 
-    store, cards, lessons = open_store(db, paths, lesson_id, None)
-    today = sm2.study_day(clock()(), rollover_hour)
-    found = store.status(today, lessons=lessons)
+    store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True)
+    with store:
+        today = sm2.study_day(clock()(), rollover_hour)
+        found = store.status(today, lessons=lessons)
     _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
-    total = sum(card.kind != "practice" for card in cards)
-    store.close()
+    total = sum(Kind(card.kind).reviewed for card in cards)
     data = {
         "study_day": today.isoformat(),
         "due_now": found.due_now,
@@ -140,7 +140,7 @@ def status(
             learned=number(found.learned), total=number(total))),
         (_("Next due"), day_words(found.next_due, today) if found.next_due else _("nothing scheduled yet")),
         (_("Streak"), day_count(found.streak)),
-        (_("Answered today"), number(data["answered_today"])),
+        (_("Answered today"), number(found.counts.first_answers + found.counts.redrill)),
         (_("Database"), escape(store.where)),
     ]
     out.print(_("Study day {day}").format(day=today.isoformat()))

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..i18n import N_, _, ngettext
+from ..limits import DEFAULT_ROLLOVER
 from .base import (
     DbOption,
     FilesOption,
@@ -29,6 +30,14 @@ from .base import (
     out,
 )
 from .review import card_count, day_count
+
+if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
+    from rich.cells import cell_len, set_cell_size
+    from rich.text import Text
+
+    from ..cards import Card
+    from ..ports import CardState, Retention, ReviewReports
+    from ..stats import Heatmap
 
 LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46)")  # greens, dark to bright
 LEECHES_SHOWN = 10
@@ -47,14 +56,14 @@ class Figures:
     today: date
     lesson: str | None
     answers: int  # in the whole log (of the lesson)
-    heatmap: object  # stats.Heatmap
+    heatmap: Heatmap
     streak: tuple[int, int]  # current, longest
     forecast: list[tuple[date, int]]
-    retention: object  # store.Retention
+    retention: Retention
     states: dict[str, int]
     average_ef: float | None
-    leeches: list  # store.CardState
-    hardest: list  # store.CardState: EF below the start, leeches left out
+    leeches: list[CardState]
+    hardest: list[CardState]  # EF below the start, leeches left out
     prompts: dict[str, str]  # card id -> one-line question
     database: str
 
@@ -67,16 +76,16 @@ def stats(
     lang: LangOption = "",
     db: DbOption = None,
     paths: FilesOption = None,
-    rollover_hour: RolloverOption = 4,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show your progress: review heatmap, streaks, forecast, retention, card states, leeches."""
     from .. import sm2
 
     _import_rich()
-    store, cards, lessons = open_store(db, paths, lesson_id, lang)
-    today = sm2.study_day(clock()(), rollover_hour)
-    figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
-    store.close()
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True)
+    with store:
+        today = sm2.study_day(clock()(), rollover_hour)
+        figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
     if as_json:
         out.print_json(json.dumps(as_data(figures), ensure_ascii=False))
     elif not figures.answers:
@@ -96,7 +105,8 @@ def _import_rich() -> None:
     from rich.text import Text
 
 
-def gather(store, today: date, days: int, lessons, cards, language: str) -> Figures:
+def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | None, cards: list[Card],
+           language: str) -> Figures:
     from .. import stats
     from ..sm2 import EF_START
 
@@ -125,16 +135,16 @@ def gather(store, today: date, days: int, lessons, cards, language: str) -> Figu
 # --------------------------------------------------------------------------- JSON
 
 
-def as_data(figures: Figures) -> dict:
+def as_data(figures: Figures) -> dict[str, object]:
     from .. import stats
 
     heat, retention = figures.heatmap, figures.retention
 
-    def card(state) -> dict:
+    def card(state: CardState) -> dict[str, object]:
         return {"card": state.card_id, "prompt": figures.prompts.get(state.card_id), "ef": state.schedule.ef,
                 "lapses": state.schedule.lapses, "suspended": state.suspended}
 
-    def rate(passed: int, total: int) -> dict:
+    def rate(passed: int, total: int) -> dict[str, object]:
         return {"passed": passed, "total": total, "rate": stats.share(passed, total)}
 
     return {
@@ -306,7 +316,7 @@ def draw_leeches(figures: Figures, width: int) -> None:
         out.print(_card_line(figures, state, _("EF {ef}").format(ef=decimal(state.schedule.ef, 2)), width))
 
 
-def _card_line(figures: Figures, state, figure: str, width: int) -> Text:
+def _card_line(figures: Figures, state: CardState, figure: str, width: int) -> Text:
     """``  figure  card-id  prompt``, the prompt cut to fit the width (lesson text: never markup)."""
     start = f"  {figure}  {state.card_id}"
     if state.suspended:

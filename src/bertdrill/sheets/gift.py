@@ -27,9 +27,12 @@ block of lines that Moodle cannot misread.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from html import escape as html_escape
+from typing import assert_never
 
 from .. import __version__, formula
+from ..kinds import Kind
 from ..lesson import BLANK
 from .model import Question, Sheet
 
@@ -82,15 +85,15 @@ def render(sheet: Sheet) -> str:
 def _question(sheet: Sheet, question: Question) -> str:
     comment = f"// {question.id}: {question.kind}"
     head = f"::{escape(question.id)}::[html]{html(question.prompt)}{_given(sheet, question)}"
-    if question.kind == "blank" and _short_answer(question):
+    if question.kind == Kind.BLANK and _short_answer(question):
         # Moodle's missing-word form: the answer stands where the blank is, and Moodle draws the blank.
         before, _, after = question.code.partition(BLANK)
         answers = " ".join(f"=%100%{plain_answer(answer)}" for answer in _accepted(question))
         blank = f"{{{answers}{_feedback(question)}}}"
         return f"{comment}\n{head}{code(before, close=False)}{blank}{code(after, open_=False)}"
-    if question.kind in ("blank", "practice"):
+    if question.kind in (Kind.BLANK, Kind.PRACTICE):
         head += code(question.code)
-    return f"{comment}\n{head}{{\n{_ANSWERS[question.kind](question)}{_general(question)}}}"
+    return f"{comment}\n{head}{{\n{_answers(question)}{_general(question)}}}"
 
 
 def _given(sheet: Sheet, question: Question) -> str:
@@ -106,7 +109,7 @@ def _short_answer(question: Question) -> bool:
     An answer holding "->" would make Moodle read the question as matching, and
     GIFT has no escape for it; such a question becomes an essay instead.
     """
-    if question.kind == "fact" and not question.accept:
+    if question.kind == Kind.FACT and not question.accept:
         return False
     return not any("->" in answer for answer in _accepted(question))
 
@@ -127,8 +130,9 @@ def _match(question: Question) -> str:
 
 
 def _numeric(question: Question) -> str:
-    value = formula.format_number(question.value)
-    tolerance = formula.format_number(abs(question.value) * question.tolerance)
+    exact = question.value if question.value is not None else 0  # a numeric question always has one
+    value = formula.format_number(exact)
+    tolerance = formula.format_number(abs(Fraction(exact)) * question.tolerance)
     return f"\t#\n\t=%100%{value}:{tolerance}\n"
 
 
@@ -138,20 +142,28 @@ def _fact(question: Question) -> str:
     return "".join(f"\t=%100%{plain_answer(answer)}\n" for answer in _accepted(question))
 
 
-def _essay(question: Question) -> str:
-    return ""  # no answers: Moodle makes an essay, graded by the teacher
-
-
-_ANSWERS = {"choice": _choice, "match": _match, "numeric": _numeric, "fact": _fact, "blank": _essay,
-            "practice": _essay}
+def _answers(question: Question) -> str:
+    match question.kind:
+        case Kind.CHOICE:
+            return _choice(question)
+        case Kind.MATCH:
+            return _match(question)
+        case Kind.NUMERIC:
+            return _numeric(question)
+        case Kind.FACT:
+            return _fact(question)
+        case Kind.BLANK | Kind.PRACTICE:
+            return ""  # no answers: Moodle makes an essay, graded by the teacher
+        case _:
+            assert_never(question.kind)
 
 
 def _general(question: Question) -> str:
     """General feedback, shown after an attempt: the explanation, and the model answer of an essay."""
     parts = []
-    if question.kind in ("fact", "blank") and not _short_answer(question):
+    if question.kind in (Kind.FACT, Kind.BLANK) and not _short_answer(question):
         parts.append(html(question.answer))
-    if question.kind == "practice":
+    if question.kind == Kind.PRACTICE:
         parts.append(code(question.answer) + code(question.solution))
     if question.explanation:
         parts.append(html(question.explanation))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from html import escape
 from importlib import resources
+from typing import assert_never
 
 from .. import __version__, formula
+from ..kinds import Kind
 from ..lesson import BLANK
 from .model import Question, Sheet, Version, letter
 
@@ -86,7 +88,7 @@ def _summary(sheet: Sheet, version: Version) -> str:
 
 
 def _question(sheet: Sheet, version: Version, question: Question) -> str:
-    body = _BODIES[question.kind](sheet, question)
+    body = _body(sheet, question)
     return f"""<div class="question q-{question.kind}" id="{version.letter}-{question.number}">
 <p class="q-line"><span class="q-num">{question.number}.</span><span class="q-text">{escape(question.prompt)}</span><span class="q-points">{escape(sheet.labels.points(question.points))}</span></p>
 <div class="q-body">{body}</div>
@@ -144,8 +146,22 @@ def _lines(count: int) -> str:
     return '<div class="lines">' + '<div class="line"></div>' * count + "</div>"
 
 
-_BODIES = {"fact": _fact_body, "choice": _choice_body, "blank": _blank_body, "numeric": _numeric_body,
-           "match": _match_body, "practice": _practice_body}
+def _body(sheet: Sheet, question: Question) -> str:
+    match question.kind:
+        case Kind.FACT:
+            return _fact_body(sheet, question)
+        case Kind.CHOICE:
+            return _choice_body(sheet, question)
+        case Kind.BLANK:
+            return _blank_body(sheet, question)
+        case Kind.NUMERIC:
+            return _numeric_body(sheet, question)
+        case Kind.MATCH:
+            return _match_body(sheet, question)
+        case Kind.PRACTICE:
+            return _practice_body(sheet, question)
+        case _:
+            assert_never(question.kind)
 
 
 # --- a version's answer key ------------------------------------------------------------------
@@ -170,25 +186,29 @@ def _key(sheet: Sheet, version: Version) -> str:
 
 
 def _key_answer(question: Question) -> str:
-    if question.kind == "choice":
-        right = question.correct[0]
-        return f'<div class="key-answer">{letter(right)} · {escape(question.choices[right])}</div>'
-    if question.kind == "match":
-        lines = "".join(
-            f"<div>{row_number}. {escape(term)} → <b>{letter(index)}</b> ({escape(question.choices[index])})</div>"
-            for row_number, (term, index) in enumerate(zip(question.rows, question.correct), start=1)
-        )
-        return f'<div class="key-answer">{lines}</div>'
-    if question.kind == "blank":
-        before, _, after = question.code.partition(BLANK)
-        return (f'<div class="key-answer mono">{escape(question.answer)}</div>'
-                f'<pre class="code">{escape(before)}<b>{escape(question.answer)}</b>{escape(after)}</pre>')
-    if question.kind == "numeric":
-        return f'<div class="key-answer">{escape(question.answer)}{_tolerance(question)} <span class="why">({escape(question.set_title)})</span></div>'
-    if question.kind == "practice":
-        return (f'<pre class="code key-answer">{escape(question.answer)}</pre>'
-                f'<pre class="code">{escape(question.solution)}</pre>')
-    return f'<div class="key-answer">{escape(question.answer)}</div>'
+    match question.kind:
+        case Kind.CHOICE:
+            right = question.correct[0]
+            return f'<div class="key-answer">{letter(right)} · {escape(question.choices[right])}</div>'
+        case Kind.MATCH:
+            lines = "".join(
+                f"<div>{row_number}. {escape(term)} → <b>{letter(index)}</b> ({escape(question.choices[index])})</div>"
+                for row_number, (term, index) in enumerate(zip(question.rows, question.correct), start=1)
+            )
+            return f'<div class="key-answer">{lines}</div>'
+        case Kind.BLANK:
+            before, _, after = question.code.partition(BLANK)
+            return (f'<div class="key-answer mono">{escape(question.answer)}</div>'
+                    f'<pre class="code">{escape(before)}<b>{escape(question.answer)}</b>{escape(after)}</pre>')
+        case Kind.NUMERIC:
+            return f'<div class="key-answer">{escape(question.answer)}{_tolerance(question)} <span class="why">({escape(question.set_title)})</span></div>'
+        case Kind.PRACTICE:
+            return (f'<pre class="code key-answer">{escape(question.answer)}</pre>'
+                    f'<pre class="code">{escape(question.solution)}</pre>')
+        case Kind.FACT:
+            return f'<div class="key-answer">{escape(question.answer)}</div>'
+        case _:
+            assert_never(question.kind)
 
 
 def _tolerance(question: Question) -> str:

@@ -8,8 +8,10 @@ longer than any backtick run inside.
 from __future__ import annotations
 
 import re
+from typing import assert_never
 
 from .. import formula
+from ..kinds import Kind
 from ..lesson import BLANK
 from .model import Question, Sheet, Version, letter
 
@@ -65,7 +67,7 @@ def _sheet(sheet: Sheet, version: Version) -> str:
 
 def _question(sheet: Sheet, question: Question) -> str:
     line = f"**{question.number}.** {escape(question.prompt)} *({escape(sheet.labels.points(question.points))})*"
-    body = _BODIES[question.kind](sheet, question)
+    body = _body(sheet, question)
     return f"{line}\n\n{body}" if body else line
 
 
@@ -105,8 +107,22 @@ def _practice_body(sheet: Sheet, question: Question) -> str:
     return fenced(question.code, "python")
 
 
-_BODIES = {"fact": _fact_body, "choice": _choice_body, "blank": _blank_body, "numeric": _numeric_body,
-           "match": _match_body, "practice": _practice_body}
+def _body(sheet: Sheet, question: Question) -> str:
+    match question.kind:
+        case Kind.FACT:
+            return _fact_body(sheet, question)
+        case Kind.CHOICE:
+            return _choice_body(sheet, question)
+        case Kind.BLANK:
+            return _blank_body(sheet, question)
+        case Kind.NUMERIC:
+            return _numeric_body(sheet, question)
+        case Kind.MATCH:
+            return _match_body(sheet, question)
+        case Kind.PRACTICE:
+            return _practice_body(sheet, question)
+        case _:
+            assert_never(question.kind)
 
 
 def _key(sheet: Sheet, version: Version) -> str:
@@ -127,19 +143,23 @@ def _key_entry(sheet: Sheet, question: Question) -> str:
 
 def _key_answer(question: Question) -> tuple[str, str]:
     """The answer on the entry's line, and a code block to follow it (or "")."""
-    if question.kind == "choice":
-        right = question.correct[0]
-        return f"**{letter(right)}** {escape(question.choices[right])}", ""
-    if question.kind == "match":
-        pairs = ", ".join(f"{row}. {escape(term)} → **{letter(index)}** ({escape(question.choices[index])})"
-                          for row, (term, index) in enumerate(zip(question.rows, question.correct), start=1))
-        return pairs, ""
-    if question.kind == "blank":
-        before, _, after = question.code.partition(BLANK)
-        return f"**{escape(question.answer)}**", fenced(before + question.answer + after)
-    if question.kind == "numeric":
-        tolerance = f" ± {formula.format_number(question.tolerance * 100)}%" if question.tolerance else ""
-        return f"**{escape(question.answer)}**{tolerance} ({escape(question.set_title)})", ""
-    if question.kind == "practice":
-        return "", fenced(question.answer) + "\n\n" + fenced(question.solution, "python")
-    return f"**{escape(question.answer)}**", ""
+    match question.kind:
+        case Kind.CHOICE:
+            right = question.correct[0]
+            return f"**{letter(right)}** {escape(question.choices[right])}", ""
+        case Kind.MATCH:
+            pairs = ", ".join(f"{row}. {escape(term)} → **{letter(index)}** ({escape(question.choices[index])})"
+                              for row, (term, index) in enumerate(zip(question.rows, question.correct), start=1))
+            return pairs, ""
+        case Kind.BLANK:
+            before, _, after = question.code.partition(BLANK)
+            return f"**{escape(question.answer)}**", fenced(before + question.answer + after)
+        case Kind.NUMERIC:
+            tolerance = f" ± {formula.format_number(question.tolerance * 100)}%" if question.tolerance else ""
+            return f"**{escape(question.answer)}**{tolerance} ({escape(question.set_title)})", ""
+        case Kind.PRACTICE:
+            return "", fenced(question.answer) + "\n\n" + fenced(question.solution, "python")
+        case Kind.FACT:
+            return f"**{escape(question.answer)}**", ""
+        case _:
+            assert_never(question.kind)

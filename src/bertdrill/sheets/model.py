@@ -22,18 +22,34 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby
+from typing import Any, TypeVar, assert_never
 
 from .. import formula
-from ..cards import Card, compile_lesson
+from ..cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard, compile_lesson
 from ..errors import BertdrillError
 from ..formula import Number
-from ..lesson import Item, Lesson, grouping
+from ..kinds import Kind
+from ..lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
+from ..numbers import format_number
 
-KINDS = ("fact", "choice", "blank", "numeric", "match", "practice")
+KINDS: tuple[Kind, ...] = tuple(Kind)
 # Practice items are programming exercises: long, not markable at a glance,
 # and a page each on paper. Teachers ask for them by name (--kinds practice).
-DEFAULT_KINDS = ("fact", "choice", "blank", "numeric", "match")
-POINTS = {"fact": 2, "choice": 1, "blank": 1, "numeric": 2, "practice": 4}  # match: one per row
+DEFAULT_KINDS: tuple[Kind, ...] = tuple(kind for kind in Kind if kind is not Kind.PRACTICE)
+_C = TypeVar("_C", FactCard, ChoiceCard, BlankCard, NumericCard, MatchCard, PracticeCard)
+
+
+def points(kind: Kind) -> int:
+    """What a question of ``kind`` is worth; a match table is worth one point per row instead."""
+    match kind:
+        case Kind.CHOICE | Kind.BLANK | Kind.MATCH:
+            return 1
+        case Kind.FACT | Kind.NUMERIC:
+            return 2
+        case Kind.PRACTICE:
+            return 4
+        case _:
+            assert_never(kind)
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_VERSIONS = len(LETTERS)
 
@@ -79,7 +95,7 @@ class Question:
 
     number: int  # 1-based position on the sheet
     id: str  # the card id; a match table's item id (bert-basics/bert-base-match)
-    kind: str
+    kind: Kind
     prompt: str
     points: int
     answer: str  # the answer as the key shows it
@@ -125,7 +141,7 @@ class _Entry:
     cards: tuple[Card, ...]
 
 
-def parse_kinds(text: str | None) -> tuple[str, ...]:
+def parse_kinds(text: str | None) -> tuple[Kind, ...]:
     """``"choice, blank"`` -> ("choice", "blank"); None -> the default kinds."""
     if text is None:
         return DEFAULT_KINDS
@@ -134,10 +150,10 @@ def parse_kinds(text: str | None) -> tuple[str, ...]:
         raise BertdrillError(f"--kinds: name at least one kind ({', '.join(KINDS)})")
     for kind in kinds:
         if kind not in KINDS:
-            close = difflib.get_close_matches(kind, KINDS, n=1)
+            close = difflib.get_close_matches(kind, [str(known) for known in KINDS], n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise BertdrillError(f"--kinds: unknown kind {kind!r}{hint} (kinds: {', '.join(KINDS)})")
-    return tuple(dict.fromkeys(kinds))
+    return tuple(dict.fromkeys(Kind(kind) for kind in kinds))
 
 
 def build_sheet(
@@ -147,7 +163,7 @@ def build_sheet(
     seed: int,
     versions: int = 1,
     count: int | None = None,
-    kinds: Iterable[str] = DEFAULT_KINDS,
+    kinds: Iterable[Kind] = DEFAULT_KINDS,
     title: str | None = None,
     given: bool = False,
 ) -> Sheet:
@@ -205,7 +221,7 @@ def _bank(chosen: list[_Entry], language: str, given: bool) -> list[Question]:
     """Every chosen question in lesson order, options unshuffled, each numeric set its own question."""
     questions: list[Question] = []
     for entry in chosen:
-        sets = range(len(entry.cards)) if entry.item.kind == "numeric" else range(1)
+        sets = range(len(entry.cards)) if isinstance(entry.item, NumericItem) else range(1)
         for set_index in sets:
             questions.append(_question(entry, _Context(len(questions) + 1, language, None, set_index, given)))
     return questions
@@ -221,22 +237,40 @@ class _Context:
 
 
 def _question(entry: _Entry, ctx: _Context) -> Question:
-    return _BUILDERS[entry.item.kind](entry, ctx)
+    item = entry.item
+    match item:
+        case FactItem():
+            return _fact(_cards(entry, FactCard)[0], ctx)
+        case ChoiceItem():
+            return _choice(_cards(entry, ChoiceCard)[0], ctx)
+        case BlankItem():
+            return _blank(_cards(entry, BlankCard)[0], ctx)
+        case NumericItem():
+            return _numeric(entry, item, _cards(entry, NumericCard), ctx)
+        case MatchItem():
+            return _match(entry, _cards(entry, MatchCard), ctx)
+        case PracticeItem():
+            return _practice(_cards(entry, PracticeCard)[0], ctx)
+        case _:
+            assert_never(item)
 
 
-def _common(card: Card, ctx: _Context) -> dict:
+def _cards(entry: _Entry, kind: type[_C]) -> list[_C]:
+    """The entry's cards, as the card type its item's kind compiles to."""
+    return [card for card in entry.cards if isinstance(card, kind)]
+
+
+def _common(card: Card, ctx: _Context) -> dict[str, Any]:
     return dict(number=ctx.number, id=card.id, kind=card.kind, prompt=card.prompt[ctx.language],
-                points=POINTS.get(card.kind, 1), explanation=card.explanation.get(ctx.language, ""))
+                points=points(card.kind), explanation=card.explanation.get(ctx.language, ""))
 
 
-def _fact(entry: _Entry, ctx: _Context) -> Question:
-    card = entry.cards[0]
+def _fact(card: FactCard, ctx: _Context) -> Question:
     return Question(**_common(card, ctx), answer=card.answer[ctx.language],
                     accept=tuple(card.accept.get(ctx.language, ())))
 
 
-def _choice(entry: _Entry, ctx: _Context) -> Question:
-    card = entry.cards[0]
+def _choice(card: ChoiceCard, ctx: _Context) -> Question:
     options = card.options[ctx.language]
     order = list(range(len(options)))
     if ctx.rng is not None:
@@ -245,47 +279,40 @@ def _choice(entry: _Entry, ctx: _Context) -> Question:
                     choices=tuple(options[i] for i in order), correct=(order.index(card.correct),))
 
 
-def _blank(entry: _Entry, ctx: _Context) -> Question:
-    card = entry.cards[0]
+def _blank(card: BlankCard, ctx: _Context) -> Question:
     return Question(**_common(card, ctx), answer=card.fill, code=card.code,
                     accept=tuple(card.accept.get(ctx.language, ())))
 
 
-def _numeric(entry: _Entry, ctx: _Context) -> Question:
-    card = entry.cards[ctx.set_index % len(entry.cards)]
-    return Question(**_common(card, ctx), answer=card.answer[ctx.language], set_title=card.set_title or "",
-                    given=_given(entry, card, ctx.language) if ctx.given else (),
+def _numeric(entry: _Entry, item: NumericItem, cards: list[NumericCard], ctx: _Context) -> Question:
+    card = cards[ctx.set_index % len(cards)]
+    return Question(**_common(card, ctx), answer=card.answer[ctx.language], set_title=card.set_title,
+                    given=_given(entry.lesson, item, card, ctx.language) if ctx.given else (),
                     value=card.value, tolerance=card.tolerance)
 
 
-def _match(entry: _Entry, ctx: _Context) -> Question:
-    rows = tuple(card.term[ctx.language] for card in entry.cards)
-    answers = [card.answer[ctx.language] for card in entry.cards]
+def _match(entry: _Entry, cards: list[MatchCard], ctx: _Context) -> Question:
+    rows = tuple(card.term[ctx.language] for card in cards)
+    answers = [card.answer[ctx.language] for card in cards]
     column = list(dict.fromkeys(answers))  # one entry per distinct answer: two rows may share one
     if ctx.rng is not None and len(column) > 1:
         natural = list(column)
         while column == natural:  # never hand out the answers in row order
             ctx.rng.shuffle(column)
-    common = _common(entry.cards[0], ctx) | {"id": f"{entry.lesson.id}/{entry.item.id}", "points": len(rows)}
+    common = _common(cards[0], ctx) | {"id": f"{entry.lesson.id}/{entry.item.id}", "points": len(rows)}
     return Question(**common, rows=rows, choices=tuple(column),
                     correct=tuple(column.index(answer) for answer in answers),
                     answer="; ".join(f"{term} → {answer}" for term, answer in zip(rows, answers)))
 
 
-def _practice(entry: _Entry, ctx: _Context) -> Question:
-    card = entry.cards[0]
+def _practice(card: PracticeCard, ctx: _Context) -> Question:
     return Question(**_common(card, ctx), answer=card.answer[ctx.language], code=card.code, solution=card.solution)
 
 
-_BUILDERS = {"fact": _fact, "choice": _choice, "blank": _blank, "numeric": _numeric,
-             "match": _match, "practice": _practice}
-
-
-def _given(entry: _Entry, card: Card, language: str) -> tuple[tuple[str, str], ...]:
+def _given(lesson: Lesson, item: NumericItem, card: NumericCard, language: str) -> tuple[tuple[str, str], ...]:
     """The parameters the item's formula depends on, through other formulas, with their values."""
-    lesson = entry.lesson
     used: set[str] = set()
-    todo = list(formula.parse(entry.item.formula).names)
+    todo = list(formula.parse(item.formula).names)
     while todo:
         name = todo.pop()
         if name not in used:
@@ -293,7 +320,7 @@ def _given(entry: _Entry, card: Card, language: str) -> tuple[tuple[str, str], .
             if name in lesson.formulas:
                 todo.extend(lesson.formulas[name].names)
     values = lesson.params[card.set_name].values
-    return tuple((name, formula.format_number(value, grouping=grouping(language)))
+    return tuple((name, format_number(value, language))
                  for name, value in values.items() if name in used)
 
 

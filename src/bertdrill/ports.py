@@ -1,0 +1,274 @@
+"""What the application (session, practice, the review and stats commands) needs from the outside world.
+
+Two Protocols and the plain records they exchange; standard library and core only, so an
+adapter (the SQLite store today, a PostgreSQL store or an FSRS scheduler next) plugs in by
+having these methods, without the application importing it.
+
+- :class:`Scheduler`: turns a card's state and a grade into the next state (SM-2 is
+  :data:`bertdrill.sm2.SM2`), and previews what each grade would give.
+- :class:`ReviewStore`: every read and write of review data a session, ``status``,
+  ``stats`` and ``practice check`` make. It is :class:`ReviewQueue` (what a session
+  reads and writes) plus :class:`ReviewReports` (the read-only figures).
+
+A card's scheduling state is :class:`bertdrill.sm2.Schedule` (due day, lapses and the
+SM-2 fields); the store keeps it and hands it to the scheduler inside the answer's
+transaction, so a scheduler never touches the store and the store never knows which
+scheduler runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from enum import Enum
+from types import TracebackType
+from typing import Protocol, Self
+
+from .sm2 import Schedule
+
+GRADES = range(6)
+"""The grades a learner gives: 0 (blackout) to 5 (right at once)."""
+
+
+# --------------------------------------------------------------------------- records
+
+
+class Keep(Enum):
+    """``KEEP``: leave this flag as it is (in :meth:`ReviewQueue.set_flags`)."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+
+@dataclass(frozen=True)
+class CardState:
+    """A card's schedule and flags, as stored."""
+
+    card_id: str
+    schedule: Schedule
+    suspended: bool = False
+    buried_until: date | None = None
+    leech: bool = False
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One row of the review log."""
+
+    id: int
+    card_id: str
+    reviewed_at: datetime  # UTC, aware
+    study_day: date
+    kind: str  # review | new | redrill | practice
+    grade: int
+    typed: str | None
+    duration_ms: int
+    before: Schedule
+    after: Schedule
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    added: int = 0
+    changed: int = 0  # text changed (new fingerprint); schedule and history kept
+    removed: int = 0  # gone from their lesson; kept, never shown
+    restored: int = 0  # back in their lesson after being removed
+    moved: int = 0  # only the position or kind changed
+
+    @property
+    def unchanged(self) -> bool:
+        return not (self.added or self.changed or self.removed or self.restored or self.moved)
+
+    def __add__(self, other: SyncReport) -> SyncReport:
+        return SyncReport(self.added + other.added, self.changed + other.changed, self.removed + other.removed,
+                          self.restored + other.restored, self.moved + other.moved)
+
+
+@dataclass(frozen=True)
+class DayCounts:
+    """Answers logged on one study day, by kind."""
+
+    new: int = 0
+    review: int = 0
+    redrill: int = 0
+    practice: int = 0
+
+    @property
+    def first_answers(self) -> int:
+        """Cards taken from the daily limits: due reviews plus new cards."""
+        return self.new + self.review
+
+
+@dataclass(frozen=True)
+class Status:
+    due_now: int
+    new_cards: int  # never reviewed, available (before daily limits)
+    learned: int  # reviewed at least once (practice cards and removed cards left out)
+    next_due: date | None  # first day after today with something due
+    streak: int  # study days in a row with an answer, up to today (or yesterday)
+    counts: DayCounts  # what was answered today
+
+
+@dataclass(frozen=True)
+class Retention:
+    """Share of review answers graded 3 or more, for young and mature cards."""
+
+    young_passed: int
+    young_total: int
+    mature_passed: int
+    mature_total: int
+
+    @staticmethod
+    def _rate(passed: int, total: int) -> float | None:
+        return passed / total if total else None
+
+    @property
+    def young(self) -> float | None:
+        return self._rate(self.young_passed, self.young_total)
+
+    @property
+    def mature(self) -> float | None:
+        return self._rate(self.mature_passed, self.mature_total)
+
+
+class SyncCard(Protocol):
+    """What the store needs of a card to keep its row up to date (a :class:`bertdrill.cards.Card` has it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def lesson_id(self) -> str: ...
+    @property
+    def item_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def fingerprint(self) -> str: ...
+
+
+# --------------------------------------------------------------------------- scheduler
+
+
+class Scheduler(Protocol):
+    """A spaced-repetition algorithm: pure, no clock (``today`` is a study day passed in)."""
+
+    @property
+    def name(self) -> str:
+        """A short stable name (``"sm2"``), for settings and logs."""
+        ...
+
+    @property
+    def initial(self) -> Schedule:
+        """The state of a card never reviewed."""
+        ...
+
+    def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
+        """The state after grading the card ``grade`` (0-5) on ``today``: the first answer of a study day only."""
+        ...
+
+    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+        """What :meth:`review` would give for each grade 0-5 on ``today``, for a preview of the intervals."""
+        ...
+
+
+# --------------------------------------------------------------------------- store
+
+
+class ReviewQueue(Protocol):
+    """What a review session reads and writes: today's queue, answers, flags and undo.
+
+    Every write is one committed transaction when the method returns.
+    """
+
+    def due_ids(self, today: date, *, lessons: Collection[str] | None = None, limit: int = ...) -> list[str]:
+        """Cards due on or before ``today``, most overdue first (then in lesson order), at most ``limit``."""
+        ...
+
+    def new_ids(self, today: date, *, lessons: Collection[str] | None = None, limit: int = ...) -> list[str]:
+        """Cards never reviewed, in lesson order, at most ``limit``."""
+        ...
+
+    def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
+        """Cards whose latest answer on ``today`` was below 4, oldest first."""
+        ...
+
+    def day_counts(self, day: date, *, lessons: Collection[str] | None = None) -> DayCounts:
+        """Answers logged on the study day ``day``, by kind (the daily limits count these)."""
+        ...
+
+    def due_count(self, day: date, *, lessons: Collection[str] | None = None) -> int:
+        """Cards that will be due on or before ``day``."""
+        ...
+
+    def answer(
+        self,
+        card_id: str,
+        *,
+        grade: int,
+        kind: str,
+        reviewed_at: datetime,
+        study_day: date,
+        reschedule: Callable[[Schedule], Schedule] | None = None,
+        typed: str | None = None,
+        duration_ms: int = 0,
+        once_per_day: bool = False,
+    ) -> Answer:
+        """Log an answer and store ``reschedule(stored state)`` (None keeps it), in one transaction.
+
+        ``once_per_day``: when the card already has an answer on ``study_day``, keep the schedule
+        and log the answer as ``redrill`` (``practice`` stays ``practice``), decided under the
+        write lock. Returns the answer as logged.
+        """
+        ...
+
+    def undo(self, review_id: int) -> CardState:
+        """Delete a logged answer and restore the schedule before it; only a card's latest answer."""
+        ...
+
+    def set_flags(self, card_id: str, *, suspended: bool | None = None,
+                  buried_until: date | None | Keep = KEEP) -> CardState:
+        """Suspend or unsuspend a card, or bury it until a day (None unburies). Returns the state before."""
+        ...
+
+    def state(self, card_id: str) -> CardState:
+        ...
+
+
+class ReviewReports(Protocol):
+    """The figures ``status`` and ``stats`` show: reads only, never a write."""
+
+    @property
+    def where(self) -> str:
+        """The database as a person would name it (a file path)."""
+        ...
+
+    def status(self, today: date, *, lessons: Collection[str] | None = None) -> Status: ...
+    def reviews_per_day(self, since: date, until: date, *,
+                        lessons: Collection[str] | None = None) -> Mapping[date, int]: ...
+    def streaks(self, today: date, *, lessons: Collection[str] | None = None) -> tuple[int, int]: ...
+    def forecast(self, today: date, days: int, *,
+                 lessons: Collection[str] | None = None) -> list[tuple[date, int]]: ...
+    def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention: ...
+    def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]: ...
+    def answer_count(self, *, lessons: Collection[str] | None = None) -> int: ...
+    def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None: ...
+    def leeches(self, min_lapses: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...
+    def hardest(self, limit: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...
+
+
+class ReviewStore(ReviewQueue, ReviewReports, Protocol):
+    """Everything the application reads and writes, opened once per command and closed on every path."""
+
+    def sync(self, cards: Sequence[SyncCard], *, now: datetime | None = None,
+             track: Callable[[list[str]], Iterable[str]] = ...) -> SyncReport:
+        """Make the stored cards match the lessons' cards, keeping every schedule and history."""
+        ...
+
+    def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None: ...

@@ -1,0 +1,157 @@
+"""FSRS-6 as a bertdrill scheduler, computed by py-fsrs (the ``fsrs`` package), not re-implemented.
+
+Settings, as pinned (``docs/scheduling.md``):
+
+- py-fsrs's default parameters (FSRS-6), desired retention 0.90, settable from 0.70 to 0.97;
+- no fuzz, so the same history always gives the same schedule;
+- no learning or relearning steps (minutes apart): the session's same-day re-drill plays
+  that role, and only the first answer of a study day reaches :meth:`FSRS.review`.
+
+Whole study days. A review on study day ``d`` is given to py-fsrs at 00:00 UTC of ``d``, so
+the time since the last review is always a whole number of study days, and py-fsrs's own
+interval (the stability scaled to the desired retention, rounded by py-fsrs with Python's
+``round``: to the nearest whole day, a half to the even day; at least 1 day, at most 36,500)
+is added to the study day: ``due = d + interval``.
+
+State. FSRS's memory state (stability, difficulty) lives in :class:`bertdrill.sm2.Schedule`
+beside SM-2's fields. Without steps, py-fsrs's card state is Learning before the first review
+(a new card: ``due is None``) and Review after it, so it is not stored. The day of the last
+review is ``due - interval``. ``repetitions`` and ``lapses`` follow the same rules as SM-2
+(successful recalls in a row; failures after one); EF is SM-2's and left as it was.
+
+Pure: py-fsrs is pure computation (no I/O, no clock when every time is passed in), and it is
+imported on first use so that ``bertdrill --help`` does not pay for it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
+from typing import TYPE_CHECKING
+
+from ..errors import BertdrillError
+from ..i18n import _
+from ..sm2 import NEW, PASSING, Schedule, check_grade
+
+if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
+    import fsrs
+
+DEFAULT_RETENTION = 0.90
+"""Desired retention: FSRS chooses each interval so that recall is predicted to fall to this."""
+
+MIN_RETENTION = 0.70
+MAX_RETENTION = 0.97
+"""The retentions a learner may choose: below 0.70 forgets too much, above 0.97 reviews far too often."""
+
+RATING_OF_GRADE = {0: 1, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4}
+"""bertdrill's grade 0-5 -> FSRS's rating: 0-2 Again (1), 3 Hard (2), 4 Good (3), 5 Easy (4)."""
+
+
+class RetentionError(BertdrillError):
+    """A desired retention outside 0.70-0.97."""
+
+
+def check_retention(retention: float) -> float:
+    """The retention as a float, or :class:`RetentionError` for one outside 0.70-0.97 (or not a number)."""
+    if isinstance(retention, bool) or not isinstance(retention, int | float) or math.isnan(retention) \
+            or not MIN_RETENTION <= retention <= MAX_RETENTION:
+        raise RetentionError(_("desired retention must be from {low} to {high}, got {value}").format(
+            low=f"{MIN_RETENTION:.2f}", high=f"{MAX_RETENTION:.2f}", value=retention))
+    return float(retention)
+
+
+def _library():  # -> the fsrs module
+    """py-fsrs, imported on first use (then it is a dictionary look-up in sys.modules)."""
+    import fsrs
+
+    return fsrs
+
+
+@cache
+def _scheduler(retention: float) -> fsrs.Scheduler:
+    """py-fsrs's scheduler with bertdrill's settings: default parameters, no fuzz, no steps."""
+    return _library().Scheduler(desired_retention=retention, learning_steps=(), relearning_steps=(),
+                                enable_fuzzing=False)
+
+
+def _moment(day: date) -> datetime:
+    """The time py-fsrs sees for a review on study day ``day``: its midnight, in UTC."""
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+def last_review(state: Schedule) -> date | None:
+    """The study day of the card's latest scheduled review (None for a new card)."""
+    return None if state.due is None else state.due - timedelta(days=state.interval)
+
+
+def _card(state: Schedule) -> fsrs.Card:
+    """The py-fsrs card for a state: new (Learning) until FSRS has a memory state for it.
+
+    A card reviewed only by SM-2 has none; switching scheduler replays its log first, so this
+    only happens to a card handed over without a replay, which FSRS then starts afresh.
+    """
+    library = _library()
+    reviewed = last_review(state)
+    if state.due is None or reviewed is None or state.stability is None or state.difficulty is None:
+        return library.Card(card_id=0, due=_moment(date.min))  # card_id and due given: py-fsrs reads no clock
+    return library.Card(card_id=0, state=library.State.Review, step=None, stability=state.stability,
+                        difficulty=state.difficulty, due=_moment(state.due), last_review=_moment(reviewed))
+
+
+@dataclass(frozen=True)
+class FSRS:
+    """FSRS-6 as a :class:`bertdrill.ports.Scheduler`, at a desired ``retention`` (0.70-0.97)."""
+
+    retention: float = DEFAULT_RETENTION
+
+    def __post_init__(self) -> None:
+        check_retention(self.retention)
+
+    @property
+    def name(self) -> str:
+        return "fsrs"
+
+    @property
+    def initial(self) -> Schedule:
+        return NEW
+
+    def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
+        """The state after grading the card ``grade`` (0-5) on study day ``today`` (its first answer that day)."""
+        rating = RATING_OF_GRADE[check_grade(grade)]
+        _check_day(today)
+        return self._review(state, grade, rating, today)
+
+    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+        """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
+        _check_day(today)
+        by_rating: dict[int, Schedule] = {}
+        for grade, rating in RATING_OF_GRADE.items():
+            if rating not in by_rating:
+                by_rating[rating] = self._review(state, grade, rating, today)
+        return {grade: by_rating[rating] for grade, rating in RATING_OF_GRADE.items()}
+
+    def retrievability(self, state: Schedule, *, today: date) -> float:
+        """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
+        return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
+
+    def _review(self, state: Schedule, grade: int, rating: int, today: date) -> Schedule:
+        moment = _moment(today)
+        card, _log = _scheduler(self.retention).review_card(_card(state), _library().Rating(rating), moment)
+        interval = (card.due - moment).days
+        passed = grade >= PASSING
+        return Schedule(
+            repetitions=state.repetitions + 1 if passed else 0,
+            ef100=state.ef100,
+            interval=interval,
+            due=today + timedelta(days=interval),
+            lapses=state.lapses + (1 if not passed and state.repetitions >= 1 else 0),
+            stability=card.stability,
+            difficulty=card.difficulty,
+        )
+
+
+def _check_day(today: date) -> None:
+    if isinstance(today, datetime) or not isinstance(today, date):
+        raise TypeError(f"today must be a date (a study day), got {today!r}")

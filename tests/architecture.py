@@ -1,0 +1,134 @@
+"""The architecture rules as a checker: it reads the layers from pyproject.toml and walks every module's syntax.
+
+Used by tests/test_architecture.py on the real tree, and on copies with planted violations to prove that each
+rule can fail. It sees absolute and relative imports (at any depth, inside functions too) and the calls that
+would let the core read the clock or touch files.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE = "bertdrill"
+LAYERS = ("core", "ports", "application", "adapters", "interface")
+# What each layer may import from the project itself (a module may always import its own unit).
+ALLOWED = {
+    "core": {"core"},
+    "ports": {"core"},
+    "application": {"core", "ports"},
+    "adapters": {"core", "ports"},
+    "interface": set(LAYERS),
+}
+# The core computes; it never does I/O, reads the clock or draws random numbers.
+CORE_FORBIDDEN_MODULES = {
+    "os", "sys", "io", "pathlib", "shutil", "tempfile", "glob", "subprocess", "signal", "socket", "sqlite3",
+    "time", "random", "secrets", "threading", "multiprocessing", "asyncio", "locale", "platform", "ctypes",
+    "urllib", "http", "logging", "builtins", "importlib",
+}
+CORE_FORBIDDEN_CALLS = {"open", "input", "print", "eval", "exec", "compile", "__import__", "breakpoint"}
+CORE_FORBIDDEN_METHODS = {"now", "today", "utcnow", "read_text", "write_text", "read_bytes", "write_bytes",
+                          "unlink", "mkdir", "touch", "rename"}
+
+
+@dataclass(frozen=True)
+class Layers:
+    unit_layer: dict[str, str]  # "store" -> "adapters"
+    pure_libraries: frozenset[str]
+
+    @classmethod
+    def from_pyproject(cls, pyproject: Path) -> Layers:
+        table = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["bertdrill"]["architecture"]
+        unit_layer: dict[str, str] = {}
+        for layer in LAYERS:
+            for unit in table[layer]:
+                if unit in unit_layer:
+                    raise ValueError(f"{unit} is in two layers: {unit_layer[unit]} and {layer}")
+                unit_layer[unit] = layer
+        return cls(unit_layer, frozenset(table.get("pure_libraries", ())))
+
+
+def modules(root: Path) -> Iterator[tuple[str, Path]]:
+    """Every module under ``root`` (the bertdrill package folder) as (dotted name, path)."""
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        yield ".".join((PACKAGE, *parts)), path
+
+
+def unit_of(dotted: str) -> str:
+    """The unit a module belongs to: ``bertdrill.store.schema`` -> ``store``; ``bertdrill`` -> ``__init__``."""
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def imported(dotted: str, path: Path, tree: ast.AST, known: set[str]) -> Iterator[tuple[int, str]]:
+    """Every module name an import statement brings in, relative imports resolved: (line, dotted name).
+
+    ``from . import store`` brings in the module ``bertdrill.store``; ``from . import __version__`` a name of
+    ``bertdrill`` itself: ``known`` (every module's dotted name) tells them apart."""
+    package = dotted.removesuffix(".__init__") if path.name == "__init__.py" else dotted.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                submodule = f"{module}.{alias.name}"
+                yield node.lineno, submodule if submodule in known else module
+
+
+def violations(root: Path, layers: Layers) -> list[str]:
+    """Every broken rule in the tree at ``root``, as ``file:line: what``; empty when the tree is clean."""
+    found: list[str] = []
+    known = {dotted.removesuffix(".__init__") for dotted, _ in modules(root)}
+    units = {unit_of(dotted) for dotted in known}
+    for unit in sorted(set(layers.unit_layer) - units):
+        found.append(f"pyproject.toml: {unit} is in the {layers.unit_layer[unit]} layer but no such module exists")
+    for unit in sorted(units - set(layers.unit_layer)):
+        found.append(f"{root / unit}: module {unit} is in no layer of [tool.bertdrill.architecture]")
+    for dotted, path in modules(root):
+        unit = unit_of(dotted)
+        layer = layers.unit_layer.get(unit)
+        if layer is None:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for line, name in imported(dotted, path, tree, known):
+            found.extend(_import_rule(f"{path}:{line}", unit, layer, name, layers))
+        if layer == "core":
+            found.extend(_core_calls(path, tree))
+    return found
+
+
+def _import_rule(where: str, unit: str, layer: str, name: str, layers: Layers) -> Iterator[str]:
+    top = name.split(".")[0]
+    if top == PACKAGE:
+        target = unit_of(name)
+        target_layer = layers.unit_layer.get(target, "unknown")
+        if target == unit:
+            return
+        if target_layer not in ALLOWED[layer]:  # adapters are not allowed adapters: they never import each other
+            yield f"{where}: {unit} ({layer}) imports {name} ({target_layer})"
+    elif layer in ("core", "ports"):
+        if top in CORE_FORBIDDEN_MODULES or (top not in sys.stdlib_module_names and top not in layers.pure_libraries
+                                             and top != "__future__"):
+            yield f"{where}: {unit} ({layer}) imports {name}: the core does no I/O, clock or randomness"
+
+
+def _core_calls(path: Path, tree: ast.AST) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id in CORE_FORBIDDEN_CALLS:
+            yield f"{path}:{node.lineno}: the core calls {node.func.id}()"
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in CORE_FORBIDDEN_METHODS:
+            yield f"{path}:{node.lineno}: the core calls .{node.func.attr}(): clock and files are arguments"

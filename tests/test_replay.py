@@ -1,0 +1,51 @@
+"""Replaying a card's log: the first answer of each study day schedules, and SM-2's replay is the schedule."""
+
+from __future__ import annotations
+
+import types
+from datetime import date, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bertdrill import sm2
+from bertdrill.scheduling.fsrs import FSRS
+from bertdrill.scheduling.replay import replay, scheduling_answers, states
+
+SM2 = types.SimpleNamespace(initial=sm2.NEW, review=sm2.review)
+DAY = date(2026, 4, 1)
+
+
+def test_only_the_first_answer_of_a_study_day_schedules():
+    log = [(DAY, 2), (DAY, 4), (DAY + timedelta(days=1), 5), (DAY + timedelta(days=1), 0), (DAY + timedelta(days=7), 4)]
+    assert list(scheduling_answers(log)) == [(DAY, 2), (DAY + timedelta(days=1), 5), (DAY + timedelta(days=7), 4)]
+
+
+def test_a_log_with_no_answers_is_a_new_card():
+    assert replay(SM2, []) == sm2.NEW
+    assert replay(FSRS(), []) == sm2.NEW
+
+
+logs = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5), st.integers(0, 3)), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(logs)
+def test_replaying_sm2_gives_the_schedule_a_session_would_have_stored(entries):
+    """What the session does: review the first answer of a day, log re-drills without rescheduling."""
+    day, schedule, log = DAY, sm2.NEW, []
+    for gap, grade, repeats in entries:
+        day += timedelta(days=gap)
+        if all(logged_day != day for logged_day, _ in log):
+            schedule = sm2.review(schedule, grade, today=day)
+        log.append((day, grade))
+        log += [(day, 4)] * repeats
+    assert replay(SM2, log) == schedule
+
+
+def test_states_gives_each_scheduling_answer_with_the_state_before_it():
+    log = [(DAY, 4), (DAY, 5), (DAY + timedelta(days=1), 3)]
+    steps = list(states(SM2, log))
+    assert [(day, grade) for day, grade, _ in steps] == [(DAY, 4), (DAY + timedelta(days=1), 3)]
+    assert steps[0][2] == sm2.NEW
+    assert steps[1][2] == sm2.review(sm2.NEW, 4, today=DAY)
