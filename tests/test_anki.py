@@ -321,7 +321,7 @@ def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
     assert "<script" not in choice.answer()  # no JavaScript needed
 
     match = card_of(collection, guid("bert-base-match#ffn-size"))
-    assert visible(match.question()) == "Match the BERT-base settings. FFN size"
+    assert visible(match.question()) == "Match the BERT-base settings. FFN size → ?"  # a question, not a fragment
     assert visible(match.answer()).endswith("3072 Machine Learning course, expert section, lesson 17/44: What is BERT?")
 
     practice = card_of(collection, guid("count-bert-base"))

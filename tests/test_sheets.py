@@ -529,3 +529,13 @@ def test_sheet_help_has_a_summary(cli):
     result = cli("sheet", "--help")
     assert result.exit_code == 0
     assert "Write quiz sheets in versions, with answer keys" in result.stdout
+
+
+def test_write_atomic_keeps_the_mode_of_the_file_it_replaces(tmp_path):
+    """As export anki does: a sheet someone made group-writable (or private) stays so."""
+    target = tmp_path / "quiz.html"
+    target.write_text("old")
+    target.chmod(0o640)
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert target.stat().st_mode & 0o777 == 0o640

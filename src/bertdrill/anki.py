@@ -34,9 +34,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import gettext
 import hashlib
 import html
 import itertools
+import json
 import os
 import sqlite3
 import tempfile
@@ -53,20 +55,58 @@ import genanki
 from . import formula
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard, compile_lesson
 from .errors import BertdrillError
+from .i18n import N_, _
 from .kinds import Kind
+from .languages import LANGUAGES
 from .languages import name as language_name
-from .i18n import _
 from .lesson import Lesson
 
-# When the templates or the CSS below last changed (UTC seconds). Bump it with every change to
-# them, so collections that have the older note types take the new ones on the next import.
-TEMPLATES_REVISED = 1_795_996_800  # 2026-11-30
+# When the templates, the CSS or the script below last changed (UTC seconds). Bump it with every
+# change to them, so collections that have the older note types take the new ones on the next import.
+TEMPLATES_REVISED = 1_796_097_600  # 2026-12-01 04:00 UTC: the labels in Turkish
 
 class ExportError(BertdrillError):
     """The package cannot be built or written."""
 
 
 # --- note types ------------------------------------------------------------------------------
+
+# Words the templates print around the fields. A note type serves every language of a collection
+# (a deck per language, one note type), so a template carries each word in every language bertdrill
+# has a catalog for, and the CSS shows the one the card's ``lang::`` tag names.
+LABEL_EXPECTED_OUTPUT = N_("Expected output")
+LABEL_SOLUTION = N_("Solution")
+LABEL_TYPE_NUMBER = N_("Type the number in digits; separators are optional.")
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+
+def translations(locale_dir: Path = LOCALE_DIR) -> dict[str, Callable[[str], str]]:
+    """How each language with a catalog says a message; English is the messages as written."""
+    found: dict[str, Callable[[str], str]] = {"en": str}
+    for catalog in sorted(locale_dir.glob("*/LC_MESSAGES/bertdrill.mo")):
+        language = catalog.parent.parent.name
+        found[language] = gettext.translation("bertdrill", localedir=locale_dir, languages=[language]).gettext
+    return found
+
+
+_SAY = translations()
+
+
+def _label(message: str) -> str:
+    """The message in every language, each shown only on cards of its language (see :func:`_label_css`)."""
+    return "".join(f'<span class="l10n" lang="{language}">{html.escape(say(message))}</span>'
+                   for language, say in _SAY.items())
+
+
+def _label_css() -> str:
+    rules = [".l10n { display: none; }", '.l10n[lang="en"] { display: inline; }']
+    for language in _SAY:
+        if language != "en":
+            card = f'[data-tags~="lang::{language}"]'
+            rules.append(f'{card} .l10n[lang="en"] {{ display: none; }} {card} .l10n[lang="{language}"] '
+                         "{ display: inline; }")
+    return "\n".join(rules) + "\n"
+
 
 CSS = """\
 .card {
@@ -79,29 +119,38 @@ CSS = """\
   max-width: 42em;
   margin: 0 auto;
   padding: 0.5em 1em;
+  overflow-wrap: break-word;
 }
 .card.nightMode { color: #e6edf3; background-color: #0d1117; }
 hr#answer { border: none; border-top: 1px solid #d1d9e0; margin: 1em 0; }
 .nightMode hr#answer { border-top-color: #3d444d; }
 .prompt { font-weight: 600; }
 .context { color: #59636e; font-size: 0.85em; margin-bottom: 0.4em; }
+.hint { color: #59636e; font-size: 0.8em; margin: 0.5em 0; }
 .answer { font-size: 1.1em; }
 .term { font-size: 1.3em; margin-top: 0.3em; }
+.label { color: #59636e; font-size: 0.75em; font-weight: 600; text-transform: uppercase; letter-spacing: 0.04em;
+  margin: 1em 0 0.3em 0; }
 .explanation { color: #59636e; font-size: 0.9em; margin-top: 1em; }
 .source { color: #59636e; font-size: 0.7em; margin-top: 1.5em; }
-.nightMode .context, .nightMode .explanation, .nightMode .source { color: #9198a1; }
+.nightMode .context, .nightMode .explanation, .nightMode .source, .nightMode .hint, .nightMode .label {
+  color: #9198a1;
+}
 pre, code, kbd, input#typeans, .typeans {
   font-family: ui-monospace, "SF Mono", "Cascadia Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace;
 }
+/* Code wraps instead of scrolling sideways: on a phone a scrolled line hides its end (the 3072 in
+   "d, f = ..., 768, 3072"), and nobody scrolls a card. */
 pre {
-  white-space: pre;
-  overflow-x: auto;
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
   font-size: 0.8em;
   line-height: 1.45;
   background-color: #f6f8fa;
   border: 1px solid #d1d9e0;
   border-radius: 6px;
   padding: 0.75em 1em;
+  margin: 0.3em 0;
 }
 .nightMode pre { background-color: #161b22; border-color: #3d444d; }
 pre.output { border-left: 4px solid #1a7f37; }
@@ -111,7 +160,95 @@ pre.output { border-left: 4px solid #1a7f37; }
 ol.options { padding-left: 2em; }
 ol.options li { margin: 0.25em 0; }
 .letter { font-weight: 700; }
-"""
+/* The box to type in: Anki sets its font inline from the field's settings, hence !important. */
+input#typeans {
+  font-size: 1em !important;
+  font-family: ui-monospace, "SF Mono", "Cascadia Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace !important;
+  width: 100%;
+  box-sizing: border-box;
+  padding: 0.35em 0.6em;
+  color: #1f2328;
+  background-color: #ffffff;
+  border: 1px solid #8c959f;
+  border-radius: 6px;
+}
+.nightMode input#typeans { color: #e6edf3; background-color: #0d1117; border-color: #3d444d; }
+code#typeans { font-size: 1em; }
+.expected-number { font-family: ui-monospace, "SF Mono", "Cascadia Mono", Menlo, Consolas, "DejaVu Sans Mono",
+  monospace; margin-top: 0.4em; }
+""" + _label_css()
+
+
+def _number_formats() -> dict[str, tuple[str, str]]:
+    """Each language's thousands separator and decimal mark, for the number script."""
+    return {code: (language.thousands, language.decimal) for code, language in LANGUAGES.items()}
+
+
+# Runs on both sides of a numeric card. On the front it rewrites what was typed into plain digits
+# just before Anki reads it (Enter, the Show Answer button through getTypedAnswer, leaving the box),
+# so Anki's character-by-character comparison sees 23837184 whether the learner typed 23,837,184,
+# 23 837 184 or, in Turkish, 23.837.184. Text that is not a number is left as typed. On the back it
+# shows the expected number with the card language's separators.
+NUMBER_SCRIPT = """\
+(function () {
+  "use strict";
+  var FORMATS = __FORMATS__;
+  function language() {
+    var card = document.querySelector(".bertdrill-number");
+    var tags = card ? card.getAttribute("data-tags") || "" : "";
+    var found = / lang::([A-Za-z_-]+) /.exec(tags);
+    return found && FORMATS[found[1]] ? found[1] : "en";
+  }
+  function plain(text, decimal) {
+    var t = text.replace(/[\\s\\u00a0\\u202f\\u2009_'\\u2019]/g, "").replace(/^\\u2212/, "-");
+    if (!/^[-+]?[0-9.,]*[0-9][0-9.,]*$/.test(t)) return text;
+    var sign = t.charAt(0) === "-" ? "-" : "";
+    t = t.replace(/^[-+]/, "");
+    var dots = t.split(".").length - 1, commas = t.split(",").length - 1, mark = null;
+    if (dots && commas) {
+      mark = t.lastIndexOf(".") > t.lastIndexOf(",") ? "." : ",";
+    } else if (dots + commas === 1) {
+      mark = dots ? "." : ",";
+      /* 23,837 is grouped unless the language writes decimals with that mark. */
+      if (mark !== decimal && /^[0-9]{1,3}[.,][0-9]{3}$/.test(t)) mark = null;
+    }
+    var whole = t, fraction = "";
+    if (mark) {
+      whole = t.slice(0, t.lastIndexOf(mark));
+      fraction = t.slice(t.lastIndexOf(mark) + 1);
+      if (/[.,]/.test(fraction)) return text;
+    }
+    return sign + whole.replace(/[.,]/g, "") + (mark ? "." + fraction : "");
+  }
+  function grouped(text, format) {
+    var found = /^(-?)([0-9]+)(?:[.]([0-9]+))?$/.exec(text.trim());
+    if (!found) return text;
+    var whole = found[2].length > 4 ? found[2].replace(/\\B(?=([0-9]{3})+$)/g, format[0]) : found[2];
+    return found[1] + whole + (found[3] ? format[1] + found[3] : "");
+  }
+  function normalise() {
+    var box = document.getElementById("typeans");
+    if (box && box.tagName === "INPUT" && document.querySelector(".bertdrill-number")) {
+      var value = plain(box.value, FORMATS[language()][1]);
+      if (value !== box.value) box.value = value;
+    }
+  }
+  var box = document.getElementById("typeans");
+  if (box && box.tagName === "INPUT") {
+    box.addEventListener("keydown", function (event) { if (event.key === "Enter") normalise(); }, true);
+    box.addEventListener("change", normalise);
+    box.addEventListener("blur", normalise);
+  }
+  var read = window.getTypedAnswer;
+  if (typeof read === "function" && !read.bertdrill) {
+    var wrapped = function () { normalise(); return read.apply(this, arguments); };
+    wrapped.bertdrill = true;
+    window.getTypedAnswer = wrapped;
+  }
+  var shown = document.querySelectorAll(".expected-number");
+  for (var i = 0; i < shown.length; i++) shown[i].textContent = grouped(shown[i].textContent, FORMATS[language()]);
+})();
+""".replace("__FORMATS__", json.dumps(_number_formats(), sort_keys=True))
 
 _BACK_NOTES = """
 {{#Explanation}}<div class="explanation">{{Explanation}}</div>{{/Explanation}}
@@ -135,6 +272,21 @@ def _model(model_id: int, kind: Kind, fields: list[str], template: str, front: s
     return _Model(model_id, f"bertdrill {kind}", fields=[{"name": name} for name in fields],
                   templates=[{"name": template, "qfmt": front, "afmt": back}],
                   css=CSS, model_type=model_type)
+
+
+def _card(kind: str, body: str) -> str:
+    """A side of a card: its kind and tags on the wrapper (the CSS picks labels by the ``lang::`` tag)."""
+    return f'<div class="bertdrill bertdrill-{kind}" data-tags=" {{{{Tags}}}} ">\n{body}\n</div>'
+
+
+_NUMBER_FRONT = ('<div class="prompt">{{Question}}</div>\n'
+                 f'<div class="hint">{_label(LABEL_TYPE_NUMBER)}</div>\n{{{{type:Answer}}}}')
+_NUMBER_BACK = ('<div class="prompt">{{Question}}</div>\n<hr id="answer">\n{{type:Answer}}\n'
+                '<div class="answer expected-number">{{Answer}}</div>' + _BACK_NOTES)
+_PRACTICE_BACK = (f'{{{{FrontSide}}}}\n<hr id="answer">\n<div class="label">{_label(LABEL_EXPECTED_OUTPUT)}</div>\n'
+                  '<pre class="output">{{Expected Output}}</pre>\n'
+                  f'{{{{#Solution}}}}<div class="label">{_label(LABEL_SOLUTION)}</div>\n'
+                  '<pre class="code solution">{{Solution}}</pre>{{/Solution}}' + _BACK_NOTES)
 
 
 def _note_type(kind: Kind) -> _Model:
@@ -165,22 +317,23 @@ def _note_type(kind: Kind) -> _Model:
         case Kind.NUMERIC:
             return _model(
                 2067266769, kind, ["Question", "Answer", "Explanation", "Source"], "Type the number",
-                '<div class="prompt">{{Question}}</div>\n{{type:Answer}}',
-                '<div class="prompt">{{Question}}</div>\n<hr id="answer">\n{{type:Answer}}' + _BACK_NOTES,
+                _card("number", _NUMBER_FRONT) + f"\n<script>\n{NUMBER_SCRIPT}</script>",
+                _card("number", _NUMBER_BACK) + f"\n<script>\n{NUMBER_SCRIPT}</script>",
             )
         case Kind.MATCH:
             return _model(
                 1398046890, kind, ["Term", "Meaning", "Table", "Explanation", "Source"], "Match",
-                '{{#Table}}<div class="context">{{Table}}</div>{{/Table}}\n<div class="prompt term">{{Term}}</div>',
+                # A question, not a fragment: the table's instruction, then the term and what it asks for.
+                '{{#Table}}<div class="context">{{Table}}</div>{{/Table}}\n<div class="prompt term">{{Term}} → ?</div>',
                 '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Meaning}}</div>' + _BACK_NOTES,
             )
         case Kind.PRACTICE:
             return _model(
                 1862286196, kind, ["Prompt", "Starter", "Expected Output", "Solution", "Explanation", "Source"],
                 "Practice",
-                '<div class="prompt">{{Prompt}}</div>\n{{#Starter}}<pre class="code">{{Starter}}</pre>{{/Starter}}',
-                '{{FrontSide}}\n<hr id="answer">\n<pre class="output">{{Expected Output}}</pre>\n'
-                '{{#Solution}}<pre class="code solution">{{Solution}}</pre>{{/Solution}}' + _BACK_NOTES,
+                _card("practice", '<div class="prompt">{{Prompt}}</div>\n'
+                                  '{{#Starter}}<pre class="code">{{Starter}}</pre>{{/Starter}}'),
+                _card("practice", _PRACTICE_BACK),
             )
         case _:
             assert_never(kind)

@@ -104,6 +104,7 @@ class BlankCard(CardBase):
     code: str  # the text with ____
     fill: str  # what goes in the blank
     check_envs: tuple[Mapping[str, Number], ...] = ()  # sets to compare expressions over
+    checks: str = ""  # the formula the filled text equals: what a wrong fill is diagnosed against
 
     @property
     def kind(self) -> Literal[Kind.BLANK]:
@@ -114,6 +115,8 @@ class BlankCard(CardBase):
 class NumericCard(SetCard):
     value: Number  # the verified value
     tolerance: Fraction = Fraction(0)  # relative
+    formula: str = ""  # the expression it is the value of: what a wrong number is diagnosed against
+    definition: str = ""  # that expression with a formula's name replaced by its definition: "d / h"
 
     @property
     def kind(self) -> Literal[Kind.NUMERIC]:
@@ -124,6 +127,9 @@ class NumericCard(SetCard):
 class MatchCard(SetCard):
     term: Text  # the pair's term
     value: Number | None = None  # the verified value, when the meaning is computed
+    formula: str | None = None  # the expression of a computed value ("n")
+    phrased: Text = field(default_factory=dict)  # the pair as a question: "BERT-base: how many layers?"
+    options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # every value of the table, sorted
 
     @property
     def kind(self) -> Literal[Kind.MATCH]:
@@ -179,6 +185,8 @@ def fingerprint(card: Card) -> str:
             assert_never(card)
     shown = [card.kind, card.prompt, card.answer, card.explanation, options, code, term, card.accept, expected,
              card.tags]
+    if isinstance(card, MatchCard) and card.phrased:
+        shown.append(card.phrased)  # only when there is one: fingerprints stored before stay valid
     return hashlib.sha256(_FINGERPRINT_JSON.encode(shown).encode()).hexdigest()[:16]
 
 
@@ -243,7 +251,8 @@ def _choice(lesson: Lesson, item: ChoiceItem) -> ChoiceCard:
 
 def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...]) -> BlankCard:
     answer = {lang: item.text.replace(BLANK, item.fill) for lang in lesson.languages}
-    return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs)
+    return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs,
+                     checks=item.checks)
 
 
 def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
@@ -251,20 +260,42 @@ def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
     for set_name in item.sets:
         value = lesson.evaluate(item.formula, set_name)
         cards.append(NumericCard(**_in_set(lesson, item, f"{item.id}@{set_name}", set_name),
-                                 answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance))
+                                 answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance,
+                                 formula=item.formula, definition=_definition(lesson, item.formula)))
     return cards
 
 
 def _match(lesson: Lesson, item: MatchItem) -> list[MatchCard]:
     set_name = item.set_name
+    values = [lesson.evaluate(pair.value, set_name) if pair.value else None for pair in item.pairs]
+    answers = [_number_texts(lesson, value) if value is not None else _texts(lesson, pair.meaning or {}, set_name)
+               for pair, value in zip(item.pairs, values)]
+    options = {lang: _table_values([(answer.get(lang, ""), value) for answer, value in zip(answers, values)])
+               for lang in lesson.languages}
     cards = []
-    for pair in item.pairs:
-        value = lesson.evaluate(pair.value, set_name) if pair.value else None
-        answer = _number_texts(lesson, value) if value is not None else _texts(lesson, pair.meaning or {}, set_name)
+    for pair, value, answer in zip(item.pairs, values, answers):
         base = _in_set(lesson, item, f"{item.id}#{pair.id}", set_name)
         base["tags"] += (f"table:{item.id}",)
-        cards.append(MatchCard(**base, answer=answer, term=_texts(lesson, pair.term, set_name), value=value))
+        cards.append(MatchCard(**base, answer=answer, term=_texts(lesson, pair.term, set_name), value=value,
+                               formula=pair.value, phrased=_texts(lesson, pair.question, set_name),
+                               options=options))
     return cards
+
+
+def _definition(lesson: Lesson, expression: str) -> str:
+    """``head_size`` -> ``d / h``: what a formula's name stands for; any other expression as it is."""
+    named = lesson.formulas.get(expression.strip())
+    return named.source if named is not None else expression
+
+
+def _table_values(shown: list[tuple[str, Number | None]]) -> tuple[str, ...]:
+    """A table's values to choose from: numbers in increasing order, then texts alphabetically.
+
+    Sorted, never in the table's order, so an option's position says nothing about its term.
+    """
+    numbers = sorted((value, text) for text, value in shown if value is not None)
+    texts = sorted(text for text, value in shown if value is None)
+    return tuple(dict.fromkeys([text for _value, text in numbers] + texts))
 
 
 def _practice(lesson: Lesson, item: PracticeItem) -> PracticeCard:

@@ -29,17 +29,23 @@ import ast
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeVar, assert_never
 
 from . import formula
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+from .diagnosis import Diagnoser, describe
 from .errors import FormulaError
 from .formula import Number
+from .i18n import _, ngettext
 from .languages import decimal_mark, turkic_case
 from .lesson import filled_expression
+from .number_words import parse_words
 from .numbers import SCALES as _SCALES
+from .numbers import format_number
+from .text import clean_text
+from .textmatch import choice_key, fold_letters, folds_letters
 
 MAX_ANSWER = 10_000
 """Longer answers are wrong at once ("Answer too long"), so grading never slows down."""
@@ -48,7 +54,12 @@ NEAR_MISS_LENGTH = 4
 """Shorter texts get no typo tolerance: one edit in "mlm" makes a different word."""
 
 RIGHT, NEAR_MISS, WRONG, EMPTY = 4, 3, 1, 0
-"""Suggested SM-2 grades."""
+"""Suggested SM-2 grades. A near miss, a spelling without Turkish letters and a close approximation
+are all one grade below a perfect answer."""
+
+CLOSE_FIGURES = 2
+"""An approximation is "close" from this many significant figures on (``24M``; ``20M`` is just wrong),
+or from one when it says it is one (``~20M``)."""
 
 DIFF_CONTEXT = 24
 """Characters of context kept on each side of the edit in a diff."""
@@ -60,31 +71,47 @@ _T = TypeVar("_T")
 @dataclass(frozen=True)
 class Verdict:
     correct: bool  # accepted as right
-    suggested: int  # suggested SM-2 grade: 4 right, 3 near miss, 1 wrong, 0 empty
-    feedback: str  # plain words: "Correct", "Almost: one typo", "Incorrect", ...
+    suggested: int  # suggested SM-2 grade: 4 right, 3 near miss or close, 1 wrong, 0 empty
+    feedback: str  # plain words: "Correct", "Almost: one typo", "Incorrect", ...; never the answer again
     expected: str  # the answer as shown to the learner, in their language
     diff: str | None = None  # near misses: where the typed text differs from the answer
+    note: str | None = None  # a second line: what a wrong number is (diagnosis), or the right spelling
+    retry: bool = False  # the input names nothing (option 5 of 4): ask again, grade nothing
 
 
-def grade(card: Card, typed: str, language: str) -> Verdict:
-    """Grade what a learner typed for ``card`` when reviewing in ``language``."""
+@dataclass(frozen=True)
+class _Number:
+    """What a learner's number answer came to, and how it was written."""
+
+    value: Number
+    expression: bool  # typed as an expression over the card's parameters
+    approximate: bool  # said to be approximate: "~24M", "≈ 110 million"
+
+
+def grade(card: Card, typed: str, language: str, *, diagnoser: Diagnoser | None = None) -> Verdict:
+    """Grade what a learner typed for ``card`` when reviewing in ``language``.
+
+    With a ``diagnoser`` (the card's lesson's), a wrong number is explained in :attr:`Verdict.note`.
+    """
     expected = _in_language(card.answer, language, "")
     if len(typed) > MAX_ANSWER:
-        return Verdict(False, WRONG, "Answer too long", expected)
+        return Verdict(False, WRONG, _("Answer too long"), expected)
     text = clean_text(typed).strip()
     if not text:
-        return Verdict(False, EMPTY, "No answer", expected)
+        return Verdict(False, EMPTY, _("No answer"), expected)
     match card:
         case NumericCard():
-            return _grade_number(card.value, card.tolerance, card.env, text, language, expected)
+            if _restates_formula(card, text, language):
+                return Verdict(False, WRONG, _("The question gives the formula: type the number it comes to"),
+                               expected, retry=True)
+            verdict = _grade_number(card.value, card.tolerance, card.env, text, language, expected)
+            return _diagnosed(verdict, card, text, language, diagnoser)
         case MatchCard():
-            if card.value is not None:
-                return _grade_number(card.value, Fraction(0), card.env, text, language, expected)
-            return _grade_text(text, [expected], language, expected)
+            return _grade_match(card, text, language, expected, diagnoser)
         case ChoiceCard():
             return _grade_choice(card, text, language, expected)
         case BlankCard():
-            return _grade_blank(card, text, language, expected)
+            return _grade_blank(card, text, language, expected, diagnoser)
         case PracticeCard():
             return _grade_output(card, text, expected)
         case FactCard():
@@ -95,42 +122,6 @@ def grade(card: Card, typed: str, language: str) -> Verdict:
 
 
 # --- cleaning and normalising ---------------------------------------------------------------
-
-_ESCAPE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, bracketed paste
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM and APC strings
-    r"|\x1b[ -/]*[0-~]?"  # every other escape, and a lone ESC
-    r"|\x9b[0-?]*[ -/]*[@-~]?"  # the 8-bit CSI
-)
-_NEWLINES = re.compile(r"\r\n?|[\x85\u2028\u2029]")
-
-
-def clean_text(text: str) -> str:
-    """Remove what a person cannot see or did not mean to type.
-
-    Escape sequences go whole (``\\x1b[31m``, not just the ESC); other control
-    characters, zero-width characters and bidirectional marks (Unicode
-    categories Cc and Cf) go one by one. Newlines survive, tabs become spaces,
-    and lone surrogates (undecodable bytes) become U+FFFD, so the result is
-    always printable and encodable.
-    """
-    text = _NEWLINES.sub("\n", _ESCAPE.sub("", text))
-    if text.isprintable():
-        return text
-    return "".join(_visible(ch) for ch in text)
-
-
-def _visible(ch: str) -> str:
-    if ch == "\n":
-        return ch
-    if ch == "\t":
-        return " "
-    category = unicodedata.category(ch)
-    if category in ("Cc", "Cf"):
-        return ""
-    return "\ufffd" if category == "Cs" else ch
-
 
 def normalise_text(text: str, language: str) -> str:
     """Text in the form answers are compared in.
@@ -281,34 +272,67 @@ def _evaluate(parsed: formula.Formula, env: Mapping[str, Number]) -> Number | No
 # --- grading by kind -------------------------------------------------------------------------
 
 def _wrong(expected: str, why: str = "") -> Verdict:
-    return Verdict(False, WRONG, f"Incorrect: {why}" if why else "Incorrect", expected)
+    return Verdict(False, WRONG, _("Incorrect: {why}").format(why=why) if why else _("Incorrect"), expected)
 
 
 def _right(expected: str, note: str = "") -> Verdict:
-    return Verdict(True, RIGHT, f"Correct: {note}" if note else "Correct", expected)
+    return Verdict(True, RIGHT, _("Correct: {note}").format(note=note) if note else _("Correct"), expected)
+
+
+def _read_number(text: str, env: Mapping[str, Number], language: str) -> _Number | str:
+    """The typed number, in digits, words or as an expression; else why it is none (a message)."""
+    approximate = text[:1] in ("~", "≈")
+    text = text.lstrip("~≈ ")
+    number: Number | None = parse_number(text, language)
+    if number is None:
+        number = parse_words(text, language)
+    if number is not None:
+        return _Number(formula._normalise(number), False, approximate)
+    parsed = _expression(text)
+    if parsed is None:
+        return _not_a_number(text, language)
+    try:
+        return _Number(parsed.evaluate(env), True, approximate)
+    except FormulaError as exc:
+        return str(exc)
 
 
 def _grade_number(want: Number, tolerance: Fraction, env: Mapping[str, Number], text: str, language: str,
                   expected: str) -> Verdict:
-    text = text.lstrip("~≈ ")
-    value: Number
-    number = parse_number(text, language)
-    if number is not None:
-        value = number
-    else:
-        parsed = _expression(text)
-        if parsed is None:
-            return _wrong(expected, _not_a_number(text, language))
-        try:
-            value = parsed.evaluate(env)
-        except FormulaError as exc:
-            return _wrong(expected, str(exc))
-    miss = abs(value - want)
+    read = _read_number(text, env, language)
+    if isinstance(read, str):
+        return _wrong(expected, read)
+    miss = abs(Fraction(read.value) - Fraction(want))
     if miss <= tolerance * abs(Fraction(want)):
-        return _right(expected, "" if miss == 0 else f"the exact answer is {expected}")
-    if _rounded(Fraction(value), want):
-        return Verdict(False, WRONG, f"Not exact: the answer is {expected}", expected)
+        return _right(expected, "" if miss == 0 else _("within the item's tolerance"))
+    figures = _figures(Fraction(read.value))
+    if not read.expression and figures and _rounded(Fraction(read.value), want) and \
+            (figures >= CLOSE_FIGURES or read.approximate):
+        off = _percent(miss / abs(Fraction(want)), language)
+        message = ngettext("Close: rounded right to {figures} significant figure ({off} % off)",
+                           "Close: rounded right to {figures} significant figures ({off} % off)", figures)
+        return Verdict(True, NEAR_MISS, message.format(figures=figures, off=off), expected)
     return _wrong(expected)
+
+
+def _percent(share: Fraction, language: str) -> str:
+    """``0.47`` (per cent, two decimals at most) with the language's decimal mark: ``0,47`` in Turkish."""
+    shown = f"{float(100 * share):.2f}".rstrip("0").rstrip(".")
+    return shown.replace(".", decimal_mark(language))
+
+
+def _figures(value: Fraction) -> int:
+    """Significant figures as written, trailing zeros of a whole number not counted: 24000000 -> 2."""
+    if value == 0:
+        return 0
+    places = 0
+    while (value * 10**places).denominator != 1:
+        places += 1
+        if places > 30:
+            return 0
+    digits = str(abs(value * 10**places).numerator).rstrip("0") if places == 0 else \
+        str(abs(value * 10**places).numerator)
+    return len(digits.lstrip("0"))
 
 
 def _rounded(value: Fraction, want: Number) -> bool:
@@ -323,12 +347,49 @@ def _rounded(value: Fraction, want: Number) -> bool:
     return value != 0 and 2 * abs(value - want) <= unit
 
 
+def _diagnosed(verdict: Verdict, card: NumericCard | MatchCard, text: str, language: str,
+               diagnoser: Diagnoser | None) -> Verdict:
+    """A wrong number with what it is, when the lesson can tell: "2,362,368 is attention of BERT-base"."""
+    if verdict.correct or verdict.retry or diagnoser is None or card.value is None:
+        return verdict
+    read = _read_number(text, card.env, language)
+    if isinstance(read, str):
+        return verdict
+    name = card.formula
+    found = diagnoser.diagnose(read.value, expected=card.value, name=name or None, set_name=card.set_name)
+    if found is None:
+        return verdict
+    note = describe(found, shown=format_number(read.value, language), expected_name=name or None)
+    return replace(verdict, note=note)
+
+
+def _restates_formula(card: NumericCard, text: str, language: str) -> bool:
+    """An expression typed on a card whose question names its formula (``d / h`` for "d_model / heads").
+
+    The question names the formula when it is one operation and the prompt shows that operation's
+    sign: the answer asked for is then the number, not the formula copied back.
+    """
+    plain = text.lstrip("~≈ ")
+    if not card.definition or parse_number(plain, language) is not None or parse_words(plain, language) is not None:
+        return False
+    try:
+        tree = formula.parse(card.definition).tree
+    except FormulaError:
+        return False
+    if not (isinstance(tree, ast.BinOp) and isinstance(tree.left, ast.Name) and isinstance(tree.right, ast.Name)):
+        return False
+    sign = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(tree.op))
+    prompt = _in_language(card.prompt, language, "")
+    return sign is not None and sign in prompt.translate(_OPERATORS) and _expression(text) is not None
+
+
 def _not_a_number(text: str, language: str) -> str:
     mark = decimal_mark(language)
     other = "." if mark == "," else ","
     if re.fullmatch(rf"[0-9]+\{other}[0-9]+", text):
-        return f"not a number here; write decimals with {mark!r}, as in 1{mark}5"
-    return "not a number or an expression"
+        return _("not a number here; write decimals with {mark}, as in {example}").format(
+            mark=repr(mark), example=f"1{mark}5")
+    return _("not a number or an expression")
 
 
 def _grade_text(text: str, candidates: Iterable[str], language: str, expected: str) -> Verdict:
@@ -337,8 +398,25 @@ def _grade_text(text: str, candidates: Iterable[str], language: str, expected: s
         return _right(expected)
     diff = _near_miss(text, candidates, language)
     if diff is not None:
-        return Verdict(True, NEAR_MISS, "Almost: one typo", expected, diff)
+        return Verdict(True, NEAR_MISS, _("Almost: one typo"), expected, diff)
+    spelled = _plain_spelling(text, candidates, language)
+    if spelled is not None:
+        return _spelling(expected, spelled)
     return _wrong(expected)
+
+
+def _plain_spelling(text: str, candidates: list[str], language: str) -> str | None:
+    """The candidate ``text`` is, typed without the language's own letters (``cift yonlu``), or None."""
+    if not folds_letters(language):
+        return None
+    typed = fold_letters(_text_key(text, language), language)
+    return next((c for c in candidates if typed == fold_letters(_text_key(c, language), language)), None)
+
+
+def _spelling(expected: str, spelled: str) -> Verdict:
+    """Right, typed without Turkish letters: accepted one grade below perfect, with the spelling."""
+    return Verdict(True, NEAR_MISS, _("Right, typed without Turkish letters"), expected,
+                   note=_("Spelling: {text}").format(text=spelled))
 
 
 def _exact(text: str, candidates: list[str], language: str) -> bool:
@@ -404,21 +482,46 @@ def _diff(typed: str, at: int, removed: str, inserted: str) -> str:
 
 
 def _grade_choice(card: ChoiceCard, text: str, language: str, expected: str) -> Verdict:
-    """By number (``4``), letter (``d``) or text; a number or letter wins over an option's text."""
+    """By number (``4``), letter (``d``) or meaning; a number or letter wins over an option's text.
+
+    A number or letter that names no option is asked again, never graded.
+    """
     options: tuple[str, ...] = _in_language(card.options, language, ())
     picked = _option_index(text, language)
     if picked is not None and options:
         if not 0 <= picked < len(options):
-            last = len(options)
-            return _wrong(expected, f"no such option; choose 1 to {last} or a to {_LETTERS[last - 1]}")
+            return _no_such_option(expected, len(options))
         return _right(expected) if picked == card.correct else _wrong(expected)
-    others = [o for i, o in enumerate(options) if i != card.correct]
-    if _exact(text, others, language):
-        return _wrong(expected)
-    verdict = _grade_text(text, [expected], language, expected)
-    if verdict.diff is not None and _near_miss(text, others, language) is not None:
-        return _wrong(expected)  # one typo from a wrong option too: no telling which was meant
-    return verdict
+    return _grade_meaning(text, options, card.correct, language, expected)
+
+
+def _no_such_option(expected: str, count: int) -> Verdict:
+    return Verdict(False, WRONG, _("No such option: choose 1 to {last} or a to {letter}").format(
+        last=count, letter=_LETTERS[count - 1]), expected, retry=True)
+
+
+def _grade_meaning(text: str, options: tuple[str, ...], correct: int, language: str, expected: str) -> Verdict:
+    """An option named by its text, ignoring case, articles, punctuation and spacing.
+
+    A typo inside a word stays a typo (a near miss, unless it is as close to another option); an
+    option typed without Turkish letters is right with a spelling note.
+    """
+    keys = [choice_key(normalise_text(option, language), language) for option in options]
+    typed = choice_key(normalise_text(text, language), language)
+    named = [i for i, key in enumerate(keys) if key == typed]
+    if len(named) == 1:
+        return _right(expected) if named[0] == correct else _wrong(expected)
+    if folds_letters(language):
+        plain = fold_letters(typed, language)
+        named = [i for i, key in enumerate(keys) if fold_letters(key, language) == plain]
+        if len(named) == 1:
+            return _spelling(expected, options[correct]) if named[0] == correct else _wrong(expected)
+    near = [i for i, key in enumerate(keys) if _typo(typed, key) is not None]
+    if near == [correct]:
+        edit = _typo(typed, keys[correct])
+        assert edit is not None
+        return Verdict(True, NEAR_MISS, _("Almost: one typo"), expected, _diff(typed, *edit))
+    return _wrong(expected)  # no option, or one typo from a wrong option too: no telling which was meant
 
 
 def _option_index(text: str, language: str) -> int | None:
@@ -431,8 +534,12 @@ def _option_index(text: str, language: str) -> int | None:
     return None
 
 
-def _grade_blank(card: BlankCard, text: str, language: str, expected: str) -> Verdict:
-    """The fill as typed, anything that fills the blank equally, or an equal right-hand side."""
+def _grade_blank(card: BlankCard, text: str, language: str, expected: str,
+                 diagnoser: Diagnoser | None = None) -> Verdict:
+    """The fill as typed or in words, anything that fills the blank equally, or an equal right-hand side."""
+    spelled = parse_words(text, language)
+    if spelled is not None:
+        text = str(spelled)  # "four", "dört": the number they spell
     if _text_key(text, language) == _text_key(card.fill, language):
         return _right(expected)
     envs = card.check_envs or ({},)
@@ -444,7 +551,56 @@ def _grade_blank(card: BlankCard, text: str, language: str, expected: str) -> Ve
     side = _expression(text.rsplit("=", 1)[-1])  # "dikkat = 4*d*d + 4*d" or just its right side
     if side is not None and _agrees(side.source, want, envs):
         return _right(expected)
-    return _wrong(expected)
+    verdict = _wrong(expected)
+    if diagnoser is None:
+        return verdict
+    return _diagnosed_blank(verdict, card, side.source if side is not None else filled_expression(card.code, text),
+                            text, diagnoser)
+
+
+def _diagnosed_blank(verdict: Verdict, card: BlankCard, source: str, text: str, diagnoser: Diagnoser) -> Verdict:
+    """A wrong fill named by what it makes of the formula on every parameter set (``4*d*d``: no biases)."""
+    sets = diagnoser.params
+    try:
+        parsed = formula.parse(_as_formula(source))
+    except FormulaError:
+        return verdict
+    values: dict[str, Number] = {}
+    for set_name, (_title, params) in sets.items():
+        value = _evaluate(parsed, params)
+        if value is None:
+            return verdict
+        values[set_name] = value
+    found = diagnoser.diagnose_everywhere(values, name=card.checks or None)
+    if found is None:
+        return verdict
+    return replace(verdict, note=describe(found, shown=text, expected_name=card.checks or None))
+
+
+def _grade_match(card: MatchCard, text: str, language: str, expected: str,
+                 diagnoser: Diagnoser | None) -> Verdict:
+    """A table's value for the term: the value itself, or its option's number or letter.
+
+    A value of the table wins over an option number (``12`` layers is 12, not option 12); an option
+    number or letter that names none is asked again.
+    """
+    options: tuple[str, ...] = _in_language(card.options, language, ())
+    if card.value is not None:
+        read = _read_number(text, card.env, language)
+        values = [parse_number(option, language) for option in options]
+        if isinstance(read, _Number) and read.value in values:
+            return _right(expected) if read.value == card.value else _diagnosed(_wrong(expected), card, text,
+                                                                                   language, diagnoser)
+    picked = _option_index(text, language)
+    if picked is not None and options and (card.value is None or not text[:1].isdigit() or picked < len(options)):
+        # a number past the options is a number answer, a letter past them names nothing
+        if not 0 <= picked < len(options):
+            return _no_such_option(expected, len(options))
+        return _right(expected) if options[picked] == expected else _wrong(expected)
+    if card.value is not None:
+        return _diagnosed(_grade_number(card.value, Fraction(0), card.env, text, language, expected),
+                          card, text, language, diagnoser)
+    return _grade_text(text, [expected], language, expected)
 
 
 def _values(source: str, envs: Iterable[Mapping[str, Number]]) -> list[Number | None] | None:

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from ..errors import BertdrillError
-from ..limits import DEFAULT_ROLLOVER
 from ..i18n import _
+from ..limits import DEFAULT_ROLLOVER
 from .base import DbOption, FilesOption, LangOption, RolloverOption, app, clock, decimal, escape, load, open_store, out
 
 practice_app = typer.Typer(

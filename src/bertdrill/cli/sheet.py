@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -12,14 +12,14 @@ from ..i18n import _, ngettext
 from .base import LangOption, LessonsArgument, app, escape, load, number, out
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     html = "html"
     pdf = "pdf"
     md = "md"
     gift = "gift"
 
 
-class KeyMode(str, Enum):
+class KeyMode(StrEnum):
     pages = "pages"
     separate = "separate"
     none = "none"

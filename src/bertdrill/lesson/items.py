@@ -209,7 +209,8 @@ class ItemReader:
             term = self.p.text(pair, "term", self.table, required=True)
             meaning = self.p.text(pair, "meaning", self.table) if "meaning" in pair else None
             value = str(pair["value"]) if "value" in pair else None
-            pairs.append(Pair(pair_id, term, meaning, value, self.at("pairs") or self.line))
+            question = self.p.text(pair, "question", self.table) if "question" in pair else {}
+            pairs.append(Pair(pair_id, term, meaning, value, self.at("pairs") or self.line, question))
         return MatchItem(**common, set_name=set_name, pairs=tuple(pairs))
 
     def practice(self, common: Mapping[str, Any]) -> PracticeItem:

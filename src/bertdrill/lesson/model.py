@@ -45,6 +45,7 @@ class Pair:
     meaning: Text | None  # a text meaning, or None when `value` gives it
     value: str | None  # a formula expression over the table's parameter set
     line: int
+    question: Text = field(default_factory=dict)  # the pair asked as a question, per language (optional)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -168,6 +169,8 @@ def item_texts(item: Item) -> Iterator[tuple[str, str, str]]:
         for language, text in pair.term.items():
             yield "pairs", language, text
         for language, text in (pair.meaning or {}).items():
+            yield "pairs", language, text
+        for language, text in pair.question.items():
             yield "pairs", language, text
 
 

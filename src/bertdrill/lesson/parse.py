@@ -14,6 +14,7 @@ from typing import Any
 from .. import formula
 from ..errors import FormulaError, LessonError, LessonErrors
 from ..formula import Formula, Number
+from ..text import first_control
 from .items import read_item
 from .model import Item, Lesson, ParamSet
 from .positions import TOML_POSITION, Lines
@@ -23,9 +24,6 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}$")
 MAX_TEXT = 20_000
-# Control characters (Unicode Cc) other than newline and tab: in a terminal or a document they act
-# (ESC starts a sequence that recolours, retitles or clears a terminal) instead of being read.
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def parse(text: str, path: str = "<lesson>") -> Lesson:
@@ -190,8 +188,8 @@ class Parser:
 
     def visible(self, value: str, line: int | None, what: str) -> str:
         """Lesson text is shown in terminals and documents: no control characters (but newline and tab)."""
-        if found := CONTROL.search(value):
-            raise self.fail(line, f"{what} holds the control character U+{ord(found.group()):04X}, which would act "
+        if found := first_control(value):
+            raise self.fail(line, f"{what} holds the control character U+{ord(found):04X}, which would act "
                                   "instead of being shown in a terminal or a document; remove it")
         return value
 

@@ -29,6 +29,7 @@ from ..cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCar
 from ..errors import BertdrillError
 from ..formula import Number
 from ..kinds import Kind
+from ..languages import LANGUAGES, SheetLabels
 from ..lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
 from ..numbers import format_number
 
@@ -54,39 +55,9 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_VERSIONS = len(LETTERS)
 
 
-@dataclass(frozen=True)
-class Labels:
-    """The words a sheet prints around the lesson's texts, in the sheet's language."""
-
-    version: str
-    name: str
-    date: str
-    score: str
-    key: str
-    point: str
-    points_plural: str
-    points_title: str
-    questions: str
-    page: str
-    given: str
-    answer: str
-    seed: str
-    match_hint: str
-
-    def points(self, count: int) -> str:
-        return f"{count} {self.point if count == 1 else self.points_plural}"
-
-
-LABELS = {
-    "en": Labels(version="Version", name="Name", date="Date", score="Score", key="Answer key",
-                 point="point", points_plural="points", points_title="Points", questions="questions", page="Page",
-                 given="Given", answer="Answer", seed="seed",
-                 match_hint="Write the letter of the matching entry in each box."),
-    "tr": Labels(version="Grup", name="Ad Soyad", date="Tarih", score="Puan", key="Cevap anahtarı",
-                 point="puan", points_plural="puan", points_title="Puan", questions="soru", page="Sayfa",
-                 given="Verilenler", answer="Cevap", seed="tohum",
-                 match_hint="Her kutuya eşleşen seçeneğin harfini yazın."),
-}
+Labels = SheetLabels
+LABELS: dict[str, SheetLabels] = {code: entry.sheet for code, entry in LANGUAGES.items() if entry.sheet is not None}
+"""The languages a sheet's own words are written in; any other sheet language gets the English ones."""
 
 
 @dataclass(frozen=True)

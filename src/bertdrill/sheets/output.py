@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -11,7 +12,6 @@ from .model import Sheet
 
 FORMATS = ("html", "pdf", "md", "gift")
 EXTENSIONS = {".html": "html", ".htm": "html", ".pdf": "pdf", ".md": "md", ".markdown": "md", ".gift": "gift"}
-KEY_MODES = ("pages", "separate", "none")
 
 
 def format_for(path: Path) -> str:
@@ -74,7 +74,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
 
     Readers see the old file or the new one, never a half-written one, and an
-    interrupted run leaves no partial output behind.
+    interrupted run leaves no partial output behind. A file being replaced keeps
+    its mode, as ``export anki`` keeps it; a new one gets what a plain open() gives.
     """
     check_writable(path)
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
@@ -82,6 +83,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         # 0o666 minus the umask: the permissions a plain open() would give.
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(descriptor, "wb") as handle:
+            with contextlib.suppress(FileNotFoundError):
+                os.fchmod(handle.fileno(), path.stat().st_mode & 0o777)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from sqlalchemy.engine import URL
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from .. import __version__
 from ..ports import KEEP, Answer, CardState, DayCounts, Retention, ReviewStore, Status, SyncReport
@@ -93,7 +93,7 @@ class Store(ReviewWrites, Reports):
         return self._run(work, write=True)
 
     def meta(self) -> dict[str, str]:
-        return self._run(lambda s: {row.key: row.value for row in s.exec(select(Meta))})
+        return {key: value for key, value in self.rows("SELECT key, value FROM meta")}
 
 
 _: type[ReviewStore] = Store  # mypy checks here that Store has every method of the protocol

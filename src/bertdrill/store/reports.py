@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from ..ports import CardState, DayCounts, Retention, Status
-from ..sm2 import LEECH_LAPSES, Schedule
+from ..sm2 import LEECH_LAPSES
 from .schema import (
     ACTIVE,
     ANSWER_KINDS,
@@ -15,8 +15,10 @@ from .schema import (
     FROM_CARDS,
     MATURE_DAYS,
     REVIEWED_CARD,
+    STATE_COLUMNS,
     from_review,
     lesson_filter,
+    state_of,
 )
 from .sqlite import Database
 
@@ -145,14 +147,7 @@ class Reports(Database):
     def _states(self, where: str, order: str, lessons: Collection[str] | None, *, limit: int = -1,
                 **params: Any) -> list[CardState]:
         """Cards still in their lessons (``c.removed = 0``) that meet ``where``, in ``order``; all when ``limit`` is -1."""
-        rows = self.rows(
-            "SELECT s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.suspended, s.buried_until, "
-            f"s.leech {FROM_CARDS} WHERE {where} AND c.removed = 0 {lesson_filter(lessons)} "
-            f"ORDER BY {order}, s.card_id LIMIT :limit", lessons, limit=limit, **params)
-        return [CardState(card_id, Schedule(repetitions, ef100, interval, _day(due), lapses), bool(suspended),
-                          _day(buried_until), bool(leech))
-                for card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech in rows]
-
-
-def _day(text: str | None) -> date | None:
-    return date.fromisoformat(text) if text else None
+        rows = self.rows(f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE {where} AND c.removed = 0 "
+                         f"{lesson_filter(lessons)} ORDER BY {order}, s.card_id LIMIT :limit",
+                         lessons, limit=limit, **params)
+        return [state_of(row) for row in rows]

@@ -9,12 +9,11 @@ the same card at once log both answers and reschedule it once.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ..errors import StoreError
 from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS
@@ -24,15 +23,12 @@ from .schema import (
     ACTIVE,
     ANSWER_KINDS,
     FROM_CARDS,
+    STATE_COLUMNS,
     TYPED_MAX,
-    CardRow,
-    ReviewRow,
-    ScheduleRow,
-    card_state,
     lesson_filter,
-    schedule_of,
+    state_of,
 )
-from .sqlite import Database, driver, utc, utc_text
+from .sqlite import Database, execute, execute_many, parse_day, parse_moment, utc
 
 
 class ReviewWrites(Database):
@@ -61,20 +57,20 @@ class ReviewWrites(Database):
         digests = {lesson_id: _digest(rows) for lesson_id, rows in by_lesson.items()}
         if not digests:
             return SyncReport()
-        stamp = utc_text(now or datetime.now(UTC))
+        stamp = now or datetime.now(UTC)
 
         def stale(session: Session) -> list[str]:
-            marks = ", ".join("?" * len(digests))
-            stored = dict(driver(session).execute(f"SELECT id, digest FROM lesson WHERE id IN ({marks})", list(digests)))
+            found = execute(session, "SELECT id, digest FROM lesson WHERE id IN :lessons", list(digests))
+            stored: dict[str, str] = dict(tuple(row) for row in found)
             return [lesson_id for lesson_id, digest in digests.items() if stored.get(lesson_id) != digest]
 
         def apply(session: Session) -> SyncReport:
             report = SyncReport()
             for lesson_id in track(stale(session)):  # again, now under the write lock
-                report += _sync_lesson(driver(session), lesson_id, by_lesson[lesson_id], stamp)
-                driver(session).execute(
-                    "INSERT OR REPLACE INTO lesson (id, digest, cards, synced_at) VALUES (?, ?, ?, ?)",
-                    (lesson_id, digests[lesson_id], len(by_lesson[lesson_id]), stamp))
+                report += _sync_lesson(session, lesson_id, by_lesson[lesson_id], stamp)
+                execute(session, "INSERT OR REPLACE INTO lesson (id, digest, cards, synced_at) "
+                        "VALUES (:id, :digest, :cards, :stamp)", id=lesson_id, digest=digests[lesson_id],
+                        cards=len(by_lesson[lesson_id]), stamp=stamp)
             return report
 
         if not self._run(stale):
@@ -112,10 +108,7 @@ class ReviewWrites(Database):
     # ----------------------------------------------------------------- one card
 
     def state(self, card_id: str) -> CardState:
-        def work(session: Session) -> CardState:
-            return card_state(_schedule_row(session, card_id, self.where), session.get(CardRow, card_id))
-
-        return self._run(work)
+        return self._run(lambda session: _state(session, card_id, self.where))
 
     def answer(
         self,
@@ -150,20 +143,17 @@ class ReviewWrites(Database):
         duration = max(0, min(int(duration_ms), 86_400_000))
 
         def work(session: Session) -> Answer:
-            row = _schedule_row(session, card_id, self.where)
-            before = schedule_of(row)
+            before = _state(session, card_id, self.where).schedule
             change, logged_kind = reschedule, kind
             if once_per_day and reschedule is not None and _answered_on(session, card_id, study_day):
                 change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
             after = change(before) if change else before
-            _set_schedule(row, after)
-            session.add(row)
-            review = ReviewRow(card_id=card_id, reviewed_at=moment, study_day=study_day,
-                               kind=logged_kind, grade=grade, typed=kept, duration_ms=duration,
-                               **_columns(before, "before"), **_columns(after, "after"))
-            session.add(review)
-            session.flush()
-            return _answer(review)
+            _set_schedule(session, card_id, after)
+            logged = execute(session, _LOG, card=card_id, at=moment, day=study_day, kind=logged_kind, grade=grade,
+                             typed=kept, duration=duration, **_columns(before, "before"), **_columns(after, "after"))
+            review_id = logged.lastrowid
+            assert review_id is not None, "an inserted row has an id"
+            return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after)
 
         return self._run(work, write=True)
 
@@ -171,20 +161,17 @@ class ReviewWrites(Database):
         """Delete a logged answer and put the card's schedule back exactly as it was before it."""
 
         def work(session: Session) -> CardState:
-            review = session.get(ReviewRow, review_id)
-            if review is None:
+            found = execute(session, f"SELECT {_ANSWER_COLUMNS} FROM review WHERE id = :id", id=review_id).first()
+            if found is None:
                 raise StoreError(f"answer {review_id} is not in the log (already undone?)")
-            latest = session.exec(select(ReviewRow.id).where(ReviewRow.card_id == review.card_id)
-                                  .order_by(col(ReviewRow.id).desc()).limit(1)).one()
+            review = _answer(found)
+            latest = execute(session, "SELECT max(id) FROM review WHERE card_id = :card", card=review.card_id).scalar()
             if latest != review_id:
                 raise StoreError(f"{review.card_id} was answered again since (in another window?), "
                                  "and only its latest answer can be undone")
-            row = _schedule_row(session, review.card_id, self.where)
-            _set_schedule(row, _answer(review).before)
-            session.add(row)
-            session.delete(review)
-            session.flush()
-            return card_state(row, session.get(CardRow, review.card_id))
+            _set_schedule(session, review.card_id, review.before)
+            execute(session, "DELETE FROM review WHERE id = :id", id=review_id)
+            return _state(session, review.card_id, self.where)
 
         return self._run(work, write=True)
 
@@ -193,33 +180,34 @@ class ReviewWrites(Database):
         """Suspend or unsuspend a card, or bury it until a day (None unburies). Returns the state before."""
 
         def work(session: Session) -> CardState:
-            row = _schedule_row(session, card_id, self.where)
-            before = card_state(row, None)
+            before = _state(session, card_id, self.where)
             if suspended is not None:
-                row.suspended = suspended
+                execute(session, "UPDATE schedule SET suspended = :flag WHERE card_id = :card",
+                        flag=suspended, card=card_id)
             if not isinstance(buried_until, Keep):
-                row.buried_until = buried_until
-            session.add(row)
+                execute(session, "UPDATE schedule SET buried_until = :day WHERE card_id = :card",
+                        day=buried_until, card=card_id)
             return before
 
         return self._run(work, write=True)
 
     def answers(self, card_id: str | None = None, *, since: date | None = None) -> list[Answer]:
         """The log, oldest first: for one card, or all of it (from a study day on)."""
-
-        def work(session: Session) -> list[Answer]:
-            query = select(ReviewRow).order_by(col(ReviewRow.id))
-            if card_id is not None:
-                query = query.where(ReviewRow.card_id == card_id)
-            if since is not None:
-                query = query.where(ReviewRow.study_day >= since)
-            return [_answer(row) for row in session.exec(query)]
-
-        return self._run(work)
-
+        rows = self.rows(f"SELECT {_ANSWER_COLUMNS} FROM review WHERE (:card IS NULL OR card_id = :card) "
+                         "AND (:since IS NULL OR study_day >= :since) ORDER BY id", card=card_id, since=since)
+        return [_answer(row) for row in rows]
 
 
 # --------------------------------------------------------------------------- helpers
+
+_SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses")
+_ANSWER_COLUMNS = ("id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, "
+                   + ", ".join(f"{column}_before" for column in ("reps", *_SCHEDULE[1:])) + ", "
+                   + ", ".join(f"{column}_after" for column in ("reps", *_SCHEDULE[1:])))
+_LOG = (f"INSERT INTO review ({_ANSWER_COLUMNS.removeprefix('id, ')}) VALUES (:card, :at, :day, :kind, :grade, "
+        ":typed, :duration, :reps_before, :ef100_before, :interval_before, :due_before, :lapses_before, "
+        ":reps_after, :ef100_after, :interval_after, :due_after, :lapses_after)")
+
 
 def _digest(rows: list[tuple[str, str, str, str]]) -> str:
     """One hash of a lesson's cards in order: equal digests mean nothing to sync."""
@@ -227,56 +215,56 @@ def _digest(rows: list[tuple[str, str, str, str]]) -> str:
     return "v1:" + hashlib.sha256(joined.encode()).hexdigest()
 
 
-def _sync_lesson(raw: sqlite3.Connection, lesson_id: str, rows: list[tuple[str, str, str, str]],
-                 stamp: str) -> SyncReport:
+def _sync_lesson(session: Session, lesson_id: str, rows: list[tuple[str, str, str, str]],
+                 stamp: datetime) -> SyncReport:
     """Compare one lesson card by card and write the differences."""
-    stored = {row[0]: row for row in raw.execute(
-        "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = ?", (lesson_id,))}
-    added: list[tuple[str, str, str, str, int, str, str, str]] = []
-    changed: list[tuple[str, str, int, str, str, str]] = []
-    moved: list[tuple[str, str, int, str, str, str]] = []
-    restored: list[tuple[str, str, int, str, str, str]] = []
+    stored: dict[str, tuple[Any, ...]] = {row[0]: tuple(row) for row in execute(
+        session, "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = :lesson",
+        lesson=lesson_id)}
+    added: list[dict[str, Any]] = []
+    changed: list[dict[str, Any]] = []
+    moved: list[dict[str, Any]] = []
+    restored: list[dict[str, Any]] = []
     for position, (card_id, item_id, kind, fingerprint) in enumerate(rows):
         row = stored.get(card_id)
+        values = {"id": card_id, "lesson": lesson_id, "item": item_id, "kind": kind, "position": position,
+                  "fingerprint": fingerprint, "stamp": stamp}
         if row is None:
-            added.append((card_id, lesson_id, item_id, kind, position, fingerprint, stamp, stamp))
+            added.append(values)
         elif row[5] or row[4] != fingerprint or (row[1], row[2], row[3]) != (item_id, kind, position):
-            values = (item_id, kind, position, fingerprint, stamp, card_id)
             (restored if row[5] else changed if row[4] != fingerprint else moved).append(values)
     wanted = {row[0] for row in rows}
-    removed = [(stamp, card_id) for card_id, row in stored.items() if not row[5] and card_id not in wanted]
-    raw.executemany(
-        "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, first_seen, updated) "
-        "VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)", added)
-    raw.executemany(
-        "INSERT OR IGNORE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, "
-        f"buried_until, leech) VALUES (?, 0, {EF_START}, 0, NULL, 0, 0, NULL, 0)", [(row[0],) for row in added])
-    raw.executemany("UPDATE card SET item_id = ?, kind = ?, position = ?, fingerprint = ?, removed = 0, updated = ? "
-                    "WHERE id = ?", changed + moved + restored)
-    raw.executemany("UPDATE card SET removed = 1, updated = ? WHERE id = ?", removed)
+    removed = [{"id": card_id, "stamp": stamp} for card_id, row in stored.items()
+               if not row[5] and card_id not in wanted]
+    execute_many(session, "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, "
+                 "first_seen, updated) VALUES (:id, :lesson, :item, :kind, :position, :fingerprint, 0, :stamp, :stamp)",
+                 added)
+    execute_many(session, "INSERT OR IGNORE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, "
+                 f"suspended, buried_until, leech) VALUES (:id, 0, {EF_START}, 0, NULL, 0, 0, NULL, 0)", added)
+    execute_many(session, "UPDATE card SET item_id = :item, kind = :kind, position = :position, "
+                 "fingerprint = :fingerprint, removed = 0, updated = :stamp WHERE id = :id", changed + moved + restored)
+    execute_many(session, "UPDATE card SET removed = 1, updated = :stamp WHERE id = :id", removed)
     return SyncReport(added=len(added), changed=len(changed), removed=len(removed), restored=len(restored),
                       moved=len(moved))
 
 
-def _schedule_row(session: Session, card_id: str, where: str) -> ScheduleRow:
-    row = session.get(ScheduleRow, card_id)
-    if row is None:
+def _state(session: Session, card_id: str, where: str) -> CardState:
+    found = execute(session, f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE s.card_id = :card", card=card_id).first()
+    if found is None:
         raise StoreError(f"no card {card_id!r} in {where}; sync its lesson first")
-    return row
+    return state_of(found)
 
 
 def _answered_on(session: Session, card_id: str, day: date) -> bool:
-    query = select(ReviewRow.id).where(ReviewRow.card_id == card_id, ReviewRow.study_day == day).limit(1)
-    return session.exec(query).first() is not None
+    return execute(session, "SELECT 1 FROM review WHERE card_id = :card AND study_day = :day LIMIT 1",
+                   card=card_id, day=day).first() is not None
 
 
-def _set_schedule(row: ScheduleRow, schedule: Schedule) -> None:
-    row.repetitions = schedule.repetitions
-    row.ef100 = schedule.ef100
-    row.interval = schedule.interval
-    row.due = schedule.due
-    row.lapses = schedule.lapses
-    row.leech = schedule.lapses >= LEECH_LAPSES
+def _set_schedule(session: Session, card_id: str, schedule: Schedule) -> None:
+    execute(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, interval = :interval, "
+            "due = :due, lapses = :lapses, leech = :leech WHERE card_id = :card", card=card_id,
+            repetitions=schedule.repetitions, ef100=schedule.ef100, interval=schedule.interval, due=schedule.due,
+            lapses=schedule.lapses, leech=schedule.lapses >= LEECH_LAPSES)
 
 
 def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
@@ -285,17 +273,11 @@ def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
             f"lapses_{suffix}": schedule.lapses}
 
 
-def _answer(row: ReviewRow) -> Answer:
-    def schedule(suffix: str) -> Schedule:
-        return Schedule(repetitions=getattr(row, f"reps_{suffix}"), ef100=getattr(row, f"ef100_{suffix}"),
-                        interval=getattr(row, f"interval_{suffix}"), due=getattr(row, f"due_{suffix}"),
-                        lapses=getattr(row, f"lapses_{suffix}"))
-
-    moment = row.reviewed_at  # SQLModel hands back aware UTC times; be safe with naive ones too
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    assert row.id is not None, "a logged answer has an id once flushed"
-    return Answer(id=row.id, card_id=row.card_id, reviewed_at=moment,
-                  study_day=row.study_day, kind=row.kind, grade=row.grade, typed=row.typed,
-                  duration_ms=row.duration_ms, before=schedule("before"), after=schedule("after"))
-
-
+def _answer(row: Sequence[Any]) -> Answer:
+    """An :class:`Answer` from a row of ``_ANSWER_COLUMNS``."""
+    review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
+    before, after = (Schedule(reps, ef100, interval, parse_day(due), lapses)
+                     for reps, ef100, interval, due, lapses in (row[8:13], row[13:18]))
+    found = parse_day(study_day)
+    assert found is not None, "every answer has a study day"
+    return Answer(review_id, card_id, parse_moment(reviewed_at), found, kind, grade, typed, duration_ms, before, after)

@@ -6,8 +6,9 @@ a test checks that the newest migration matches these models.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
@@ -15,6 +16,7 @@ from sqlmodel import Field, SQLModel
 from ..kinds import Kind
 from ..ports import CardState
 from ..sm2 import EF_START, Schedule
+from .sqlite import parse_day
 
 TYPED_MAX = 1000  # characters of a typed answer kept in the log
 MATURE_DAYS = 21  # an interval from which a card counts as mature (Anki's line)
@@ -118,11 +120,13 @@ def lesson_filter(lessons: Collection[str] | None) -> str:
     return "" if lessons is None else "AND c.lesson_id IN :lessons"
 
 
-def schedule_of(row: ScheduleRow) -> Schedule:
-    return Schedule(repetitions=row.repetitions, ef100=row.ef100, interval=row.interval, due=row.due,
-                    lapses=row.lapses)
+STATE_COLUMNS = ("s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.suspended, s.buried_until, "
+                 "s.leech, c.removed")
+"""SQL: the columns :func:`state_of` reads, from ``schedule s`` joined to ``card c``."""
 
 
-def card_state(row: ScheduleRow, card: CardRow | None) -> CardState:
-    return CardState(card_id=row.card_id, schedule=schedule_of(row), suspended=row.suspended,
-                     buried_until=row.buried_until, leech=row.leech, removed=bool(card and card.removed))
+def state_of(row: Sequence[Any]) -> CardState:
+    """A :class:`CardState` from a row of :data:`STATE_COLUMNS`."""
+    card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech, removed = row
+    return CardState(card_id, Schedule(repetitions, ef100, interval, parse_day(due), lapses), bool(suspended),
+                     parse_day(buried_until), bool(leech), bool(removed))

@@ -27,14 +27,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
 import platformdirs
-from sqlalchemy import Engine, bindparam, create_engine, event, text
+from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import Session
@@ -192,16 +192,8 @@ class Database:
         return self._retrying(transaction)
 
     def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
-        """All rows of a read-only query, in its own transaction.
-
-        Dates are passed as ISO text; ``:lessons`` (if the query uses it) expands to the lesson ids.
-        """
-        statement = text(query)
-        if lessons is not None:
-            statement = statement.bindparams(bindparam("lessons", expanding=True))
-            params["lessons"] = list(lessons)
-        values = {key: value.isoformat() if isinstance(value, date) else value for key, value in params.items()}
-        return self._run(lambda session: list(session.connection().execute(statement, values).all()))
+        """All rows of a read-only query, in its own transaction (see :func:`execute`)."""
+        return self._run(lambda session: list(execute(session, query, lessons, **params).all()))
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         """``attempt()``, again while the file is locked, until :attr:`lock_timeout` has passed."""
@@ -251,7 +243,41 @@ class Database:
         self._retrying(switch)
 
 
-def driver(session: Session) -> sqlite3.Connection:
-    """The sqlite3 connection under a session (in its transaction), for bulk work where
-    SQLAlchemy's row objects would cost several times more than the query."""
-    return session.connection().connection.driver_connection  # type: ignore[return-value]
+def execute(session: Session, query: str, lessons: Collection[str] | None = None, **params: Any) -> CursorResult[Any]:
+    """Run one SQL statement in the session's transaction: the one way bertdrill runs a query.
+
+    Parameters are named (``:today``); dates go in as ISO text, times as UTC text, flags as 0 or 1,
+    the formats of the file (see the module's docstring). ``:lessons``, if the query uses it,
+    expands to the lesson ids.
+    """
+    statement = text(query)
+    if lessons is not None:
+        statement = statement.bindparams(bindparam("lessons", expanding=True))
+        params["lessons"] = list(lessons)
+    return session.connection().execute(statement, {key: _value(value) for key, value in params.items()})
+
+
+def execute_many(session: Session, query: str, rows: Sequence[dict[str, Any]]) -> None:
+    """One statement for each of ``rows`` (named parameters), in the session's transaction."""
+    if rows:
+        session.connection().execute(text(query), [{key: _value(value) for key, value in row.items()} for row in rows])
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return utc_text(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def parse_day(text: str | None) -> date | None:
+    """A date as the file keeps it (ISO text), back as a date."""
+    return date.fromisoformat(text) if text else None
+
+
+def parse_moment(text: str) -> datetime:
+    """A time as the file keeps it (UTC text), back as an aware UTC datetime."""
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)

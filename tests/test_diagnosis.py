@@ -1,0 +1,138 @@
+"""Tests for bertdrill.diagnosis: a wrong number named from the lesson's formulas, in bounded time."""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+
+import pytest
+
+from bertdrill import formula
+from bertdrill.diagnosis import Diagnoser, Slip, describe, digit_slip
+from bertdrill.lesson import parse
+from bertdrill.loader import load_lessons
+
+
+@cache
+def lesson():
+    return load_lessons()[0]
+
+
+@cache
+def diagnoser() -> Diagnoser:
+    return Diagnoser.for_lesson(lesson())
+
+
+def said(typed: str, name: str, set_name: str = "bert-base") -> str | None:
+    """The sentence the learner reads for ``typed`` (an expression over the card's set) on card ``name``."""
+    value = formula.evaluate(typed, lesson().values(set_name))
+    expected = lesson().evaluate(name, set_name)
+    found = diagnoser().diagnose(value, expected=expected, name=name, set_name=set_name)
+    return describe(found, shown=f"{value:,}", expected_name=name) if found else None
+
+
+@pytest.mark.parametrize(("typed", "name", "sentence"), [
+    # the issue's example: one attention block typed on the embeddings card
+    ("4*(768*768+768)", "embeddings", "2,362,368 is attention of BERT-base, not embeddings."),
+    ("V * d", "embeddings", "23,440,896 is word_embeddings of BERT-base, not embeddings."),
+    ("(V + L + T) * d", "embeddings", "23,835,648 is embeddings of BERT-base without 2 * d, not embeddings."),
+    # biases left out: 4*d*d for 4 * (d * d + d)
+    ("4*d*d", "attention", "2,359,296 is attention of BERT-base with its biases left out (d), not attention."),
+    ("2*d*f", "ffn", "4,718,592 is ffn of BERT-base with its biases left out (f, d), not ffn."),
+    # a layer without one LayerNorm, without both, a total with one missing in every layer
+    ("layer - 2*d", "layer", "7,086,336 is layer of BERT-base without 2 * d, not layer."),
+    ("attention + ffn", "layer", "7,084,800 is layer of BERT-base without all 2 copies of 2 * d, not layer."),
+    ("total - n*2*d", "total",
+     "109,463,808 is total of BERT-base without 2 * d (left out of layer), not total."),
+    # a missing factor, a part of the formula
+    ("embeddings + layer + pooler", "total", "31,515,648 is total of BERT-base without the factor n, not total."),
+    ("n * layer", "total", "85,054,464 is the part n * layer of total of BERT-base, not total."),
+    # a parameter
+    ("d", "head_size", "768 is d of BERT-base."),
+])
+def test_wrong_numbers_are_named_by_the_quantity_they_are(typed, name, sentence):
+    assert said(typed, name) == sentence
+
+
+def test_the_other_models_value_is_named_as_such():
+    large = lesson().evaluate("embeddings", "bert-large")
+    found = diagnoser().diagnose(large, expected=lesson().evaluate("embeddings", "bert-base"),
+                                 name="embeddings", set_name="bert-base")
+    assert found.slip is Slip.OTHER_SET
+    assert describe(found, shown="31,782,912") == \
+        "31,782,912 is embeddings of BERT-large: the value for the other parameter set."
+
+
+@pytest.mark.parametrize(("typed", "slip", "sentence"), [  # for 23,837,184 (13 for 31)
+    (23837185, Slip.ONE_DIGIT, "One digit is off."),
+    (23837148, Slip.SWAPPED, "Two digits are swapped."),
+    (32837184, Slip.SWAPPED, "Two digits are swapped."),
+    (13, Slip.SWAPPED, "Two digits are swapped."),
+    (2383784, Slip.DIGIT_MISSING, "A digit is missing."),
+    (238371184, Slip.DIGIT_EXTRA, "There is one digit too many."),
+    (2383718, Slip.POWER_OF_TEN, "Off by a power of ten: about 10 times too small."),  # the issue's example
+    (238371840, Slip.POWER_OF_TEN, "Off by a power of ten: 10 times too large."),
+    (23837, Slip.POWER_OF_TEN, "Off by a power of ten: about 1,000 times too small."),
+])
+def test_slips_of_the_fingers(typed, slip, sentence):
+    expected = 31 if typed == 13 else 23837184
+    found = diagnoser().diagnose(typed, expected=expected, name="embeddings", set_name="bert-base")
+    assert (found.slip, describe(found, shown=str(typed))) == (slip, sentence)
+
+
+@pytest.mark.parametrize(("typed", "expected"), [(123, 23837184), (23837184, 23837184), (99999999, 23837184),
+                                                 (5, 7), (17, 31)])
+def test_unrelated_numbers_get_no_diagnosis(typed, expected):
+    assert diagnoser().diagnose(typed, expected=expected, name="embeddings", set_name="bert-base") is None
+    assert digit_slip(typed, expected) is None
+
+
+def test_an_expression_is_named_only_when_it_matches_on_every_set():
+    values = {s: formula.evaluate("4*d*d", lesson().values(s)) for s in lesson().params}
+    found = diagnoser().diagnose_everywhere(values, name="attention")
+    assert describe(found, shown="4*d*d", expected_name="attention") == \
+        "4*d*d is attention of BERT-base with its biases left out (d), not attention."
+    # 768 is d in BERT-base only: as an expression it is nothing of the lesson's
+    assert diagnoser().diagnose_everywhere({"bert-base": 768, "bert-large": 768}) is None
+
+
+def test_the_index_is_bounded_and_fast():
+    """Built once (lazily), then each lookup is a dictionary access: timed on the shipped lesson."""
+    fresh = Diagnoser.for_lesson(lesson())
+    began = time.perf_counter()
+    fresh.index()
+    built = time.perf_counter() - began
+    began = time.perf_counter()
+    for value in range(1000, 2000):
+        fresh.diagnose(value, expected=23837184, name="embeddings", set_name="bert-base")
+    per_lookup = (time.perf_counter() - began) / 1000
+    assert fresh.size < 1000
+    assert built < 0.5 and per_lookup < 0.002, (built, per_lookup)
+    capped = Diagnoser(fresh.params, fresh.formulas, limit=50)
+    capped.index()
+    assert capped.size == 50  # plain formulas and parameters come first, slips are what a cap loses
+    assert capped.diagnose(2362368, expected=23837184, name="embeddings", set_name="bert-base").slip \
+        is Slip.OTHER_QUANTITY
+
+
+def test_a_huge_formula_gets_no_slip_variants(lesson_text):
+    big = " + ".join("(" + " + ".join(f"{i} * d" for i in range(g, g + 20)) + ")" for g in range(1, 160, 20))
+    text = lesson_text.replace('pooler = "d * d + d"', f'pooler = "d * d + d"\nbig = "{big}"')
+    huge = parse(text, "big.toml")
+    found = Diagnoser.for_lesson(huge)
+    began = time.perf_counter()
+    found.index()
+    assert time.perf_counter() - began < 2
+    assert not any(e.quantity.name == "big" and e.quantity.change for es in found.index().values() for e in es)
+
+
+def test_a_set_where_a_formula_fails_is_skipped(lesson_text):
+    text = lesson_text.replace('head_size = "d / h"', 'head_size = "d / h"\nodd = "d / (n - 12)"')
+    # bert-base has n = 12: odd divides by zero there; the lesson itself would be refused, so build directly
+    params = {name: (s.title, s.values) for name, s in parse(lesson_text, "x.toml").params.items()}
+    formulas = dict(parse(lesson_text, "x.toml").formulas)
+    formulas["odd"] = formula.parse("d / (n - 12)")
+    found = Diagnoser(params, formulas)
+    assert found.diagnose(lesson().evaluate("attention", "bert-large"), name="embeddings",
+                          set_name="bert-large").quantity.name == "attention"
+    assert text  # the edited text is only the story of this test

@@ -1,0 +1,103 @@
+"""Questions that give each other away: found from the lesson's texts alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bertdrill import leaks
+from bertdrill.cards import compile_lesson
+from bertdrill.leaks import Exposure, Leak, Where
+from bertdrill.loader import read_lesson
+
+SHIPPED = Path(__file__).resolve().parent.parent / "decks" / "bert-basics.toml"
+
+
+def shipped_leaks(language: str, thousands: str) -> set[tuple[str, str, Where]]:
+    cards = compile_lesson(read_lesson(SHIPPED))
+    return {(leak.source, leak.target, leak.where)
+            for leak in leaks.find_leaks(leaks.exposures(cards, language), thousands=thousands)}
+
+
+# The leaks the shipped lesson is known to have (issue 16), in both its languages.
+KNOWN = {
+    # The matching column prints 768, 3,072 and 30,522: BERT-base's settings.
+    ("bert-base-match", "bert-base-settings", Where.QUESTION),
+    # ... and the settings' answer pairs d_model with 768: the matching question's answer.
+    ("bert-base-settings", "bert-base-match", Where.ANSWER),
+    # "(word + position + segment + LayerNorm)" answers "Which tables and layers make up the embeddings?"
+    ("embedding-params", "embedding-parts", Where.QUESTION),
+    # "What is BERT?"'s answer holds the acronym and the year, the next question's answer, and back.
+    ("bert-definition", "bert-acronym", Where.ANSWER),
+    ("bert-acronym", "bert-definition", Where.ANSWER),
+    # The practice exercise's starter code sets V, d, f = 30522, 768, 3072.
+    ("count-bert-base", "bert-base-settings", Where.QUESTION),
+    ("count-bert-base", "bert-base-match", Where.QUESTION),
+}
+
+
+@pytest.mark.parametrize(("language", "thousands"), [("en", ","), ("tr", ".")])
+def test_the_shipped_lessons_known_leaks_and_no_others(language, thousands):
+    assert shipped_leaks(language, thousands) == KNOWN
+
+
+def test_the_clue_is_quoted_as_the_answer_writes_it():
+    cards = compile_lesson(read_lesson(SHIPPED))
+    found = {(leak.source, leak.target): leak.clue for leak in leaks.find_leaks(leaks.exposures(cards, "en"))}
+    assert found["embedding-params", "embedding-parts"] == "Word + position + segment"
+    assert found["bert-base-match", "bert-base-settings"] == "768"
+    assert found["bert-definition", "bert-acronym"] == "2018"
+
+
+def item(item_id: str, question: str = "", answer: str = "", after: str = "") -> Exposure:
+    return Exposure(item_id, (question,), (answer,) if answer else (), (after,) if after else ())
+
+
+@pytest.mark.parametrize(("shown", "answer", "thousands", "leaks_it"), [
+    ("FFN 3072", "3,072", ",", True),  # grouped or not, the same number
+    ("FFN 3,072", "3072", ",", True),
+    ("FFN 3.072", "3072", ".", True),  # Turkish groups with dots
+    ("FFN 3 072", "3072", ",", True),  # and anyone may group with spaces
+    ("share 0.666", "666", ",", False),  # a decimal part is not a number of its own
+    ("share 0,666", "666", ".", False),
+    ("12 layers", "12", ",", False),  # two digits prove nothing
+    ("x = 30522", "305", ",", False),  # part of a number is not the number
+    ("Word + position + segment", "word, position and segment", ",", False),  # "and" breaks the phrase
+    ("WORD + POSITION + SEGMENT + LayerNorm", "word + position + segment", ",", True),
+    ("İKİ YÖNLÜ DİKKAT", "iki yönlü dikkat", ".", False),  # "iki" is short: no phrase of three long words
+    ("bidirectional encoder representations", "Bidirectional Encoder Representations", ",", True),
+    ("layers, d_model = 768, 16 heads", "layers, d_model = 1024, 12 heads", ",", False),  # same shape, no phrase
+])
+def test_numbers_and_phrases(shown, answer, thousands, leaks_it):
+    found = leaks.find_leaks([item("a", question=shown), item("b", answer=answer)], thousands=thousands)
+    assert bool(found) is leaks_it, found
+
+
+def test_turkish_capital_dotted_i_folds_to_i():
+    found = leaks.find_leaks([item("a", question="İNCE AYAR VERİSİ"), item("b", answer="ince ayar verisi")])
+    assert [leak.clue for leak in found] == ["ince ayar verisi"]
+
+
+def test_an_item_never_leaks_into_itself_and_answers_count_after_answering():
+    assert leaks.find_leaks([item("a", question="Type 2018 (the year)", answer="2018")]) == []
+    found = leaks.find_leaks([item("a", answer="2018"), item("b", after="since 2018")])
+    assert found == [Leak("b", "a", Where.ANSWER, "2018")]
+
+
+def test_conflicts_keep_items_apart_both_ways():
+    found = [Leak("m", "s", Where.QUESTION, "768"), Leak("d", "a", Where.ANSWER, "2018")]
+    assert leaks.conflicts(found) == {"m": {"s"}, "s": {"m"}, "d": {"a"}, "a": {"d"}}
+    assert leaks.conflicts(found, [Where.QUESTION]) == {"m": {"s"}, "s": {"m"}}
+
+
+def test_without_conflicts_keeps_the_first_come_up_to_a_limit():
+    graph = {"a": {"b"}, "b": {"a", "c"}, "c": {"b"}}
+    assert leaks.without_conflicts(["b", "a", "c", "d"], graph) == ["b", "d"]
+    assert leaks.without_conflicts(["a", "b", "c", "d"], graph) == ["a", "c", "d"]
+    assert leaks.without_conflicts(["a", "b", "c", "d"], graph, limit=2) == ["a", "c"]
+
+
+def test_fewest_dropped_drops_the_item_that_leaks_most_then_the_later_of_a_pair():
+    graph = {"a": {"b"}, "b": {"a", "c"}, "c": {"b"}, "x": {"y"}, "y": {"x"}}
+    assert leaks.fewest_dropped(["a", "b", "c", "x", "y", "z"], graph) == ["a", "c", "x", "z"]
