@@ -17,9 +17,10 @@ import ast
 import difflib
 import functools
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from .errors import FormulaError
 
@@ -39,7 +40,8 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_CALLS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}  # round() is handled on its own
 _FUNCTIONS = {"round": 2, "min": None, "max": None, "abs": 1}
 
 # Names of constructs a lesson author might try, for messages that say what was refused.
@@ -74,7 +76,7 @@ def _normalise(value: Number) -> Number:
 
 
 def _bounded(value: Number) -> Number:
-    if abs(value) > MAX_MAGNITUDE:
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
         raise FormulaError(f"result too large (over 10^{len(str(MAX_MAGNITUDE)) - 1})")
     return _normalise(value)
 
@@ -199,7 +201,7 @@ class _Evaluator:
                     raise FormulaError("round()'s digits must be a whole number from -30 to 30")
                 return _bounded(round(Fraction(args[0]), digits))
             return _bounded(round(Fraction(args[0])))
-        return _bounded({"min": min, "max": max, "abs": abs}[fname](*args))
+        return _bounded(_CALLS[fname](*args))
 
 
 def _power(base: Number, exponent: Number) -> Number:
@@ -210,7 +212,7 @@ def _power(base: Number, exponent: Number) -> Number:
     if base == 0 and exponent < 0:
         raise FormulaError("division by zero")
     # Estimate the size before computing, so 10**256 of a huge base never runs.
-    if abs(base) > 1 and abs(exponent) * (abs(int(base)) or 1).bit_length() > 4 * MAX_MAGNITUDE.bit_length():
+    if not -1 <= base <= 1 and abs(exponent) * (abs(int(base)) or 1).bit_length() > 4 * MAX_MAGNITUDE.bit_length():
         raise FormulaError(f"result too large (over 10^{len(str(MAX_MAGNITUDE)) - 1})")
     return Fraction(base) ** exponent
 

@@ -1,8 +1,8 @@
 """Text from outside (typed answers, lesson files) made safe to compare, show and print.
 
 One place for what counts as a control character: :func:`clean_text` removes
-them from what a learner typed; :func:`first_control` finds one in a lesson
-text, which the parser refuses.
+them from what a learner typed; the lesson parser refuses a text in which
+:data:`CONTROL` finds one.
 """
 
 from __future__ import annotations
@@ -49,8 +49,3 @@ def _visible(ch: str) -> str:
         return ""
     return "\ufffd" if category == "Cs" else ch
 
-
-def first_control(text: str) -> str | None:
-    """The first control character of :data:`CONTROL` in ``text``, or None."""
-    found = CONTROL.search(text)
-    return found.group() if found else None

@@ -10,6 +10,7 @@ import typer
 
 from ..errors import BertdrillError
 from ..i18n import _
+from ..kinds import Kind
 from ..limits import DEFAULT_ROLLOVER
 from .base import DbOption, FilesOption, LangOption, RolloverOption, app, clock, decimal, escape, load, open_store, out
 
@@ -22,7 +23,7 @@ app.add_typer(practice_app, name="practice")
 
 def practice_card(cards, item: str | None):
     """The practice card named by ``item`` (an item id or card id), or the only one there is."""
-    cards = [card for card in cards if card.kind == "practice"]
+    cards = [card for card in cards if Kind(card.kind) is Kind.PRACTICE]
     if item:
         cards = [card for card in cards if item in (card.item_id, card.id)]
     if not cards:
