@@ -14,7 +14,8 @@ alternate, so both meet the same load on a shared machine):
    per answer) against 1,000 raw sqlite3 write transactions with the same durability
    settings (target: <= 20 ms per answer);
 4. ``bertdrill check`` on a generated 10,000-item lesson (lessons.py) against parsing the
-   same file with tomllib, both as commands (target <= 5);
+   same file with tomllib, both as commands (target <= 5); and ``bertdrill cards --json`` on it
+   against that ``check`` (target <= 1.5: printing the cards costs little beside reading them);
 5. ``export anki`` of that lesson: writing the package (``bertdrill.anki.export``: cards,
    fields, notes, the atomic write) against writing the same notes with genanki directly
    (export_anki.py's baseline), in this process (target <= 1.2). Reading and verifying the
@@ -236,9 +237,11 @@ def main() -> int:
         lesson = folder / "generated.toml"
         lesson.write_text(lesson_text, encoding="utf-8")
         parse = "import sys, tomllib; tomllib.load(open(sys.argv[1], 'rb'))"
-        check_time, toml_time = medians(max(3, args.runs // 2), (bertdrill() + ["check", str(lesson)], env),
-                                        ([PYTHON, "-c", parse, str(lesson)], env))
+        check_time, toml_time, cards_time = medians(
+            max(3, args.runs // 2), (bertdrill() + ["check", str(lesson)], env),
+            ([PYTHON, "-c", parse, str(lesson)], env), (bertdrill() + ["cards", "--json", "-f", str(lesson)], env))
         table.ratio(f"bertdrill check, {args.items:,} items", check_time, "tomllib parse", toml_time, 5)
+        table.ratio(f"bertdrill cards --json, {args.items:,} items", cards_time, "bertdrill check", check_time, 1.5)
 
         try:
             import genanki  # noqa: F401

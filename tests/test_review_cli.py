@@ -20,6 +20,7 @@ import pytest
 from bertdrill import sm2
 from bertdrill.cli.review import command_in
 from bertdrill.store import Store
+from bertdrill.store.migrations import SCHEMA_VERSION
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MONDAY = "2025-03-03T09:00:00+03:00"
@@ -421,14 +422,15 @@ def test_a_newer_database_is_refused(cli, tmp_path):
     result = cli("status", "--db", str(path))
     assert result.exit_code == 1
     assert result.stderr == (f"Error: {path} was written by a newer bertdrill (schema version 7; this one knows up "
-                             "to 1); upgrade bertdrill to open it\n")
+                             f"to {SCHEMA_VERSION}); upgrade bertdrill to open it\n")
 
 
 def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
     from bertdrill.store import migrations as store_module
 
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store_module.MIGRATIONS, 2, lambda c: c.exec_driver_sql("CREATE TABLE note (id TEXT)"))
+    following = store_module.SCHEMA_VERSION + 1
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", following)
+    monkeypatch.setitem(store_module.MIGRATIONS, following, lambda c: c.exec_driver_sql("CREATE TABLE note (id TEXT)"))
     path = tmp_path / "old.db"
     shutil.copy(FIXTURES / "store-v1.db", path)
     monkeypatch.setenv("BERTDRILL_NOW", "2025-01-13T10:00:00+00:00")
@@ -437,7 +439,7 @@ def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
     data = json.loads(result.stdout)
     assert (data["learned"], data["due_now"], data["next_due"]) == (4, 3, "2025-01-30")  # ffn-share is back
     with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (2,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (following,)
 
 
 # --------------------------------------------------------------------------- real processes

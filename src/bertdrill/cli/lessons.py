@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
 from ..i18n import _, ngettext
-from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out
+from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out, print_json
 
 if TYPE_CHECKING:
     from ..cards import Card
@@ -51,7 +50,7 @@ def cards(
     language = lang
     compiled = all_cards(lessons)
     if as_json:
-        out.print_json(json.dumps([_card_json(card, language) for card in compiled], ensure_ascii=False))
+        print_json([_card_json(card, language) for card in compiled])
         return
     from rich.table import Table
 

@@ -13,7 +13,6 @@ acknowledged with ``Saved:`` is already in the database.
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import threading
@@ -40,6 +39,7 @@ from .base import (
     number,
     open_store,
     out,
+    print_json,
 )
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
@@ -130,7 +130,7 @@ def status(
         "database": store.where,
     }
     if as_json:
-        out.print_json(json.dumps(data, ensure_ascii=False))
+        print_json(data)
         return
     rows = [
         (_("Due now"), number(found.due_now)),

@@ -7,7 +7,6 @@ so the screen reads the same with ``NO_COLOR``; colour is laid on top when allow
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Annotated
@@ -28,6 +27,7 @@ from .base import (
     number,
     open_store,
     out,
+    print_json,
 )
 from .review import card_count, day_count
 
@@ -87,7 +87,7 @@ def stats(
         today = sm2.study_day(clock()(), rollover_hour)
         figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
     if as_json:
-        out.print_json(json.dumps(as_data(figures), ensure_ascii=False))
+        print_json(as_data(figures))
     elif not figures.answers:
         message = (_("No reviews yet in lesson {lesson}, so there is nothing to chart. Start with: "
                      "bertdrill review --lesson {lesson}") if lesson_id
