@@ -420,7 +420,7 @@ def _power_of_ten(value: Number, expected: Number) -> Diagnosis | None:
         if value == expected * factor:
             return Diagnosis(Slip.POWER_OF_TEN, value, factor=factor)
         shrunk = Fraction(expected) / factor
-        if value == shrunk or value == int(shrunk) or value == round(shrunk):
+        if value == shrunk or (len(str(abs(int(value)))) >= MIN_DIGITS and value in (int(shrunk), round(shrunk))):
             return Diagnosis(Slip.POWER_OF_TEN, value, factor=factor, smaller=True)
     return None
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..cards import Card
+    from ..lesson import Lesson
     from ..ports import ReviewStore
 
 
@@ -258,18 +259,19 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
 
 
 def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,
-               read_only: bool = False) -> tuple[ReviewStore, list[Card], list[str]]:
+               read_only: bool = False, loaded: list[Lesson] | None = None) -> tuple[ReviewStore, list[Card], list[str]]:
     """The store (created or migrated), synced with the lessons; the cards and lessons to review.
 
     Use the store in a ``with`` block, so it is closed on every path. ``read_only``: for the
     commands that only read (``status``, ``stats``): an up-to-date file is not written to
-    unless its lessons changed (see :meth:`bertdrill.store.Store.open`).
+    unless its lessons changed (see :meth:`bertdrill.store.Store.open`). ``loaded``: the lessons,
+    when the caller has read them already (``review`` needs them for diagnosis).
     """
     from ..cards import compile_lesson
     from ..loader import find_lesson
     from ..store import Store
 
-    lessons = load(paths)
+    lessons = loaded if loaded is not None else load(paths)
     if lesson_id:
         lesson = find_lesson(lessons, lesson_id)
         chosen = [lesson]
