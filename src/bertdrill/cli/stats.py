@@ -74,6 +74,9 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print the same figures as JSON for scripts.")] = False,
     calibration: Annotated[bool, typer.Option(
         "--calibration", help="Score how well SM-2 and FSRS predict your recall, on your own review log.")] = False,
+    optimize: Annotated[bool, typer.Option(
+        "--optimize", help="With --calibration: also fit FSRS's parameters to your log and score them "
+                           "(needs PyTorch: pip install 'bertdrill[optimize]').")] = False,
     days: DaysOption = 14,
     lang: LangOption = "",
     db: DbOption = None,
@@ -85,11 +88,15 @@ def stats(
 
     _import_rich()
     store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True)
+    if optimize and not calibration:
+        from ..errors import BertdrillError
+
+        raise BertdrillError(_("--optimize goes with --calibration: bertdrill stats --calibration --optimize"))
     if calibration:
         from . import calibration as scores
 
         with store:
-            scores.show(store, lessons if lesson_id else None, as_json=as_json)
+            scores.show(store, lessons if lesson_id else None, as_json=as_json, optimize=optimize)
         return
     with store:
         today = sm2.study_day(clock()(), rollover_hour)

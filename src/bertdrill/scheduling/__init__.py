@@ -15,8 +15,8 @@ from .fsrs import DEFAULT_RETENTION, FSRS
 NAMES = ("sm2", "fsrs")
 """The schedulers by their stored names; ``sm2`` is the default."""
 
-TITLES = {"sm2": "SM-2", "fsrs": "FSRS"}
-"""How the screen names each scheduler."""
+TITLES = {"sm2": "SM-2", "fsrs": "FSRS", "fsrs-fitted": "FSRS*"}
+"""How the screen names each scheduler (FSRS*: FSRS with parameters fitted to the learner's log)."""
 
 DEFAULT = "sm2"
 

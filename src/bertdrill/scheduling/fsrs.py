@@ -27,7 +27,7 @@ imported on first use so that ``bertdrill --help`` does not pay for it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from ..errors import BertdrillError
 from ..i18n import _
 from ..sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
+from .replay import scheduling_answers
 
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
     import fsrs
@@ -74,10 +75,12 @@ def _library() -> ModuleType:
 
 
 @cache
-def _scheduler(retention: float) -> fsrs.Scheduler:
-    """py-fsrs's scheduler with bertdrill's settings: default parameters, no fuzz, no steps."""
-    return _library().Scheduler(desired_retention=retention, learning_steps=(), relearning_steps=(),
-                                enable_fuzzing=False)
+def _scheduler(retention: float, parameters: tuple[float, ...] | None = None) -> fsrs.Scheduler:
+    """py-fsrs's scheduler with bertdrill's settings: default parameters (or fitted ones), no fuzz, no steps."""
+    library = _library()
+    return library.Scheduler(parameters=parameters or library.scheduler.DEFAULT_PARAMETERS,
+                             desired_retention=retention, learning_steps=(), relearning_steps=(),
+                             enable_fuzzing=False)
 
 
 @cache
@@ -202,10 +205,10 @@ class FSRSForecast:
     py-fsrs card to the next (no :class:`Schedule` in between), and the prediction is py-fsrs's
     retrievability. The same computation as :meth:`FSRS.review`, in a quarter less time."""
 
-    name = "fsrs"
-
-    def __init__(self, retention: float = DEFAULT_RETENTION):
-        self._scheduler = _scheduler(check_retention(retention))
+    def __init__(self, retention: float = DEFAULT_RETENTION, parameters: Sequence[float] | None = None, *,
+                 name: str = "fsrs"):
+        self.name = name
+        self._scheduler = _scheduler(check_retention(retention), tuple(parameters) if parameters else None)
         self._ratings = _ratings()
 
     def start(self) -> fsrs.Card:
@@ -216,3 +219,20 @@ class FSRSForecast:
 
     def review(self, memory: fsrs.Card, grade: int, day: date) -> fsrs.Card:
         return self._scheduler.review_card(memory, self._ratings[grade], _moment(day))[0]
+
+
+def fit_parameters(logs: Iterable[Iterable[tuple[date, int]]]) -> list[float]:
+    """FSRS's 21 parameters fitted to these cards' logs by py-fsrs's optimizer (PyTorch; minutes on a CPU).
+
+    Each log is one card's answers, (study day, grade), oldest first; only the first answer of a study
+    day counts, as when scheduling, given to py-fsrs at the study day's midnight with the same rating.
+    """
+    library = _library()
+    from fsrs.optimizer import Optimizer
+
+    ratings = _ratings()
+    review_logs = [library.ReviewLog(card_id=number, rating=ratings[grade], review_datetime=_moment(day),
+                                     review_duration=None)
+                   for number, log in enumerate(logs) for day, grade in scheduling_answers(log)]
+    return [float(value) for value in Optimizer(review_logs).compute_optimal_parameters()]
+
