@@ -11,7 +11,20 @@ import typer
 from ..errors import BertdrillError
 from ..kinds import Kind
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, FilesOption, LangOption, Language, RolloverOption, app, clock, escape, load, open_store, out
+from .base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    Language,
+    LearnerOption,
+    RolloverOption,
+    app,
+    clock,
+    escape,
+    load,
+    open_store,
+    out,
+)
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
@@ -61,6 +74,7 @@ def check_command(
     args: Annotated[list[str], typer.Argument(metavar="[ITEM] SCRIPT", help="Optional practice item id, then your script.")],
     lang: LangOption = Language.en,
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -75,7 +89,7 @@ def check_command(
         raise typer.BadParameter("give at most an item id and a script", param_hint="[ITEM] SCRIPT")
     item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
     now = clock()
-    store, cards, _ = open_store(db, paths, None, None)  # first, so a bad database fails before the run
+    store, cards, _ = open_store(db, paths, None, None, learner=learner)  # first, so a bad database fails before the run
     with store:
         card = practice_card(cards, item)
         outcome = practice.check(card, Path(script))

@@ -29,6 +29,7 @@ from .base import (
     FilesOption,
     LangOption,
     Language,
+    LearnerOption,
     LessonOption,
     LimitOption,
     NewOption,
@@ -71,6 +72,7 @@ def review(
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -81,7 +83,7 @@ def review(
     """
     from ..session import Limits, Session
 
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang.value, learner=learner)
     with store:
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
@@ -96,6 +98,7 @@ def status(
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -104,7 +107,7 @@ def status(
     from ..kinds import Kind
     from ..session import Limits, room_today
 
-    store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True)
+    store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True, learner=learner)
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)

@@ -19,6 +19,7 @@ from .base import (
     FilesOption,
     LangOption,
     Language,
+    LearnerOption,
     LessonOption,
     RolloverOption,
     app,
@@ -72,6 +73,7 @@ def stats(
     days: DaysOption = 14,
     lang: LangOption = Language.en,
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -79,7 +81,7 @@ def stats(
     from .. import sm2
 
     _import_rich()
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value, read_only=True)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang.value, read_only=True, learner=learner)
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         figures = gather(store, today, days, lessons if lesson_id else None, cards, lang.value)
