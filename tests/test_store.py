@@ -179,7 +179,6 @@ def test_a_folder_is_not_a_database(tmp_path):
 
 
 def test_read_only_uri_is_refused_at_open_not_at_the_first_answer(sqlite_db, tmp_path):
-    db = sqlite_db
     path = tmp_path / "review.db"
     with pytest.raises(StoreError, match="is read-only; bertdrill writes every answer to it"):
         Store.open(f"sqlite:///file:{path}?mode=ro&uri=true")

@@ -1,0 +1,85 @@
+"""bertdrill class init, add-learner and report, and --learner, through the CLI as a teacher and learners use them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+NOW = "2025-03-03T09:00:00+00:00"
+
+
+@pytest.fixture
+def teacher(postgres, cli, monkeypatch):
+    """A class set up with `class init`, the teacher's URL in $BERTDRILL_DB."""
+    monkeypatch.setenv("BERTDRILL_DB", postgres.url)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    result = cli("class", "init")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(f"Class ready in {postgres.url}: 1 lesson; each learner sees only their own")
+    return postgres
+
+
+def add(cli, postgres, name):
+    role = postgres.role(name)
+    result = cli("class", "add-learner", role, "--password", "pw-" + name)
+    assert result.exit_code == 0, result.stderr
+    url = postgres.url_as(role).replace(f"{role}@", f"{role}:pw-{name}@")
+    assert result.stdout == (f"Added {role}: a PostgreSQL role of their own, in the class.\n"
+                             f"{role} connects with:\n  export BERTDRILL_DB='{url}'\n  bertdrill review\n")
+    return role, url
+
+
+def test_a_class_from_init_to_report(teacher, cli):
+    ayse, ayse_url = add(cli, teacher, "ayse")
+    bora, bora_url = add(cli, teacher, "bora")
+    assert cli("review", "--db", ayse_url, "--new", "3", input="5\n4\n1\n4\n").exit_code == 0
+    assert cli("review", "--db", bora_url, "--new", "2", input="2\n5\n4\n").exit_code == 0
+    mine = json.loads(cli("status", "--json", "--db", ayse_url).stdout)
+    assert mine["learned"] == 3 and mine["answered_today"] == 4
+    report = cli("class", "report", "--json")
+    assert report.exit_code == 0, report.stderr
+    data = json.loads(report.stdout)
+    assert [(row["learner"], row["answered_7_days"], row["streak"]) for row in data["learners"]] == [
+        (ayse, 4, 1), (bora, 3, 1)]
+    first, second, third = data["cards"][:3]  # ayse failed the third card; bora the first, which ayse passed
+    assert (first["card"], first["failed_last_time"], first["learners"], first["failed_share"]) == (
+        "bert-basics/bidirectional", 1, 1, 1.0)
+    assert (second["card"], second["failed_last_time"], second["learners"], second["failed_share"]) == (
+        "bert-basics/bert-definition", 1, 2, 0.5)
+    assert third["failed_share"] == 0.0 and third["learners"] == 2
+    assert all(card["learners"] == 0 for card in data["cards"][4:])
+    text = cli("class", "report").stdout.splitlines()
+    assert text[0] == f"Class report for study day 2025-03-03: 2 learners, 31 cards ({teacher.url})"
+    assert text[2].split() == ["learner", "due", "7", "days", "retention", "streak", "last", "active"]
+    assert text[3].split()[:5] == [ayse, "0", "4", "-", "1"]
+    assert text[8].split()[:6] == ["bert-basics/bidirectional", "2", "-", "1/1", "100%", "1.96"]
+
+
+def test_a_learner_sees_only_themselves(teacher, cli):
+    ayse, ayse_url = add(cli, teacher, "ayse")
+    bora, bora_url = add(cli, teacher, "bora")
+    cli("review", "--db", bora_url, "--new", "1", input="5\n")
+    data = json.loads(cli("class", "report", "--json", "--db", ayse_url).stdout)
+    assert [row["learner"] for row in data["learners"]] == []  # ayse has no schedule yet, bora is invisible
+    assert all(card["answers"] == 0 for card in data["cards"])
+    as_bora = cli("review", "--db", ayse_url, "--learner", bora, "--new", "1", input="5\n")
+    assert as_bora.exit_code == 1
+    assert "your role may not do this" in as_bora.stderr and "row-level security" in as_bora.stderr
+
+
+def test_class_commands_need_postgresql(cli, tmp_path):
+    result = cli("class", "init", "--db", str(tmp_path / "mine.db"))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {tmp_path / 'mine.db'} is an SQLite file, and a class needs PostgreSQL")
+
+
+def test_learner_option_and_environment_on_sqlite(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    db = str(tmp_path / "shared.db")
+    assert cli("review", "--db", db, "--learner", "ayse", "--new", "2", input="5\n5\n").exit_code == 0
+    monkeypatch.setenv("BERTDRILL_LEARNER", "bora")
+    assert json.loads(cli("status", "--json", "--db", db).stdout)["learned"] == 0
+    assert json.loads(cli("status", "--json", "--db", db, "--learner", "ayse").stdout)["learned"] == 2
+    report = json.loads(cli("class", "report", "--json", "--db", db).stdout)  # works on a file too
+    assert [(row["learner"], row["answered_7_days"]) for row in report["learners"]] == [("ayse", 2), ("bora", 0)]
