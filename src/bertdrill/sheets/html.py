@@ -16,7 +16,7 @@ from ..kinds import Kind
 from ..lesson import BLANK
 from .model import Question, Sheet, Version, letter
 
-ANSWER_LINES = {"fact": 3, "practice": 10}
+ANSWER_LINES = {Kind.FACT: 3, Kind.PRACTICE: 10}
 SHORT_OPTION = 30  # options this short are set in two columns
 
 
@@ -121,7 +121,7 @@ def _numeric_body(sheet: Sheet, question: Question) -> str:
 
 
 def _fact_body(sheet: Sheet, question: Question) -> str:
-    return _lines(ANSWER_LINES["fact"])
+    return _lines(ANSWER_LINES[Kind.FACT])
 
 
 def _match_body(sheet: Sheet, question: Question) -> str:
@@ -139,7 +139,7 @@ def _match_body(sheet: Sheet, question: Question) -> str:
 
 
 def _practice_body(sheet: Sheet, question: Question) -> str:
-    return f'<pre class="code">{escape(question.code)}</pre>{_lines(ANSWER_LINES["practice"])}'
+    return f'<pre class="code">{escape(question.code)}</pre>{_lines(ANSWER_LINES[Kind.PRACTICE])}'
 
 
 def _lines(count: int) -> str:
