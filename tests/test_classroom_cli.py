@@ -83,3 +83,24 @@ def test_learner_option_and_environment_on_sqlite(cli, tmp_path, monkeypatch):
     assert json.loads(cli("status", "--json", "--db", db, "--learner", "ayse").stdout)["learned"] == 2
     report = json.loads(cli("class", "report", "--json", "--db", db).stdout)  # works on a file too
     assert [(row["learner"], row["answered_7_days"]) for row in report["learners"]] == [("ayse", 2), ("bora", 0)]
+
+
+def test_a_sheet_of_what_the_class_fails(teacher, cli, tmp_path):
+    ayse, ayse_url = add(cli, teacher, "ayse")
+    bora, bora_url = add(cli, teacher, "bora")
+    nothing = cli("sheet", "--from-class", "-o", str(tmp_path / "none.md"), "--seed", "1")
+    assert nothing.exit_code == 1
+    assert nothing.stderr.startswith(f"Error: no learner in {teacher.url} has failed a card yet")
+    cli("review", "--db", ayse_url, "--new", "3", input="5\n4\n1\n4\n")  # fails bidirectional
+    cli("review", "--db", bora_url, "--new", "2", input="2\n5\n4\n")  # fails bert-definition
+    out = tmp_path / "hard.md"
+    result = cli("sheet", "--from-class", "--hardest", "5", "-o", str(out), "--seed", "1", "--key", "none")
+    assert result.exit_code == 0, result.stderr
+    assert ", 2 questions and " in result.stdout
+    text = out.read_text()
+    assert 'What does "bidirectional" mean in BERT?' in text  # the card ayse failed
+    assert "**2.**" in text and "**3.**" not in text  # and bora's: two items, nothing else
+    one = cli("sheet", "--from-class", "--hardest", "1", "-o", str(tmp_path / "one.md"), "--seed", "1")
+    assert one.exit_code == 0
+    hardest = (tmp_path / "one.md").read_text()  # failed by everyone who answered it: first
+    assert 'What does "bidirectional" mean in BERT?' in hardest and "**2.**" not in hardest

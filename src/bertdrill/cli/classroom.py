@@ -102,6 +102,25 @@ def report(
         out.print(escape(line))
 
 
+def hardest_items(db: str | None, count: int) -> list[tuple[str, str]]:
+    """The ``count`` items the class fails most, as (lesson id, item id), hardest first, for ``sheet --from-class``:
+    items of cards someone failed at their latest review, or lapsed on."""
+    from .. import sm2
+    from ..store import Store
+
+    with Store.open(db, read_only=True) as store:
+        found = store.class_report(sm2.study_day(clock()(), DEFAULT_ROLLOVER))
+        where = store.where
+    items: list[tuple[str, str]] = []
+    for card in found.cards:
+        if (card.failing or card.lapses) and (card.lesson_id, card.item_id) not in items:
+            items.append((card.lesson_id, card.item_id))
+    if not items:
+        raise BertdrillError(_("no learner in {where} has failed a card yet, so there is nothing for "
+                               "--from-class to choose").format(where=where))
+    return items[:count]
+
+
 def _percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
