@@ -413,7 +413,7 @@ def test_a_database_whose_folder_cannot_be_created(cli, tmp_path):
 
 def test_a_read_only_database_keeps_its_answers(cli, tmp_path):
     path = tmp_path / "ro.db"
-    cli("review", "--db", str(path), "--new", "2", input="5\n4\n")
+    cli("review", "--db", str(path), "--new", "2", input="5\n109482240\n4\n")  # a fact, then the total
     Store.open(str(path)).close()  # the WAL folded in: the file alone is the database
     before = digest(path)
     undo = make_read_only(path)
@@ -446,7 +446,7 @@ connection.execute("ROLLBACK")
 
 def test_a_database_locked_by_another_process_loses_nothing(cli, tmp_path, monkeypatch):
     path = tmp_path / "busy.db"
-    cli("review", "--db", str(path), "--new", "2", input="5\n4\n")
+    cli("review", "--db", str(path), "--new", "2", input="5\n109482240\n4\n")  # a fact, then the total
     monkeypatch.setenv("BERTDRILL_LOCK_TIMEOUT", "0.5")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_EXCLUSIVE, str(path)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from timing import cpu_seconds
 
 from bertdrill import formula
 from bertdrill.errors import FormulaError
@@ -125,7 +126,6 @@ def test_evaluator_only_returns_a_number_or_raises_formula_error(source):
 
 
 # --- issue 11, item 1: the cost of every evaluation is bounded ------------------------------
-# Times are this process's CPU time, so other work on a shared machine does not count.
 
 CORPUS = Path(__file__).parent / "corpus" / "formulas"
 # corpus file -> the message it is refused with (each one hung or took seconds before)
@@ -148,11 +148,10 @@ def test_every_formula_in_the_corpus_has_an_expectation():
 @pytest.mark.parametrize("name", sorted(HOSTILE_ARITHMETIC))
 def test_hostile_arithmetic_is_refused_within_100_ms(name):
     source = (CORPUS / name).read_text(encoding="utf-8").strip()
-    began = time.process_time()
     with pytest.raises(FormulaError) as caught:
-        formula.evaluate(source, BERT_BASE)
-    assert time.process_time() - began < 0.1
+        cpu_seconds(lambda: formula.evaluate(source, BERT_BASE))
     assert HOSTILE_ARITHMETIC[name] in str(caught.value)
+    assert cpu_seconds(lambda: pytest.raises(FormulaError, formula.evaluate, source, BERT_BASE)) < 0.1
 
 
 @pytest.mark.parametrize("source, value", [
@@ -182,14 +181,17 @@ def _costlier(children):
 @settings(max_examples=300, deadline=None)
 @given(st.recursive(_costly_leaves, _costlier, max_leaves=40))
 def test_every_evaluation_answers_or_refuses_within_100_ms(source):
-    began = time.process_time()
-    try:
-        result = formula.evaluate(source, {"d": 768, "h": 12})
-    except FormulaError:
-        result = None
-    if result is not None:
-        formula.format_number(result)  # showing it is bounded too
-    assert time.process_time() - began < 0.1
+    def evaluate_and_show():
+        try:
+            results.append(formula.evaluate(source, {"d": 768, "h": 12}))
+        except FormulaError:
+            results.append(None)
+            return
+        formula.format_number(results[-1])  # showing it is bounded too
+
+    results: list = []
+    assert cpu_seconds(evaluate_and_show) < 0.1, source
+    [result] = results
     if result is not None:
         assert abs(result) <= formula.MAX_MAGNITUDE
         assert Fraction(result).denominator <= formula.MAX_DENOMINATOR
@@ -205,7 +207,6 @@ def test_decimal_exponent_is_the_power_of_ten_of_the_first_digit(value, shift):
 
 
 def test_decimal_exponent_of_a_long_fraction_is_quick():
-    began = time.process_time()
     assert formula.decimal_exponent(Fraction(1, 10**40000)) == -40000  # was cubic in a claim's rounding
     assert formula.decimal_exponent(Fraction(3, 7 * 10**1000)) == -1001
-    assert time.process_time() - began < 0.1
+    assert cpu_seconds(lambda: formula.decimal_exponent(Fraction(1, 10**40000))) < 0.1

@@ -289,8 +289,8 @@ def test_help_is_one_line_summary(cli):
 # --------------------------------------------------------------------------- leeches in review
 
 
-def test_review_warns_the_moment_a_card_becomes_a_leech(cli, monkeypatch):
-    card_id = P + "bert-definition"
+def almost_a_leech(card_id: str) -> Store:
+    """A store where ``card_id`` has lapsed 7 times and is due today: one more wrong answer makes it a leech."""
     store = Store.open()
     from bertdrill.loader import all_cards, load_lessons
 
@@ -300,8 +300,14 @@ def test_review_warns_the_moment_a_card_becomes_a_leech(cli, monkeypatch):
                        moment=datetime.combine(day(-15 + i), datetime.min.time(), ZONE) + timedelta(hours=9))
     before = store.state(card_id)
     assert (before.schedule.lapses, before.leech, before.schedule.due) == (7, False, TODAY)
+    return store
+
+
+def test_review_tags_a_new_leech_with_leech_action_tag(cli, monkeypatch):
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
-    result = cli("review", "--new", "0", input="1\n5\n")  # wrong (the 8th lapse), then right in the re-drill
+    result = cli("review", "--new", "0", "--leech-action", "tag", input="1\n5\n")  # the 8th lapse, then the re-drill
     assert result.exit_code == 0, result.stderr
     warning = ("Leech: bert-basics/bert-definition has lapsed 8 times, now tagged a leech: rewrite it, "
                "or suspend it when it comes back.")
@@ -309,7 +315,58 @@ def test_review_warns_the_moment_a_card_becomes_a_leech(cli, monkeypatch):
     assert lines.count(warning) == 1  # once, the moment it happened; not again in the re-drill
     assert lines[lines.index(warning) - 1].startswith("Saved: grade 1 ")
     after = store.state(card_id)
-    assert (after.schedule.lapses, after.leech) == (8, True)
+    assert (after.schedule.lapses, after.leech, after.suspended) == (8, True, False)
+    store.close()
+
+
+def test_review_suspends_a_card_the_moment_it_becomes_a_leech(cli, monkeypatch):
+    """As in Anki: at 8 lapses the card is suspended, with a one-line notice; it does not come back today."""
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    result = cli("review", "--new", "0", input="1\n")
+    assert result.exit_code == 0, result.stderr
+    notice = "Leech: bert-basics/bert-definition has lapsed 8 times and is suspended: rewrite it (u undoes this)."
+    lines = result.stdout.splitlines()
+    assert lines.count(notice) == 1
+    assert lines[lines.index(notice) - 1] == "Saved: grade 1 · next review tomorrow (2025-03-04)."
+    assert "Session over: 1 answered, 0 correct, 0 s. Due tomorrow: 0." in result.stdout  # no re-drill of it
+    after = store.state(card_id)
+    assert (after.schedule.lapses, after.leech, after.suspended) == (8, True, True)
+    stats = cli("stats", "--json")
+    assert [leech["card"] for leech in json.loads(stats.stdout)["leeches"]] == [card_id]  # stats lists it
+    store.close()
+
+
+def test_undo_takes_back_the_answer_and_the_leechs_suspension(cli, monkeypatch):
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    result = cli("review", "--new", "1", input="1\n:undo\n")  # undone at the next card's prompt
+    assert "Undone: bert-basics/bert-definition is back as it was." in result.stdout
+    after = store.state(card_id)
+    assert (after.schedule.lapses, after.leech, after.suspended) == (7, False, False)
+    store.close()
+
+
+def test_environment_chooses_the_leech_action(cli, monkeypatch):
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    monkeypatch.setenv("BERTDRILL_LEECH_ACTION", "tag")
+    result = cli("review", "--new", "0", input="1\n5\n")
+    assert "now tagged a leech" in result.stdout and not store.state(card_id).suspended
+    monkeypatch.setenv("BERTDRILL_LEECH_ACTION", "delete")
+    refused = cli("review", "--new", "0", input="")
+    assert refused.exit_code == 2 and "--leech-action" in refused.stderr
+    store.close()
+
+
+def test_the_leech_option_wins_over_the_environment(cli, monkeypatch):
+    store = almost_a_leech(P + "bert-definition")
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    monkeypatch.setenv("BERTDRILL_LEECH_ACTION", "tag")
+    assert "is suspended" in cli("review", "--new", "0", "--leech-action", "suspend", input="1\n").stdout
     store.close()
 
 

@@ -30,11 +30,13 @@ except ImportError:  # pragma: no cover
 
 from .. import __version__
 from ..errors import BertdrillError, LessonErrors
+from ..text import show_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ..cards import Card
+    from ..lesson import Lesson
     from ..ports import ReviewStore
 
 
@@ -72,10 +74,6 @@ class LazyConsole:
 out = LazyConsole(highlight=False, emoji=False, soft_wrap=lambda: not sys.stdout.isatty())
 err = LazyConsole(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
-# C0 controls (but newline and tab), DEL and C1 controls: shown as symbols, never sent to the terminal,
-# where ESC sequences in a lesson could recolour, retitle or clear it. Lesson text is data.
-_CONTROLS = {code: 0x2400 + code for code in range(0x20) if chr(code) not in "\n\t"}
-_CONTROLS |= {0x7F: 0x2421} | {code: 0xFFFD for code in range(0x80, 0xA0)}
 _WORD_JOINER = "\u2060"
 
 
@@ -88,7 +86,7 @@ def escape(text: str) -> str:
     """
     from rich.markup import escape as escape_markup
 
-    text = text.translate(_CONTROLS)
+    text = show_controls(text)  # ESC sequences in a lesson could recolour, retitle or clear the terminal
     body = text.rstrip("\\")
     tail = text[len(body):]
     return escape_markup(body) + (tail + _WORD_JOINER if tail else "")
@@ -235,18 +233,20 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
 
 
 def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,
-               read_only: bool = False, learner: str | None = None) -> tuple[ReviewStore, list[Card], list[str]]:
+               read_only: bool = False, loaded: list[Lesson] | None = None,
+               learner: str | None = None) -> tuple[ReviewStore, list[Card], list[str]]:
     """The store (created or migrated), synced with the lessons; the cards and lessons to review.
 
     Use the store in a ``with`` block, so it is closed on every path. ``read_only``: for the
     commands that only read (``status``, ``stats``): an up-to-date file is not written to
-    unless its lessons changed (see :meth:`bertdrill.store.Store.open`).
+    unless its lessons changed (see :meth:`bertdrill.store.Store.open`). ``loaded``: the lessons,
+    when the caller has read them already (``review`` needs them for diagnosis).
     """
     from ..cards import compile_lesson
     from ..loader import find_lesson
     from ..store import Store
 
-    lessons = load(paths)
+    lessons = loaded if loaded is not None else load(paths)
     if lesson_id:
         lesson = find_lesson(lessons, lesson_id)
         chosen = [lesson]
@@ -264,6 +264,14 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
                    track=lambda stale: progress(stale, "Syncing lessons"))
     cards = [card for lesson in chosen for card in compiled[lesson.id]]
     return store, cards, [lesson.id for lesson in chosen]
+
+
+def chosen_scheduler(store: ReviewStore):
+    """The scheduler the learner chose (``bertdrill scheduler``), with its setting."""
+    from ..scheduling import scheduler_named
+
+    choice = store.scheduler_choice()
+    return scheduler_named(choice.name, choice.retention)
 
 
 @contextmanager

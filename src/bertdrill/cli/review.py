@@ -18,11 +18,13 @@ import sys
 import threading
 from contextlib import contextmanager
 from datetime import date
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from ..errors import StoreError
+from ..i18n import _, ngettext
 from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 from .base import (
     DbOption,
@@ -35,6 +37,7 @@ from .base import (
     NewOption,
     RolloverOption,
     app,
+    chosen_scheduler,
     clock,
     escape,
     open_store,
@@ -46,9 +49,21 @@ MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and d
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
 COMMANDS = {"undo": "undo", "suspend": "suspend", "bury": "bury", "quit": "quit"}
 KEYS = {"u": "undo", "s": "suspend", "b": "bury", "q": "quit"}
+UNKNOWN = "unknown"  # a line that looks like a command (":x") but is none
 LETTERS = "abcdefghij"  # choice options, as grading reads them
 GRADES = ("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
           "3 right, with effort · 4 right, after a pause · 5 right at once")
+
+
+class LeechChoice(StrEnum):  # the CLI's copy of session.LeechAction: the session module loads only in `review`
+    suspend = "suspend"
+    tag = "tag"
+
+
+LeechOption = Annotated[LeechChoice, typer.Option(
+    "--leech-action", envvar="BERTDRILL_LEECH_ACTION", case_sensitive=False,
+    help="What happens to a card that lapses 8 times: suspend it (as Anki does) or only tag it.")]
+
 
 class Quit(Exception):
     """The learner asked to stop (q, :quit)."""
@@ -75,19 +90,25 @@ def review(
     learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+    leech_action: LeechOption = LeechChoice.suspend,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
     Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter). With standard
     input not a terminal, answers are read as lines; see docs/review.md.
     """
-    from ..session import Limits, Session
+    from ..diagnosis import Diagnoser
+    from ..session import LeechAction, Limits, Session
+    from .base import load
 
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value, learner=learner)
+    loaded = load(paths)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang.value, loaded=loaded, learner=learner)
+    diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
     with store:
-        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
+        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
+                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-        code = Review(session, reader, lang.value).run()
+        code = Review(session, reader, lang.value, diagnosers).run()
     raise typer.Exit(code)
 
 
@@ -197,10 +218,11 @@ def clean(text: str) -> str:
 class Review:
     """Shows the session's cards, reads answers and commands, prints the summary."""
 
-    def __init__(self, session, reader, language: str):
+    def __init__(self, session, reader, language: str, diagnosers=None):
         self.session = session
         self.reader = reader
         self.language = language
+        self.diagnosers = diagnosers or {}  # lesson id -> Diagnoser: wrong numbers explained
 
     def run(self) -> int:
         code = 0
@@ -245,10 +267,16 @@ class Review:
 
     def question(self, entry) -> None:
         card = entry.card
-        out.print(escape(card.question(self.language)))
-        if card.kind == "choice":
-            for number, option in enumerate(card.options[self.language], start=1):
-                out.print(f"  {number}  {LETTERS[number - 1]})  {escape(option)}")
+        phrased = card.phrased.get(self.language) if card.kind == "match" else None
+        out.print(escape(phrased or card.question(self.language)))
+        for number, option in enumerate(self.options(card), start=1):
+            out.print(f"  {number}  {LETTERS[number - 1]})  {escape(option)}")
+
+    def options(self, card) -> tuple[str, ...]:
+        """What a choice card offers, or a match card's table values to choose from."""
+        if card.kind in ("choice", "match"):
+            return card.options.get(self.language, ())
+        return ()
 
     def outro(self) -> None:
         summary = self.session.summary()
@@ -263,37 +291,61 @@ class Review:
     # ----------------------------------------------------------------- one card
 
     def ask(self, entry) -> None:
-        from ..grading import grade
-
         self.header(entry)
         self.question(entry)
         card = entry.card
-        answer = card.answer[self.language]
+        typed: str | None = None
+        verdict = None
         if card.kind == "fact":
-            if self.reader.terminal:
-                self.read("Enter shows the answer (u s b q): ", entry, answering=False)
-            out.print(f"[bold]Answer:[/bold] {escape(answer)}")
-            self.explain(card)
-            chosen = self.read_grade(entry, None)
-            typed = None
+            if self.reader.terminal:  # a typed answer is graded; Enter alone shows the answer to grade yourself
+                typed = self.read(_("Your answer, or Enter to see it (u s b q): "), entry, answering=False).strip()
+                verdict = self.grade(card, typed) if typed else None
+                typed = typed or None
         else:
-            # on a choice card "b" may be an option: then the hint says ":b"
+            # on a choice or match card "b" may be an option: then the hint says ":b"
             keys = " ".join(f":{key}" if key in self.answer_letters(entry, True) else key for key in KEYS)
             hint = f" ({keys})" if self.reader.terminal else ""
-            typed = self.read(f"Your answer{hint}: ", entry, answering=True)
-            verdict = grade(card, typed, self.language)
-            mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
-            out.print(f"{mark} {escape(verdict.feedback)}")
-            if verdict.diff:
-                out.print(f"  Difference: {escape(verdict.diff)}")
-            out.print(f"[bold]Answer:[/bold] {escape(verdict.expected)}")
-            self.explain(card)
-            chosen = self.read_grade(entry, verdict.suggested)
+            while verdict is None or verdict.retry:
+                if verdict is not None:  # an option that does not exist: say so, and ask again
+                    out.print(escape(verdict.feedback))
+                typed = self.read(_("Your answer{hint}: ").format(hint=hint), entry, answering=True)
+                verdict = self.grade(card, typed)
+        if verdict is not None:
+            self.show_verdict(verdict)
+        else:
+            out.print(f"[bold]{_('Answer:')}[/bold] {escape(card.answer[self.language])}")
+        self.explain(card)
+        self.preview()
+        chosen = self.read_grade(entry, verdict.suggested if verdict is not None else None)
         with _interrupts_held():
             outcome = self.session.answer(chosen, typed)
             out.print(_saved(outcome, self.session.day))
-            if outcome.became_leech:
+            if outcome.suspended:
+                out.print(leech_suspended(card.id, outcome.after.lapses))
+            elif outcome.became_leech:
                 out.print(leech_warning(card.id, outcome.after.lapses))
+
+    def grade(self, card, typed: str):
+        from ..grading import grade
+
+        return grade(card, typed, self.language, diagnoser=self.diagnosers.get(card.lesson_id))
+
+    def show_verdict(self, verdict) -> None:
+        """✓ or ✗ with words, the diff or the diagnosis, then the answer: each said once."""
+        mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
+        out.print(f"{mark} {escape(verdict.feedback)}")
+        if verdict.diff:
+            out.print("  " + _("Difference: {diff}").format(diff=escape(verdict.diff)))
+        if verdict.note:
+            out.print("  " + escape(verdict.note))
+        out.print(f"[bold]{_('Answer:')}[/bold] {escape(verdict.expected)}")
+
+    def preview(self) -> None:
+        """When the card comes back for each grade, from the session's scheduler, as Anki shows on its buttons."""
+        states = self.session.preview()
+        if states:
+            out.print(_("Comes back: {when}").format(when=interval_preview(states, self.session.study_day(
+                self.session.clock()))), style="dim", highlight=False)
 
     def explain(self, card) -> None:
         explanation = card.explanation.get(self.language)
@@ -313,17 +365,25 @@ class Review:
             out.print(f"A grade is a whole number from 0 to 5{enter.replace(', ', '; ')} ({escape(got)}).")
 
     def read(self, prompt: str, entry, *, answering: bool) -> str:
-        """One line; raises :class:`Command` when it is one (see :func:`command_in`)."""
-        line = self.reader.read(prompt)
-        name = command_in(line, terminal=self.reader.terminal, answers=self.answer_letters(entry, answering))
-        if name:
-            raise Command(name)
-        return line
+        """One line; raises :class:`Command` when it is one (see :func:`command_in`).
+
+        An unknown ``:command`` is refused with the list of commands, and the prompt asked again:
+        it is never taken as an answer or a grade.
+        """
+        while True:
+            line = self.reader.read(prompt)
+            name = command_in(line, terminal=self.reader.terminal, answers=self.answer_letters(entry, answering))
+            if name == UNKNOWN:
+                out.print(_("Unknown command {command}: the commands are {commands}.").format(
+                    command=escape(line.strip()), commands=" ".join(f":{name}" for name in COMMANDS)))
+                continue
+            if name:
+                raise Command(name)
+            return line
 
     def answer_letters(self, entry, answering: bool) -> str:
-        """Letters that are answers at this prompt: the option letters of a choice card."""
-        card = entry.card
-        return LETTERS[: len(card.options[self.language])] if answering and card.kind == "choice" else ""
+        """Letters that are answers at this prompt: the option letters of a choice or match card."""
+        return LETTERS[: len(self.options(entry.card))] if answering else ""
 
     def perform(self, name: str) -> None:
         if name == "quit":
@@ -347,13 +407,14 @@ class Review:
 def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
     """The command a line stands for, if any.
 
-    Everywhere: ``:undo``, ``:suspend``, ``:bury``, ``:quit`` (or ``:u`` ``:s`` ``:b`` ``:q``).
+    Everywhere: ``:undo``, ``:suspend``, ``:bury``, ``:quit`` (or ``:u`` ``:s`` ``:b`` ``:q``); any other
+    word after a colon is :data:`UNKNOWN` (refused, never an answer).
     In a terminal also the bare keys u, s, b, q, except a key in ``answers``: on a choice
     card the letters that name options are answers (``b`` is option b; ``:b`` buries).
     """
     word = line.strip().lower()
     if word.startswith(":"):
-        return COMMANDS.get(word[1:]) or KEYS.get(word[1:])
+        return COMMANDS.get(word[1:]) or KEYS.get(word[1:]) or UNKNOWN
     if terminal and word in KEYS and word not in answers:
         return KEYS[word]
     return None
@@ -371,6 +432,38 @@ def _saved(outcome, today: date) -> str:
         rest = f"next review {day_words(due, today)}"
     again = "; back later in this session" if outcome.again else ""
     return f"Saved: grade {outcome.grade} · {rest}{again}."
+
+
+def leech_suspended(card_id: str, lapses: int) -> str:
+    """One line, the moment a card becomes a leech and is suspended (the default, as in Anki)."""
+    return "[bold]{}[/bold] ".format(_("Leech:")) + _(
+        "{card} has lapsed {lapses} times and is suspended: rewrite it (u undoes this).").format(
+        card=escape(card_id), lapses=lapses)
+
+
+def interval_preview(states, today: date) -> str:
+    """``0–2 tomorrow · 3–5 in 15 days``: grades that give the same due day share one entry."""
+    groups: list[tuple[list[int], date]] = []
+    for grade_value in sorted(states):
+        due = states[grade_value].due
+        if groups and groups[-1][1] == due:
+            groups[-1][0].append(grade_value)
+        else:
+            groups.append(([grade_value], due))
+    return " · ".join(f"{_grades(grades)} {_when(due, today)}" for grades, due in groups)
+
+
+def _grades(grades: list[int]) -> str:
+    return str(grades[0]) if len(grades) == 1 else f"{grades[0]}–{grades[-1]}"
+
+
+def _when(due: date, today: date) -> str:
+    days = (due - today).days
+    if days <= 0:
+        return _("today")
+    if days == 1:
+        return _("tomorrow")
+    return ngettext("in {count} day", "in {count} days", days).format(count=days)
 
 
 def leech_warning(card_id: str, lapses: int) -> str:
