@@ -9,7 +9,7 @@ import typer
 
 from ..i18n import _
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, RolloverOption, app, clock, out, progress
+from .base import DbOption, LearnerOption, RolloverOption, app, clock, out, progress
 
 
 class SchedulerName(StrEnum):
@@ -25,6 +25,7 @@ def scheduler_command(
         "--retention", metavar="R", show_default=False,
         help="FSRS's desired retention, 0.70 to 0.97 (default 0.90): lower means longer intervals.")] = None,
     db: DbOption = None,
+    learner: LearnerOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show the scheduler, or switch it: every card's schedule is rebuilt from its review log.
@@ -40,7 +41,7 @@ def scheduler_command(
 
     if retention is not None and name is not SchedulerName.fsrs:
         raise BertdrillError(_("--retention is a setting of FSRS: use it with `bertdrill scheduler fsrs`"))
-    with Store.open(db, read_only=name is None) as store:
+    with Store.open(db, read_only=name is None, learner=learner) as store:
         current = store.scheduler_choice()
         if name is None:
             out.print(_("Scheduler: {scheduler}.").format(scheduler=describe(current)))

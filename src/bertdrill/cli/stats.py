@@ -19,6 +19,7 @@ from .base import (
     DbOption,
     FilesOption,
     LangOption,
+    LearnerOption,
     LessonOption,
     RolloverOption,
     app,
@@ -80,6 +81,7 @@ def stats(
     days: DaysOption = 14,
     lang: LangOption = "",
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -87,11 +89,11 @@ def stats(
     from .. import sm2
 
     _import_rich()
-    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True)
     if optimize and not calibration:
         from ..errors import BertdrillError
 
         raise BertdrillError(_("--optimize goes with --calibration: bertdrill stats --calibration --optimize"))
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
     if calibration:
         from . import calibration as scores
 
