@@ -546,6 +546,8 @@ def _grade_blank(card: BlankCard, text: str, language: str, expected: str,
     want = _values(filled_expression(card.code, card.fill), envs)
     if want is None:  # the blank is prose, not arithmetic: compare as text
         return _grade_text(text, [card.fill], language, expected)
+    if (unknown := _unknown_name(text.rsplit("=", 1)[-1], card.allowed)) is not None:
+        return _wrong(expected, unknown)  # "embeddings / d": a formula's name does the work asked for
     if _agrees(filled_expression(card.code, text), want, envs):
         return _right(expected)
     side = _expression(text.rsplit("=", 1)[-1])  # "dikkat = 4*d*d + 4*d" or just its right side
@@ -601,6 +603,16 @@ def _grade_match(card: MatchCard, text: str, language: str, expected: str,
         return _diagnosed(_grade_number(card.value, Fraction(0), card.env, text, language, expected),
                           card, text, language, diagnoser)
     return _grade_text(text, [expected], language, expected)
+
+
+def _unknown_name(text: str, allowed: frozenset[str]) -> str | None:
+    """What is wrong with a typed expression that names something beyond ``allowed`` (a formula), or None."""
+    try:
+        parsed = formula.parse(_as_formula(text))
+    except FormulaError:
+        return None
+    others = sorted(parsed.names - allowed)
+    return formula.unknown_name_message(others[0], allowed) if others else None
 
 
 def _values(source: str, envs: Iterable[Mapping[str, Number]]) -> list[Number | None] | None:
