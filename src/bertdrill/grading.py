@@ -305,6 +305,8 @@ def _grade_number(want: Number, tolerance: Fraction, env: Mapping[str, Number], 
     miss = abs(Fraction(read.value) - Fraction(want))
     if miss <= tolerance * abs(Fraction(want)):
         return _right(expected, "" if miss == 0 else _("within the item's tolerance"))
+    if not read.expression and read.value == parse_number(expected, language):
+        return _right(expected)  # the answer as shown: a value with no end of decimals, shown rounded
     figures = _figures(Fraction(read.value))
     if not read.expression and figures and _rounded(Fraction(read.value), want) and \
             (figures >= CLOSE_FIGURES or read.approximate):
@@ -591,7 +593,8 @@ def _grade_match(card: MatchCard, text: str, language: str, expected: str,
         read = _read_number(text, card.env, language)
         values = [parse_number(option, language) for option in options]
         if isinstance(read, _Number) and read.value in values:
-            return _right(expected) if read.value == card.value else _diagnosed(_wrong(expected), card, text,
+            shown = read.value == parse_number(expected, language)  # a value with no end, as shown
+            return _right(expected) if read.value == card.value or shown else _diagnosed(_wrong(expected), card, text,
                                                                                    language, diagnoser)
     picked = _option_index(text, language)
     if picked is not None and options and (card.value is None or not text[:1].isdigit() or picked < len(options)):

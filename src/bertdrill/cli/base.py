@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover
 
 from .. import __version__
 from ..errors import BertdrillError, LessonErrors
+from ..i18n import _
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -274,6 +275,11 @@ def _closed_on_error(store: ReviewStore) -> Iterator[None]:
         raise
 
 
+CLOCK_YEARS = (1970, 9000)
+"""The years BERTDRILL_NOW may name: every date worked out from it (a study day, due dates years ahead,
+a year of history behind, another time zone) is then a date Python can hold."""
+
+
 def clock():
     """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks.
 
@@ -289,6 +295,9 @@ def clock():
         start = datetime.fromisoformat(start_text)
     except ValueError:
         raise BertdrillError(f"BERTDRILL_NOW={start_text!r} is not a date and time such as 2024-05-01T09:00") from None
+    if not CLOCK_YEARS[0] <= start.year <= CLOCK_YEARS[1]:  # room for due dates, a year of history, time zones
+        raise BertdrillError(_("BERTDRILL_NOW={text!r} is outside the years {first} to {last}").format(
+            text=start_text, first=CLOCK_YEARS[0], last=CLOCK_YEARS[1]))
     start = start if start.tzinfo else start.astimezone()
     began = time.monotonic()
     return lambda: start + timedelta(seconds=time.monotonic() - began)
