@@ -30,6 +30,7 @@ from anki.import_export_pb2 import (
 from bertdrill import anki as bertdrill_anki
 from bertdrill.cards import compile_lesson
 from bertdrill.errors import BertdrillError
+from bertdrill.files import write_atomic
 from bertdrill.lesson import parse
 
 SHIPPED_KINDS = {"fact": 11, "choice": 1, "blank": 1, "numeric": 14, "match": 4, "practice": 1}
@@ -183,11 +184,12 @@ def test_export_shipped_lesson(cli, tmp_path):
 def test_directory_as_output_is_refused(cli, tmp_path):
     result = cli("export", "anki", "-o", str(tmp_path))
     assert result.exit_code == 1
-    assert result.stderr == f"Error: {tmp_path} is a directory; give a file name such as {tmp_path / 'lessons.apkg'}\n"
+    assert result.stderr == (f"Error: cannot write {tmp_path}: it is a folder; "
+                             f"give a file name such as {tmp_path / 'lessons.apkg'}\n")
 
 
 @pytest.mark.parametrize("where, message", [
-    ("missing/out.apkg", "folder {dir}/missing does not exist"),
+    ("missing/out.apkg", "the folder {dir}/missing does not exist"),
     ("file.txt/out.apkg", "{dir}/file.txt is not a folder"),
 ])
 def test_unwritable_output_is_refused(cli, tmp_path, where, message):
@@ -208,7 +210,7 @@ def test_read_only_folder_is_refused(cli, tmp_path):
     finally:
         folder.chmod(0o755)
     assert result.exit_code == 1
-    assert result.stderr == f"Error: cannot write {folder / 'out.apkg'}: permission denied\n"
+    assert result.stderr == f"Error: cannot write {folder / 'out.apkg'}: permission denied for the folder {folder}\n"
     assert list(folder.iterdir()) == []
 
 
@@ -252,7 +254,7 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         raise OSError(28, "No space left on device")
 
     with pytest.raises(BertdrillError, match="cannot write .*bert.apkg: No space left on device"):
-        bertdrill_anki.write_atomically(target, fails_halfway)
+        write_atomic(target, fails_halfway)
     assert target.read_bytes() == b"the previous export"
     assert [p.name for p in tmp_path.iterdir()] == ["bert.apkg"]
 

@@ -67,3 +67,27 @@ def test_cards_json_costs_about_what_check_costs(cli, tmp_path):
     assert len(cards) == 2100 and cards[0]["id"] == "generated/fact-0"
     assert result.stdout == json.dumps(cards, indent=2, ensure_ascii=False) + "\n"
     assert best["cards"] <= 2 * best["check"], best
+
+
+def test_the_shipped_lesson_passes_check_strict(cli):
+    result = cli("check", "--strict")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+def test_a_prompt_that_gives_its_answer_away_is_a_warning_and_strict_makes_it_an_error(cli, tmp_path, lesson_text):
+    blank = next(line for line in lesson_text.splitlines() if line.startswith('prompt = { en = "How many projection'))
+    path = tmp_path / "giveaway.toml"
+    path.write_text(lesson_text.replace(blank, 'prompt = { en = "Count attention\'s four projections (Q, K, V, '
+                                               'output).", tr = "Dikkatin dört projeksiyonunu say." }'),
+                    encoding="utf-8")
+    line = next(number for number, text in enumerate(path.read_text().splitlines(), start=1)
+                if text == 'id = "attention-projections"') - 1
+    warnings = [f"{path}:{line}: warning: item attention-projections: the prompt gives its answer away ('four' in en)",
+                f"{path}:{line}: warning: item attention-projections: the prompt gives its answer away ('dört' in tr)"]
+    lenient = cli("check", str(path))
+    assert lenient.exit_code == 0
+    assert lenient.stderr.splitlines() == warnings
+    strict = cli("check", "--strict", str(path))
+    assert strict.exit_code == 1
+    assert strict.stderr.splitlines() == warnings + ["Error: 2 warnings, and --strict makes them errors"]

@@ -143,3 +143,8 @@ def test_a_power_of_ten_needs_digits_to_compare():
     assert digit_slip(1, 109482240) is None
     assert digit_slip(10, 109482240) is None
     assert digit_slip(109, 109482240).slip is Slip.POWER_OF_TEN
+
+
+def test_a_slip_that_leaves_a_bare_number_explains_nothing():
+    """``4`` is ``4 * (d * d + d)`` without its factor ``d * d + d``: true, and no help to anyone."""
+    assert diagnoser().diagnose(4, expected=109482240, name="total", set_name="bert-base") is None

@@ -41,7 +41,6 @@ import itertools
 import json
 import os
 import sqlite3
-import tempfile
 import time
 import zipfile
 from collections import Counter
@@ -55,6 +54,7 @@ import genanki
 from . import formula
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard, compile_lesson
 from .errors import BertdrillError
+from .files import check_writable, write_atomic
 from .kinds import Kind
 from .languages import LANGUAGES
 from .languages import name as language_name
@@ -581,60 +581,9 @@ def _collector_paused():
 
 def check_target(path: Path) -> None:
     """Fail early, before any work, on an output path that cannot become an Anki package."""
-    if path.is_dir():
-        raise ExportError(f"{path} is a directory; give a file name such as {path / 'lessons.apkg'}")
+    check_writable(path, example="lessons.apkg")
     if path.suffix.lower() != ".apkg":
         raise ExportError(f"{path}: Anki imports packages named *.apkg; try {path.with_suffix('.apkg')}")
-    if not path.parent.is_dir():
-        reason = f"{path.parent} is not a folder" if path.parent.exists() else f"folder {path.parent} does not exist"
-        raise ExportError(f"cannot write {path}: {reason}")
-
-
-def write_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
-    """Write a file through a temporary file in the same folder, renamed over ``path`` at the end.
-
-    A reader never sees half a file, and a failure leaves ``path`` as it was and no
-    temporary file behind.
-    """
-    folder = path.parent
-    try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise ExportError(f"cannot write {path}: {_reason(exc, folder)}") from None
-    try:
-        with os.fdopen(handle, "wb") as target:
-            os.fchmod(target.fileno(), _file_mode(path))  # mkstemp makes files only the owner can read
-            write(target)
-            target.flush()
-            os.fsync(target.fileno())
-        os.replace(temporary, path)
-    except BaseException as exc:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise ExportError(f"cannot write {path}: {_reason(exc, folder)}") from None
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    """The mode of the file being replaced, or what the umask gives a new file."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _reason(exc: OSError, folder: Path) -> str:
-    if isinstance(exc, FileNotFoundError):
-        return f"folder {folder} does not exist"
-    if isinstance(exc, NotADirectoryError):
-        return f"{folder} is not a folder"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, IsADirectoryError):
-        return "it is a directory"
-    return exc.strerror or str(exc)
 
 
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
@@ -653,5 +602,5 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
     with _collector_paused():
         package = build(lessons, language, modified, track)
         now = time.time()
-        write_atomically(path, lambda target: write_package(package, target, now))
+        write_atomic(path, lambda target: write_package(package, target, now), example="lessons.apkg")
     return package

@@ -31,6 +31,7 @@ except ImportError:  # pragma: no cover
 from .. import __version__
 from ..errors import BertdrillError, LessonErrors
 from ..i18n import _
+from ..text import show_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -74,10 +75,6 @@ class LazyConsole:
 out = LazyConsole(highlight=False, emoji=False, soft_wrap=lambda: not sys.stdout.isatty())
 err = LazyConsole(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
-# C0 controls (but newline and tab), DEL and C1 controls: shown as symbols, never sent to the terminal,
-# where ESC sequences in a lesson could recolour, retitle or clear it. Lesson text is data.
-_CONTROLS = {code: 0x2400 + code for code in range(0x20) if chr(code) not in "\n\t"}
-_CONTROLS |= {0x7F: 0x2421} | {code: 0xFFFD for code in range(0x80, 0xA0)}
 _WORD_JOINER = "\u2060"
 
 
@@ -90,7 +87,7 @@ def escape(text: str) -> str:
     """
     from rich.markup import escape as escape_markup
 
-    text = text.translate(_CONTROLS)
+    text = show_controls(text)  # ESC sequences in a lesson could recolour, retitle or clear the terminal
     body = text.rstrip("\\")
     tail = text[len(body):]
     return escape_markup(body) + (tail + _WORD_JOINER if tail else "")
@@ -264,6 +261,14 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
                    track=lambda stale: progress(stale, "Syncing lessons"))
     cards = [card for lesson in chosen for card in compiled[lesson.id]]
     return store, cards, [lesson.id for lesson in chosen]
+
+
+def chosen_scheduler(store: ReviewStore):
+    """The scheduler the learner chose (``bertdrill scheduler``), with its setting."""
+    from ..scheduling import scheduler_named
+
+    choice = store.scheduler_choice()
+    return scheduler_named(choice.name, choice.retention)
 
 
 @contextmanager

@@ -14,14 +14,21 @@ if TYPE_CHECKING:
 
 
 @app.command()
-def check(paths: LessonsArgument = None) -> None:
+def check(
+    paths: LessonsArgument = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings (a prompt that gives its answer away) "
+                                                           "as errors: exit 1.")] = False,
+) -> None:
     """Parse lessons and prove every stated number against its formula.
 
     Prints a summary per lesson; on any problem prints `path:line: message`
-    lines on stderr and exits 1.
+    lines on stderr and exits 1. Warnings (`path:line: warning: ...`) do not
+    change the exit status unless --strict is given.
     """
-    from ..cards import compile_lesson
+    from ..cards import compile_lesson, giveaways
+    from ..i18n import _
 
+    warned = 0
     for lesson in load(paths):
         cards = compile_lesson(lesson)
         out.print(
@@ -29,6 +36,19 @@ def check(paths: LessonsArgument = None) -> None:
             f"{len(cards)} cards, {lesson.verified} numbers verified; "
             f"languages {', '.join(lesson.languages)}"
         )
+        seen: set[tuple[str, str, str]] = set()
+        for card in cards:
+            for language, words in giveaways(card):
+                if (card.item_id, language, words) in seen:
+                    continue  # one item's cards share a prompt: say it once
+                seen.add((card.item_id, language, words))
+                warned += 1
+                typer.echo(_("{path}:{line}: warning: item {item}: the prompt gives its answer away "
+                             "({words!r} in {language})").format(
+                    path=_short(lesson.path), line=card.line, item=card.item_id, words=words, language=language), err=True)
+    if warned and strict:
+        typer.echo(_("Error: {count} warnings, and --strict makes them errors").format(count=warned), err=True)
+        raise typer.Exit(1)
 
 
 @app.command()

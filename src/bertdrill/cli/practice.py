@@ -89,10 +89,12 @@ def record(store, card, outcome, moment, rollover_hour: int) -> None:
     """Save the attempt as a review of the practice card, and say when to try it again."""
     from .. import sm2
     from ..session import record_attempt
+    from .base import chosen_scheduler
     from .review import day_words, leech_warning
 
     answer = record_attempt(store, card.id, outcome.grade, moment=moment, rollover_hour=rollover_hour,
-                            typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000))
+                            typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000),
+                            scheduler=chosen_scheduler(store))
     today = sm2.study_day(moment, rollover_hour)
     due = answer.after.due
     if answer.after == answer.before or due is None:
@@ -139,5 +141,5 @@ def practice_timeout() -> int:
 
 
 def _printable(text: str) -> str:
-    """Drop control characters, so a script cannot move the cursor or recolour the terminal."""
-    return "".join(ch if ch.isprintable() or ch == "\t" else "�" for ch in text)[:500]
+    """A line of a script's output, shortened; ``escape`` then shows its control characters as symbols."""
+    return text[:500]

@@ -36,6 +36,7 @@ from .base import (
     NewOption,
     RolloverOption,
     app,
+    chosen_scheduler,
     clock,
     escape,
     open_store,
@@ -103,7 +104,7 @@ def review(
     diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
     with store:
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
-                          leech_action=LeechAction(leech_action.value))
+                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang.value, diagnosers).run()
     raise typer.Exit(code)

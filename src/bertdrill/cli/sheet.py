@@ -52,16 +52,17 @@ def sheet(
     import random
 
     from ..errors import BertdrillError
+    from ..files import check_writable, write_atomic
     from ..sheets import model
-    from ..sheets.output import check_writable, documents, format_for, key_path, write_atomic
+    from ..sheets.output import documents, format_for, key_path
 
     chosen_format = fmt.value if fmt else format_for(output)
     if chosen_format == "gift" and key is not None:
         raise BertdrillError("--key does not apply to GIFT: a GIFT file carries its answers in each question")
     key_mode = (key or KeyMode.pages).value
-    check_writable(output)
+    check_writable(output, example="quiz.html")
     if key_mode == "separate":
-        check_writable(key_path(output))
+        check_writable(key_path(output), example="quiz.html")
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
     sheet_model = model.build_sheet(
@@ -70,7 +71,7 @@ def sheet(
     )
     files = documents(sheet_model, chosen_format, output, key_mode)
     for path, data in files:
-        write_atomic(path, data)
+        write_atomic(path, data, example="quiz.html")
     out.print(_report(sheet_model, chosen_format, files, key_mode))
 
 

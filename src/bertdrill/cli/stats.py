@@ -69,6 +69,8 @@ class Figures:
 def stats(
     lesson_id: LessonOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the same figures as JSON for scripts.")] = False,
+    calibration: Annotated[bool, typer.Option(
+        "--calibration", help="Score how well SM-2 and FSRS predict your recall, on your own review log.")] = False,
     days: DaysOption = 14,
     lang: LangOption = Language.en,
     db: DbOption = None,
@@ -80,6 +82,12 @@ def stats(
 
     _import_rich()
     store, cards, lessons = open_store(db, paths, lesson_id, lang.value, read_only=True)
+    if calibration:
+        from . import calibration as scores
+
+        with store:
+            scores.show(store, lessons if lesson_id else None, as_json=as_json)
+        return
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         figures = gather(store, today, days, lessons if lesson_id else None, cards, lang.value)

@@ -7,7 +7,9 @@ The only package that knows SQL. Its modules:
 - :mod:`.sqlite`: everything SQLite-specific: the file's URL, pragmas, WAL, locks and retries,
   error messages, and :class:`~.sqlite.Database`, the one way to run a unit of work or a query;
 - :mod:`.reviews`: what a review session writes and reads (sync, queue, answer, flags, undo);
-- :mod:`.reports`: the figures of ``status`` and ``stats`` (reads only).
+- :mod:`.reports`: the figures of ``status`` and ``stats`` (reads only);
+- :mod:`.scheduling`: the scheduler the learner chose, switching it by replaying the log, and
+  reading the log for calibration.
 
 :class:`Store` puts them together and implements :class:`bertdrill.ports.ReviewStore`. It is
 a context manager: ``with Store.open(db) as store: ...`` closes it on every path.
@@ -31,7 +33,19 @@ from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .postgresql import PostgresDatabase
 from .reports import Reports
 from .reviews import ReviewWrites
-from .schema import ANSWER_KINDS, CARD_STATES, MATURE_DAYS, TYPED_MAX, CardRow, LessonRow, Meta, ReviewRow, ScheduleRow
+from .scheduling import Scheduling
+from .schema import (
+    ANSWER_KINDS,
+    CARD_STATES,
+    MATURE_DAYS,
+    TYPED_MAX,
+    CardRow,
+    LessonRow,
+    Meta,
+    ReviewRow,
+    ScheduleRow,
+    SchedulerRow,
+)
 from .sqlite import (
     BUSY_TIMEOUT_MS,
     LOCK_TIMEOUT,
@@ -46,12 +60,12 @@ from .sqlite import (
 __all__ = [
     "ANSWER_KINDS", "BUSY_TIMEOUT_MS", "CardSummary", "ClassReport", "LearnerSummary", "PostgresStore", "SQLiteStore", "CARD_STATES", "EF_START", "KEEP", "LEECH_LAPSES", "LOCK_TIMEOUT", "MATURE_DAYS",
     "MIGRATIONS", "SCHEMA_VERSION", "TYPED_MAX", "Answer", "CardRow", "CardState", "DayCounts", "LessonRow",
-    "Meta", "Retention", "ReviewRow", "ScheduleRow", "Status", "Store", "SyncReport", "database_url", "describe",
+    "Meta", "Retention", "ReviewRow", "ScheduleRow", "SchedulerRow", "Status", "Store", "SyncReport", "database_url", "describe",
     "engine",
 ]
 
 
-class Store(ReviewWrites, Reports):
+class Store(ReviewWrites, Reports, Scheduling):
     """Every read and write of review data; one short transaction per method.
 
     :meth:`open` picks the backend from the database's URL: :class:`SQLiteStore` for a file,

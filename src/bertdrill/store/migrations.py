@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from ..errors import StoreError
 from .database import Database
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -111,6 +111,25 @@ DROP INDEX ix_review_day;
 CREATE INDEX ix_review_day ON review (learner, study_day);
 """
 
+# Version 3: FSRS beside SM-2. A schedule and each logged answer keep FSRS's memory state (stability and
+# difficulty, NULL until FSRS schedules the card), and each learner's choice of scheduler has a row (none:
+# SM-2). DOUBLE PRECISION keeps every bit of py-fsrs's floats on both backends (SQLite reads it as REAL),
+# so a stored state is exactly the one FSRS computed.
+_V3 = """
+ALTER TABLE schedule ADD COLUMN stability DOUBLE PRECISION;
+ALTER TABLE schedule ADD COLUMN difficulty DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN stability_before DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN difficulty_before DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN stability_after DOUBLE PRECISION;
+ALTER TABLE review ADD COLUMN difficulty_after DOUBLE PRECISION;
+CREATE TABLE scheduler (
+    learner TEXT NOT NULL PRIMARY KEY,
+    name TEXT NOT NULL CHECK (name IN ('sm2', 'fsrs')),
+    retention DOUBLE PRECISION,
+    switched_at DATETIME NOT NULL
+);
+"""
+
 
 def _script(ddl: str) -> Callable[[Connection], None]:
     """A migration that runs ``ddl``'s statements in order, in the backend's words, with ``:learner`` bound
@@ -129,7 +148,7 @@ def _script(ddl: str) -> Callable[[Connection], None]:
     return migrate
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2)}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

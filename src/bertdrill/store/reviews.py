@@ -207,13 +207,14 @@ class ReviewWrites(Database):
 
 # --------------------------------------------------------------------------- helpers
 
-_SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses")
+_SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses", "stability", "difficulty")
 _ANSWER_COLUMNS = ("id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, "
                    + ", ".join(f"{column}_before" for column in ("reps", *_SCHEDULE[1:])) + ", "
                    + ", ".join(f"{column}_after" for column in ("reps", *_SCHEDULE[1:])))
 _LOG = (f"INSERT INTO review ({_ANSWER_COLUMNS.removeprefix('id, ')}, learner) VALUES (:card, :at, :day, :kind, "
         ":grade, :typed, :duration, :reps_before, :ef100_before, :interval_before, :due_before, :lapses_before, "
-        ":reps_after, :ef100_after, :interval_after, :due_after, :lapses_after, :learner) RETURNING id")
+        ":stability_before, :difficulty_before, :reps_after, :ef100_after, :interval_after, :due_after, "
+        ":lapses_after, :stability_after, :difficulty_after, :learner) RETURNING id")
 
 
 def _digest(rows: list[tuple[str, str, str, str]]) -> str:
@@ -288,22 +289,24 @@ def _answered_on(session: Session, card_id: str, day: date) -> bool:
 
 def _set_schedule(session: Session, card_id: str, schedule: Schedule) -> None:
     execute(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, interval = :interval, "
-            "due = :due, lapses = :lapses, leech = :leech WHERE learner = :learner AND card_id = :card", card=card_id,
-            repetitions=schedule.repetitions, ef100=schedule.ef100, interval=schedule.interval, due=schedule.due,
-            lapses=schedule.lapses, leech=schedule.lapses >= LEECH_LAPSES)
+            "due = :due, lapses = :lapses, leech = :leech, stability = :stability, difficulty = :difficulty "
+            "WHERE learner = :learner AND card_id = :card", card=card_id, repetitions=schedule.repetitions,
+            ef100=schedule.ef100, interval=schedule.interval, due=schedule.due, lapses=schedule.lapses,
+            leech=schedule.lapses >= LEECH_LAPSES, stability=schedule.stability, difficulty=schedule.difficulty)
 
 
 def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
     return {f"reps_{suffix}": schedule.repetitions, f"ef100_{suffix}": schedule.ef100,
             f"interval_{suffix}": schedule.interval, f"due_{suffix}": schedule.due,
-            f"lapses_{suffix}": schedule.lapses}
+            f"lapses_{suffix}": schedule.lapses, f"stability_{suffix}": schedule.stability,
+            f"difficulty_{suffix}": schedule.difficulty}
 
 
 def _answer(row: Sequence[Any]) -> Answer:
     """An :class:`Answer` from a row of ``_ANSWER_COLUMNS``."""
     review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
-    before, after = (Schedule(reps, ef100, interval, as_date(due), lapses)
-                     for reps, ef100, interval, due, lapses in (row[8:13], row[13:18]))
+    before, after = (Schedule(reps, ef100, interval, as_date(due), lapses, stability, difficulty)
+                     for reps, ef100, interval, due, lapses, stability, difficulty in (row[8:15], row[15:22]))
     moment = as_utc(reviewed_at)
     assert moment is not None, "every answer has a time"
     return Answer(review_id, card_id, moment, day_of(study_day), kind, grade, typed, duration_ms, before, after)

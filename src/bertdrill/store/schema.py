@@ -76,6 +76,8 @@ class ScheduleRow(SQLModel, table=True):
     buried_until: date | None = None  # hidden while the study day is before this
     leech: bool = False
     learner: str = Field(primary_key=True)  # whose schedule (the primary key is learner, card_id)
+    stability: float | None = None  # FSRS's memory state, when FSRS scheduled the card (schema version 3)
+    difficulty: float | None = None
 
 
 class ReviewRow(SQLModel, table=True):
@@ -102,6 +104,20 @@ class ReviewRow(SQLModel, table=True):
     due_after: date | None = None
     lapses_after: int
     learner: str  # whose answer
+    stability_before: float | None = None  # FSRS's state before and after (schema version 3)
+    difficulty_before: float | None = None
+    stability_after: float | None = None
+    difficulty_after: float | None = None
+
+
+class SchedulerRow(SQLModel, table=True):
+    """The scheduler a learner chose (``bertdrill scheduler``); no row: SM-2, the default."""
+
+    __tablename__ = "scheduler"
+    learner: str = Field(primary_key=True)
+    name: str  # sm2 | fsrs
+    retention: float | None = None  # FSRS's desired retention
+    switched_at: datetime  # UTC
 
 
 
@@ -125,13 +141,14 @@ def lesson_filter(lessons: Collection[str] | None) -> str:
     return "" if lessons is None else "AND c.lesson_id IN :lessons"
 
 
-STATE_COLUMNS = ("s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.suspended, s.buried_until, "
-                 "s.leech, c.removed")
+STATE_COLUMNS = ("s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.stability, s.difficulty, "
+                 "s.suspended, s.buried_until, s.leech, c.removed")
 """SQL: the columns :func:`state_of` reads, from ``schedule s`` joined to ``card c``."""
 
 
 def state_of(row: Sequence[Any]) -> CardState:
     """A :class:`CardState` from a row of :data:`STATE_COLUMNS`."""
-    card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech, removed = row
-    return CardState(card_id, Schedule(repetitions, ef100, interval, as_date(due), lapses), bool(suspended),
-                     as_date(buried_until), bool(leech), bool(removed))
+    card_id, repetitions, ef100, interval, due, lapses, stability, difficulty, suspended, buried_until, leech, \
+        removed = row
+    return CardState(card_id, Schedule(repetitions, ef100, interval, as_date(due), lapses, stability, difficulty),
+                     bool(suspended), as_date(buried_until), bool(leech), bool(removed))
