@@ -5,7 +5,7 @@ def test_check_shipped_lessons(cli):
     result = cli("check")
     assert result.exit_code == 0, result.stderr
     assert "bert-basics" in result.stdout
-    assert "22 items, 32 cards, 24 numbers verified" in result.stdout
+    assert "23 items, 33 cards, 24 numbers verified" in result.stdout
 
 
 def test_version(cli):

@@ -181,7 +181,7 @@ def test_turkish_session_with_turkish_numbers(cli):
     result = cli("review", "--lang", "tr", "--new", "2", input="4\n109.482.240\n\n")  # a fact, then the total
     assert result.exit_code == 0, result.stderr
     assert "BERT nedir?" in result.stdout
-    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler)?\nYour answer: 109.482.240\n✓ Correct" \
+    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler)?\nCevabın: 109.482.240\n✓ " \
         in result.stdout
     assert store().answers()[-1].typed == "109.482.240"
 
@@ -218,15 +218,15 @@ def test_status_after_a_session(cli):
     assert result.stdout.splitlines()[:7] == [
         "Study day 2025-03-03",
         "  Due now         0",
-        "  New today       7 (of 28 not seen yet)",
-        "  Learned         3 of 31 cards",
+        "  New today       7 (of 29 not seen yet)",
+        "  Learned         3 of 32 cards",
         "  Next due        tomorrow (2025-03-04)",
         "  Streak          1 day",
         "  Answered today  4",
     ]
     data = json.loads(cli("status", "--json").stdout)
-    assert data == {"study_day": "2025-03-03", "due_now": 0, "new_today": 7, "new_unseen": 28, "learned": 3,
-                    "cards": 31, "next_due": "2025-03-04", "streak": 1, "answered_today": 4,
+    assert data == {"study_day": "2025-03-03", "due_now": 0, "new_today": 7, "new_unseen": 29, "learned": 3,
+                    "cards": 32, "next_due": "2025-03-04", "streak": 1, "answered_today": 4,
                     "database": os.environ["BERTDRILL_DB"]}
 
 
@@ -339,7 +339,9 @@ def test_ctrl_c_while_an_answer_is_written_saves_it_then_quits(cli, monkeypatch)
 def test_bad_options(cli):
     assert cli("review", "--new", "-1").exit_code == 2
     assert cli("review", "--rollover-hour", "24").exit_code == 2
-    assert cli("review", "--lang", "de").exit_code == 2
+    assert cli("review", "--lang", "d!").exit_code == 2  # not a language code
+    result = cli("review", "--lang", "de")  # a language the lesson does not have
+    assert result.exit_code == 1 and "lesson bert-basics has no 'de' texts (it has en, tr)" in result.stderr
     result = cli("review", "--lesson", "nope")
     assert result.exit_code == 1 and "no lesson with this id (known: bert-basics)" in result.stderr
 
@@ -658,15 +660,15 @@ def test_number_words_through_the_review(cli):
 def test_turkish_typed_without_turkish_letters_is_right_with_a_spelling_note(cli):
     result = cli("review", "--lang", "tr", "--new", "3",
                  input="4\n109482240\n\ncift yonlu encoder; nedensel maske yok\n\n")
-    assert after(result.stdout, "Your answer: cift yonlu", 6) == "\n".join([
-        "Your answer: cift yonlu encoder; nedensel maske yok",
-        "✓ Right, typed without Turkish letters",
-        "  Spelling: Çift yönlü encoder; nedensel maske yok",
-        "Answer: Çift yönlü encoder; nedensel maske yok",
-        "Why: BERT her konumda tüm cümleyi görür; GPT yalnızca solu görür.",
-        "Comes back: 0–5 tomorrow",
+    assert after(result.stdout, "Cevabın: cift yonlu", 6) == "\n".join([
+        "Cevabın: cift yonlu encoder; nedensel maske yok",
+        "✓ Doğru, Türkçe harfler olmadan yazılmış",
+        "  Yazım: Çift yönlü encoder; nedensel maske yok",
+        "Cevap: Çift yönlü encoder; nedensel maske yok",
+        "Neden: BERT her konumda tüm cümleyi görür; GPT yalnızca solu görür.",
+        "Yeniden gelir: 0–5 yarın",
     ])
-    assert "Grade 0-5, Enter = 3: \nSaved: grade 3" in result.stdout  # one grade below perfect
+    assert "Not 0-5, Enter = 3: \nKaydedildi: not 3" in result.stdout  # one grade below perfect
 
 
 def test_a_match_card_is_a_real_matching_exercise(cli):

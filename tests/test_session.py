@@ -109,7 +109,7 @@ def test_interleaving_keeps_lesson_order_within_a_kind_and_lessons_apart():
 
 def test_practice_cards_never_come_up(db, cards, clock):
     s = session(db, cards, clock, new=100)
-    assert len(s._queue) == 31 and all(entry.card.kind != "practice" for entry in s._queue)
+    assert len(s._queue) == 32 and all(entry.card.kind != "practice" for entry in s._queue)
 
 
 def test_new_limit_counts_the_whole_study_day(db, cards, shown, clock):

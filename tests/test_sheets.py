@@ -475,8 +475,8 @@ def test_cli_key_separate_writes_a_second_file(cli, tmp_path):
                                                   "answers in each question"),
     (["-o", "{tmp}/q.html", "--kinds", "choise"], "Error: --kinds: unknown kind 'choise'; did you mean 'choice'? "
                                                   "(kinds: fact, choice, blank, numeric, match, practice)"),
-    (["-o", "{tmp}/q.html", "--count", "40"], "Error: --count 40: the lessons have 21 questions of the kinds fact, "
-                                              "choice, blank, numeric, match; ask for 1 to 21"),
+    (["-o", "{tmp}/q.html", "--count", "40"], "Error: --count 40: the lessons have 22 questions of the kinds fact, "
+                                              "choice, blank, numeric, match; ask for 1 to 22"),
 ])
 def test_cli_errors_are_one_clear_line(cli, tmp_path, args, message):
     (tmp_path / "file.txt").write_text("not a folder")

@@ -207,8 +207,8 @@ def test_screen_reads_without_colour(cli, filled):
     assert sundays.endswith("█") and len(sundays.split()) == 26  # yesterday's 5 answers fill a cell
     assert "    · none   ░ 1   ▒ 2   ▓ 3   █ 4–5" in lines
     assert "Streak  5 days now · longest 16 days  (answer a card today to keep it)" in lines
-    assert [line for line in lines if line.startswith("  Mon 03-03")] == ["  Mon 03-03 6 " + "█" * 40]
-    assert "  Wed 03-05 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
+    assert [line for line in lines if line.startswith("  Mon Mar  3")] == ["  Mon Mar  3 6 " + "█" * 40]
+    assert "  Wed Mar  5 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
     assert "  young   57.1 %  12 of 21  32.9 points below  (interval under 21 days)" in lines
     assert "  mature 100.0 %    1 of 1  10.0 points above  (interval 21 days or more)" in lines
     assert "  new 20 · learning 8 · young 1 · mature 1 · suspended 0 · removed 1" not in lines
@@ -219,11 +219,11 @@ def test_screen_reads_without_colour(cli, filled):
 def test_leech_and_hardest_lists_show_prompts_in_the_language(cli, filled):
     _, edited = filled
     lines = cli("stats", "--file", str(edited), "--lang", "tr").stdout.splitlines()
-    leech = lines.index("Leeches: 1  8 lapses or more; rewrite them, or suspend them")
-    assert lines[leech + 1].startswith("    8 lapses  bert-basics/bert-vs-gpt  BERT'i GPT'den ayıran")
-    hardest = lines.index("Hardest cards  lowest EF first, leeches aside")
+    leech = lines.index("Sülükler: 1  8 ya da daha çok unutma; yeniden yaz ya da askıya al")
+    assert lines[leech + 1].startswith("    8 unutma  bert-basics/bert-vs-gpt  BERT'i GPT'den ayıran")
+    hardest = lines.index("En zor kartlar  en düşük EF önce, sülükler hariç")
     assert [line.split("  ")[1:3] for line in lines[hardest + 1:hardest + 3]] == [
-        ["EF 2.28", "bert-basics/head-size@bert-base"], ["EF 2.36", "bert-basics/fine-tuning"]]
+        ["EF 2,28", "bert-basics/head-size@bert-base"], ["EF 2,36", "bert-basics/fine-tuning"]]
 
 
 def test_json_has_the_same_figures(cli, filled):
@@ -272,7 +272,7 @@ def test_empty_store_says_so(cli, monkeypatch):
                           "Start with: bertdrill review --lesson bert-basics\n")
     data = json.loads(cli("stats", "--json").stdout)
     assert data["answers"] == 0 and data["streak"] == {"current": 0, "longest": 0}
-    assert data["cards"]["new"] == 32 and data["leeches"] == [] and data["average_ef"] is None
+    assert data["cards"]["new"] == 33 and data["leeches"] == [] and data["average_ef"] is None
     assert data["retention"]["young"] == {"passed": 0, "total": 0, "rate": None}
 
 

@@ -55,6 +55,7 @@ from . import formula
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard, compile_lesson
 from .errors import BertdrillError
 from .files import check_writable, write_atomic
+from .i18n import N_, _
 from .kinds import Kind
 from .languages import LANGUAGES
 from .languages import name as language_name
@@ -62,18 +63,13 @@ from .lesson import Lesson
 
 # When the templates, the CSS or the script below last changed (UTC seconds). Bump it with every
 # change to them, so collections that have the older note types take the new ones on the next import.
-TEMPLATES_REVISED = 1_796_083_200  # 2026-12-01
+TEMPLATES_REVISED = 1_796_097_600  # 2026-12-01 04:00 UTC: the labels in Turkish
 
 class ExportError(BertdrillError):
     """The package cannot be built or written."""
 
 
 # --- note types ------------------------------------------------------------------------------
-
-def N_(message: str) -> str:  # noqa: N802 - the name gettext's tools look for
-    """Mark a message for the catalogs; it is translated where it is shown."""
-    return message
-
 
 # Words the templates print around the fields. A note type serves every language of a collection
 # (a deck per language, one note type), so a template carries each word in every language bertdrill
@@ -472,8 +468,8 @@ def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
     package = Package()
     for lesson in lessons:
         if language != "all" and language not in lesson.languages:
-            raise ExportError(f"lesson {lesson.id!r} has no {language!r} texts "
-                              f"(its languages: {', '.join(lesson.languages)}); try --lang all")
+            raise ExportError(_("lesson {lesson!r} has no {language!r} texts (its languages: {languages}); try --lang all")
+                              .format(lesson=lesson.id, language=language, languages=", ".join(lesson.languages)))
         cards = compile_lesson(lesson)
         for lang in lesson.languages if language == "all" else (language,):
             deck = genanki.Deck(stable_id("bertdrill deck", lesson.id, lang), deck_name(lesson, lang, language == "all"),
@@ -492,8 +488,8 @@ def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, m
     for card in cards:
         values = fields(card, language, source)
         if not values[0]:
-            raise ExportError(f"{lesson.path}:{card.line}: item {card.item_id!r} has an empty "
-                              f"{language!r} text; Anki would make no card from it")
+            raise ExportError(_("{file}:{line}: item {item!r} has an empty {language!r} text; Anki would make no card "
+                                "from it").format(file=lesson.path, line=card.line, item=card.item_id, language=language))
         notes.append(Note(guid(card, language), MODELS[card.kind], values, tags(card, lesson, language),
                           deck_id, modified))
     return notes
@@ -583,7 +579,8 @@ def check_target(path: Path) -> None:
     """Fail early, before any work, on an output path that cannot become an Anki package."""
     check_writable(path, example="lessons.apkg")
     if path.suffix.lower() != ".apkg":
-        raise ExportError(f"{path}: Anki imports packages named *.apkg; try {path.with_suffix('.apkg')}")
+        raise ExportError(_("{path}: Anki imports packages named *.apkg; try {example}").format(
+            path=path, example=path.with_suffix(".apkg")))
 
 
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
@@ -597,7 +594,7 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
     path = Path(path)
     check_target(path)
     if not lessons:
-        raise ExportError("no lessons to export")
+        raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
     with _collector_paused():
         package = build(lessons, language, modified, track)

@@ -16,7 +16,6 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar, cast
 
@@ -28,7 +27,7 @@ try:  # recent typer vendors click; older releases use click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
 
-from .. import __version__
+from .. import __version__, i18n
 from ..errors import BertdrillError, LessonErrors
 from ..i18n import _
 from ..text import show_controls
@@ -127,10 +126,10 @@ class BertdrillGroup(TyperGroup):
                 err.print(escape(str(error)))
             raise typer.Exit(1) from None
         except BertdrillError as exc:
-            err.print(f"Error: {escape(str(exc))}")
+            err.print(_("Error: {message}").format(message=escape(str(exc))))
             raise typer.Exit(1) from None
         except (KeyboardInterrupt, EOFError):
-            err.print("Interrupted.")
+            err.print(_("Interrupted."))
             raise typer.Exit(130) from None
         except (ClickException, typer.Exit, typer.Abort, SystemExit):
             raise
@@ -138,7 +137,8 @@ class BertdrillGroup(TyperGroup):
             if debug["on"]:
                 traceback.print_exc()
             else:
-                err.print(f"Error: unexpected {type(exc).__name__}: {escape(str(exc))} (run with --debug for details)")
+                err.print(_("Error: unexpected {name}: {message} (run with --debug for details)").format(
+                    name=type(exc).__name__, message=escape(str(exc))))
             raise typer.Exit(1) from None
 
 
@@ -153,12 +153,23 @@ app = typer.Typer(
 )
 
 
-class Language(StrEnum):
-    en = "en"
-    tr = "tr"
+def choose_language(value: str | None) -> str:
+    """Resolve ``--lang`` (else $BERTDRILL_LANG, else the locale, else English) and speak it from now on."""
+    from ..catalogs import known_languages, use
+
+    try:
+        language = i18n.choose_language(value, os.environ, known_languages())
+    except ValueError as exc:
+        raise typer.BadParameter(_("{value!r} is not a language code such as en or tr").format(value=str(exc))) from None
+    use(language)
+    return language
 
 
-LangOption = Annotated[Language, typer.Option("--lang", "-l", help="Language of the lesson texts.")]
+# Eager, so the language is chosen before the other options are read and their errors are in it too.
+LangOption = Annotated[str, typer.Option(
+    "--lang", "-l", metavar="LANG", callback=choose_language, is_eager=True, show_default=False,
+    help="Language of the lesson texts and of bertdrill's messages (default: $BERTDRILL_LANG, else the "
+         "locale's language, else en).")]
 DbOption = Annotated[str | None, typer.Option(
     "--db", metavar="PATH_OR_URL", show_default=False,
     help="Database file or sqlite:/// URL (default: $BERTDRILL_DB, else $BERTDRILL_HOME/bertdrill.db, "
@@ -177,6 +188,20 @@ LessonsArgument = Annotated[
     list[Path] | None,
     typer.Argument(help="Lesson files or folders (default: the lessons that ship with bertdrill).", show_default=False),
 ]
+
+
+def number(value: int) -> str:
+    """A count written the interface language's way: 1,234 in English, 1.234 in Turkish."""
+    from ..languages import thousands_separator
+
+    return f"{value:,}".replace(",", thousands_separator(i18n.language()))
+
+
+def decimal(value: float, places: int) -> str:
+    """A decimal written the interface language's way: 57.1 in English, 57,1 in Turkish."""
+    from ..languages import decimal_mark
+
+    return f"{value:.{places}f}".replace(".", decimal_mark(i18n.language()))
 
 
 def _version(value: bool) -> None:
@@ -199,7 +224,7 @@ def load(paths: list[Path] | None):
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
     from ..loader import load_lessons
 
-    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, "Reading lessons"))
+    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")))
 
 
 def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AFTER) -> Iterator[T]:
@@ -252,13 +277,14 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
     if language:
         for lesson in chosen:
             if language not in lesson.languages:
-                raise BertdrillError(f"lesson {lesson.id} has no {language!r} texts "
-                                     f"(it has {', '.join(lesson.languages)}); use --lang {lesson.languages[0]}")
-    compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, "Building cards")}
+                raise BertdrillError(_("lesson {lesson} has no {language!r} texts (it has {languages}); use --lang {first}")
+                                     .format(lesson=lesson.id, language=language,
+                                             languages=", ".join(lesson.languages), first=lesson.languages[0]))
+    compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, _("Building cards"))}
     store = Store.open(db, read_only=read_only)
     with _closed_on_error(store):
         store.sync([card for cards in compiled.values() for card in cards],
-                   track=lambda stale: progress(stale, "Syncing lessons"))
+                   track=lambda stale: progress(stale, _("Syncing lessons")))
     cards = [card for lesson in chosen for card in compiled[lesson.id]]
     return store, cards, [lesson.id for lesson in chosen]
 
@@ -299,7 +325,8 @@ def clock():
     try:
         start = datetime.fromisoformat(start_text)
     except ValueError:
-        raise BertdrillError(f"BERTDRILL_NOW={start_text!r} is not a date and time such as 2024-05-01T09:00") from None
+        raise BertdrillError(_("BERTDRILL_NOW={value!r} is not a date and time such as 2024-05-01T09:00").format(
+            value=start_text)) from None
     if not CLOCK_YEARS[0] <= start.year <= CLOCK_YEARS[1]:  # room for due dates, a year of history, time zones
         raise BertdrillError(_("BERTDRILL_NOW={text!r} is outside the years {first} to {last}").format(
             text=start_text, first=CLOCK_YEARS[0], last=CLOCK_YEARS[1]))

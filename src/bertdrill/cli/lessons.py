@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
-from .base import FilesOption, LangOption, Language, LessonsArgument, app, escape, load, out, print_json
+from ..i18n import _, ngettext
+from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out, print_json
 
 if TYPE_CHECKING:
     from ..cards import Card
@@ -18,6 +19,7 @@ def check(
     paths: LessonsArgument = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings (a prompt that gives its answer away) "
                                                            "as errors: exit 1.")] = False,
+    lang: LangOption = "",
 ) -> None:
     """Parse lessons and prove every stated number against its formula.
 
@@ -31,11 +33,13 @@ def check(
     warned = 0
     for lesson in load(paths):
         cards = compile_lesson(lesson)
-        out.print(
-            f"✓ {escape(lesson.id)} ({escape(_short(lesson.path))}): {len(lesson.items)} items, "
-            f"{len(cards)} cards, {lesson.verified} numbers verified; "
-            f"languages {', '.join(lesson.languages)}"
-        )
+        items = ngettext("{count} item", "{count} items", len(lesson.items)).format(count=number(len(lesson.items)))
+        counted = ngettext("{count} card", "{count} cards", len(cards)).format(count=number(len(cards)))
+        verified = ngettext("{count} number verified", "{count} numbers verified", lesson.verified).format(
+            count=number(lesson.verified))
+        out.print(_("✓ {lesson} ({file}): {items}, {cards}, {verified}; languages {languages}").format(
+            lesson=escape(lesson.id), file=escape(_short(lesson.path)), items=items, cards=counted, verified=verified,
+            languages=", ".join(lesson.languages)))
         seen: set[tuple[str, str, str]] = set()
         for card in cards:
             for language, words in giveaways(card):
@@ -54,7 +58,7 @@ def check(
 @app.command()
 def cards(
     lesson_id: Annotated[str | None, typer.Argument(metavar="[LESSON]", help="Lesson id (default: every shipped lesson).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     paths: FilesOption = None,
 ) -> None:
@@ -64,7 +68,7 @@ def cards(
     lessons = load(paths)
     if lesson_id:
         lessons = [find_lesson(lessons, lesson_id)]
-    language = lang.value
+    language = lang
     compiled = all_cards(lessons)
     if as_json:
         print_json([_card_json(card, language) for card in compiled])
@@ -84,7 +88,7 @@ def params(
     set_name: Annotated[str | None, typer.Argument(metavar="[SET]", help="Parameter set, e.g. bert-large (default: the lesson's first).")] = None,
     overrides: Annotated[list[str] | None, typer.Option("--set", "-s", metavar="NAME=VALUE", help="Change one parameter, e.g. --set d=512.")] = None,
     lesson_id: Annotated[str | None, typer.Option("--lesson", help="Lesson id (default: the first shipped lesson).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     paths: FilesOption = None,
 ) -> None:
     """Show a parameter set's breakdown: every formula of the lesson, computed."""
@@ -100,28 +104,29 @@ def params(
         raise BertdrillError(formula.unknown_name_message(chosen, lesson.params).replace("name", "parameter set", 1))
     values = dict(lesson.params[chosen].values)
     for assignment in overrides or []:
-        name, _, text = assignment.partition("=")
+        name, equals, text = assignment.partition("=")
         name = name.strip()
-        if not _ or name not in values:
-            hint = formula.unknown_name_message(name, values) if _ else f"{assignment!r} is not NAME=VALUE"
+        if not equals or name not in values:
+            hint = (formula.unknown_name_message(name, values) if equals
+                    else _("{text!r} is not NAME=VALUE").format(text=assignment))
             raise BertdrillError(f"--set: {hint}")
         values[name] = formula.evaluate(text, {})
     resolved = formula.resolve(values, lesson.formulas)
     custom = " (custom)" if overrides else ""
     from rich.table import Table
 
-    table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang.value])}")
+    table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang])}")
     table.add_column("name")
     table.add_column("formula", overflow="fold")
     table.add_column("value", justify="right")
     for name, value in values.items():
-        table.add_row(name, "parameter", format_number(value, lang.value))
+        table.add_row(name, "parameter", format_number(value, lang))
     table.add_section()
     for name, parsed in lesson.formulas.items():
         shown = resolved[name]
         if not isinstance(shown, int):
             shown = round(shown, 3)
-        table.add_row(name, escape(parsed.source), format_number(shown, lang.value))
+        table.add_row(name, escape(parsed.source), format_number(shown, lang))
     out.print(table)
 
 

@@ -24,13 +24,12 @@ from typing import Annotated
 import typer
 
 from ..errors import StoreError
-from ..i18n import _, ngettext
+from ..i18n import N_, _, ngettext
 from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 from .base import (
     DbOption,
     FilesOption,
     LangOption,
-    Language,
     LessonOption,
     LimitOption,
     NewOption,
@@ -39,6 +38,7 @@ from .base import (
     chosen_scheduler,
     clock,
     escape,
+    number,
     open_store,
     out,
     print_json,
@@ -50,8 +50,12 @@ COMMANDS = {"undo": "undo", "suspend": "suspend", "bury": "bury", "quit": "quit"
 KEYS = {"u": "undo", "s": "suspend", "b": "bury", "q": "quit"}
 UNKNOWN = "unknown"  # a line that looks like a command (":x") but is none
 LETTERS = "abcdefghij"  # choice options, as grading reads them
-GRADES = ("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
-          "3 right, with effort · 4 right, after a pause · 5 right at once")
+
+
+def grades_legend() -> str:
+    return _("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
+             "3 right, with effort · 4 right, after a pause · 5 right at once")
+
 
 
 class LeechChoice(StrEnum):  # the CLI's copy of session.LeechAction: the session module loads only in `review`
@@ -82,7 +86,7 @@ class Command(Exception):
 @app.command()
 def review(
     lesson_id: LessonOption = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
@@ -100,13 +104,13 @@ def review(
     from .base import load
 
     loaded = load(paths)
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value, loaded=loaded)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded)
     diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
     with store:
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
                           leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-        code = Review(session, reader, lang.value, diagnosers).run()
+        code = Review(session, reader, lang, diagnosers).run()
     raise typer.Exit(code)
 
 
@@ -114,6 +118,7 @@ def review(
 def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     lesson_id: LessonOption = None,
+    lang: LangOption = "",
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
@@ -129,7 +134,7 @@ def status(
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)
-    _, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
+    _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
     total = sum(Kind(card.kind).reviewed for card in cards)
     data = {
@@ -148,17 +153,20 @@ def status(
         print_json(data)
         return
     rows = [
-        ("Due now", str(found.due_now)),
-        ("New today", f"{new_today} (of {found.new_cards} not seen yet)"),
-        ("Learned", f"{found.learned} of {total} cards"),
-        ("Next due", day_words(found.next_due, today) if found.next_due else "nothing scheduled yet"),
-        ("Streak", _plural(found.streak, "day")),
-        ("Answered today", str(data["answered_today"])),
-        ("Database", escape(store.where)),
+        (_("Due now"), number(found.due_now)),
+        (_("New today"), _("{new} (of {unseen} not seen yet)").format(new=number(new_today),
+                                                                     unseen=number(found.new_cards))),
+        (_("Learned"), ngettext("{learned} of {total} card", "{learned} of {total} cards", total).format(
+            learned=number(found.learned), total=number(total))),
+        (_("Next due"), day_words(found.next_due, today) if found.next_due else _("nothing scheduled yet")),
+        (_("Streak"), day_count(found.streak)),
+        (_("Answered today"), number(found.counts.first_answers + found.counts.redrill)),
+        (_("Database"), escape(store.where)),
     ]
-    out.print(f"Study day {today.isoformat()}")
+    out.print(_("Study day {day}").format(day=today.isoformat()))
+    width = max(15, *(len(label) for label, _value in rows))
     for label, value in rows:
-        out.print(f"  {label:<15} {value}")
+        out.print(f"  {label:<{width}} {value}")
 
 
 # --------------------------------------------------------------------------- input
@@ -183,7 +191,7 @@ class LineInput:
             pass  # drop the rest of an over-long line, a chunk at a time
         line = clean(data.decode("utf-8", errors="replace").rstrip("\r\n"))
         shown = line if len(line) <= ECHO_CHARS else line[:ECHO_CHARS] + "…"
-        out.print(escape(shown) + (f"  (line cut to {MAX_LINE_BYTES:,} bytes)" if cut else ""))
+        out.print(escape(shown) + (_("  (line cut to {limit} bytes)").format(limit=number(MAX_LINE_BYTES)) if cut else ""))
         return line
 
 
@@ -236,7 +244,7 @@ class Review:
             code = 0
         except KeyboardInterrupt:
             out.print()
-            out.print("Interrupted.")
+            out.print(_("Interrupted."))
             code = 130
         self.outro()
         return code
@@ -246,28 +254,30 @@ class Review:
     def intro(self) -> None:
         position = self.session.position
         if self.session.done:
-            out.print("Nothing to review now.")
+            out.print(_("Nothing to review now."))
             return
-        keys = ("Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter); Ctrl-C or Ctrl-D also quit."
-                if self.reader.terminal else "Commands (whole lines): :undo :suspend :bury :quit")
-        out.print(f"[bold]Review[/bold]: {_plural(position.total, 'card')} "
-                  f"({position.review} due, {position.redrill} to re-drill, {position.new} new).")
+        keys = (_("Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter); Ctrl-C or Ctrl-D also quit.")
+                if self.reader.terminal else _("Commands (whole lines): :undo :suspend :bury :quit"))
+        out.print(_("[bold]Review[/bold]: {cards} ({due} due, {redrill} to re-drill, {new} new).").format(
+            cards=card_count(position.total), due=number(position.review), redrill=number(position.redrill),
+            new=number(position.new)))
         out.print(keys, style="dim")
-        out.print(f"Grades: {GRADES}", style="dim")
+        out.print(_("Grades: {legend}").format(legend=grades_legend()), style="dim")
 
     def header(self, entry) -> None:
         position = self.session.position
         out.print()
-        out.print(f"[bold]Card {position.index} of {position.total}[/bold] · {position.review} review · "
-                  f"{position.new} new · {position.redrill} re-drill", highlight=False)
-        out.print(f"{escape(entry.card.id)} · {entry.card.kind} · {_KIND_WORDS[entry.kind]}", style="dim")
+        out.print(_("[bold]Card {index} of {total}[/bold] · {review} review · {new} new · {redrill} re-drill").format(
+            index=number(position.index), total=number(position.total), review=number(position.review),
+            new=number(position.new), redrill=number(position.redrill)), highlight=False)
+        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {_(_ENTRY_WORDS[entry.kind])}", style="dim")
 
     def question(self, entry) -> None:
         card = entry.card
         phrased = card.phrased.get(self.language) if card.kind == "match" else None
         out.print(escape(phrased or card.question(self.language)))
-        for number, option in enumerate(self.options(card), start=1):
-            out.print(f"  {number}  {LETTERS[number - 1]})  {escape(option)}")
+        for position, option in enumerate(self.options(card), start=1):
+            out.print(f"  {position}  {LETTERS[position - 1]})  {escape(option)}")
 
     def options(self, card) -> tuple[str, ...]:
         """What a choice card offers, or a match card's table values to choose from."""
@@ -278,12 +288,16 @@ class Review:
     def outro(self) -> None:
         summary = self.session.summary()
         minutes, seconds = divmod(round(summary.seconds), 60)
-        spent = f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
-        redrills = f" ({summary.redrills} re-drills)" if summary.redrills else ""
+        spent = (_("{minutes} min {seconds} s").format(minutes=minutes, seconds=seconds) if minutes
+                 else _("{seconds} s").format(seconds=seconds))
+        redrills = (ngettext(" ({count} re-drill)", " ({count} re-drills)", summary.redrills).format(
+            count=number(summary.redrills)) if summary.redrills else "")
         out.print()
-        out.print(f"[bold]Session over[/bold]: {summary.answered} answered{redrills}, {summary.correct} correct, "
-                  f"{spent}. Due tomorrow: {summary.due_tomorrow}."
-                  + (f" Left for later: {summary.left}." if summary.left else ""))
+        out.print(_("[bold]Session over[/bold]: {answered} answered{redrills}, {correct} correct, {spent}. "
+                    "Due tomorrow: {due}.").format(answered=number(summary.answered), redrills=redrills,
+                                                   correct=number(summary.correct), spent=spent,
+                                                   due=number(summary.due_tomorrow))
+                  + (_(" Left for later: {left}.").format(left=number(summary.left)) if summary.left else ""))
 
     # ----------------------------------------------------------------- one card
 
@@ -310,7 +324,7 @@ class Review:
         if verdict is not None:
             self.show_verdict(verdict)
         else:
-            out.print(f"[bold]{_('Answer:')}[/bold] {escape(card.answer[self.language])}")
+            out.print(_("[bold]Answer:[/bold] {answer}").format(answer=escape(card.answer[self.language])))
         self.explain(card)
         self.preview()
         chosen = self.read_grade(entry, verdict.suggested if verdict is not None else None)
@@ -335,7 +349,7 @@ class Review:
             out.print("  " + _("Difference: {diff}").format(diff=escape(verdict.diff)))
         if verdict.note:
             out.print("  " + escape(verdict.note))
-        out.print(f"[bold]{_('Answer:')}[/bold] {escape(verdict.expected)}")
+        out.print(_("[bold]Answer:[/bold] {answer}").format(answer=escape(verdict.expected)))
 
     def preview(self) -> None:
         """When the card comes back for each grade, from the session's scheduler, as Anki shows on its buttons."""
@@ -347,19 +361,22 @@ class Review:
     def explain(self, card) -> None:
         explanation = card.explanation.get(self.language)
         if explanation:
-            out.print(f"[italic]Why:[/italic] {escape(explanation)}")
+            out.print(_("[italic]Why:[/italic] {explanation}").format(explanation=escape(explanation)))
 
     def read_grade(self, entry, suggested: int | None) -> int:
-        enter = f", Enter = {suggested}" if suggested is not None else ""
+        prompt = (_("Grade 0-5, Enter = {grade}: ").format(grade=suggested) if suggested is not None
+                  else _("Grade 0-5: "))
         while True:
-            line = self.read(f"Grade 0-5{enter}: ", entry, answering=False).strip()
+            line = self.read(prompt, entry, answering=False).strip()
             if not line and suggested is not None:
                 return suggested
             if len(line) == 1 and line in "012345":
                 return int(line)
             shown = line if len(line) <= 20 else line[:20] + "…"
-            got = f"got {shown!r}" if line else "got an empty line"
-            out.print(f"A grade is a whole number from 0 to 5{enter.replace(', ', '; ')} ({escape(got)}).")
+            got = _("got {text!r}").format(text=shown) if line else _("got an empty line")
+            rule = (_("A grade is a whole number from 0 to 5; Enter = {grade} ({got}).") if suggested is not None
+                    else _("A grade is a whole number from 0 to 5 ({got})."))
+            out.print(rule.format(grade=suggested, got=escape(got)))
 
     def read(self, prompt: str, entry, *, answering: bool) -> str:
         """One line; raises :class:`Command` when it is one (see :func:`command_in`).
@@ -390,15 +407,17 @@ class Review:
                 try:
                     back = self.session.undo()
                 except StoreError as exc:  # another window answered the card since: both answers stay
-                    out.print(f"Not undone: {escape(str(exc))}.")
+                    out.print(_("Not undone: {reason}.").format(reason=escape(str(exc))))
                     return
-                out.print(f"Undone: {escape(back.card.id)} is back as it was." if back else "Nothing to undo.")
+                out.print(_("Undone: {card} is back as it was.").format(card=escape(back.card.id)) if back
+                          else _("Nothing to undo."))
             elif name == "suspend":
                 entry = self.session.suspend()
-                out.print(f"Suspended {escape(entry.card.id)}: it will not be shown again (u undoes this).")
+                out.print(_("Suspended {card}: it will not be shown again (u undoes this).").format(
+                    card=escape(entry.card.id)))
             elif name == "bury":
                 entry = self.session.bury()
-                out.print(f"Buried {escape(entry.card.id)} until tomorrow.")
+                out.print(_("Buried {card} until tomorrow.").format(card=escape(entry.card.id)))
 
 
 def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
@@ -417,18 +436,24 @@ def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
     return None
 
 
-_KIND_WORDS = {"review": "due", "new": "new", "redrill": "re-drill"}
+_ENTRY_WORDS = {"review": N_("due"), "new": N_("new"), "redrill": N_("re-drill")}
+_KIND_NAMES = {"fact": N_("fact"), "choice": N_("choice"), "blank": N_("blank"), "numeric": N_("numeric"),
+               "match": N_("match"), "practice": N_("practice")}
+
+
+def kind_name(kind: str) -> str:
+    """A card's kind as the learner reads it."""
+    return _(_KIND_NAMES[kind])
 
 
 def _saved(outcome, today: date) -> str:
     """The acknowledgement, printed only once the answer is committed."""
     if not outcome.rescheduled:
-        rest = "re-drill, schedule unchanged"
+        rest = _("re-drill, schedule unchanged")
     else:
-        due = outcome.after.due
-        rest = f"next review {day_words(due, today)}"
-    again = "; back later in this session" if outcome.again else ""
-    return f"Saved: grade {outcome.grade} · {rest}{again}."
+        rest = _("next review {when}").format(when=day_words(outcome.after.due, today))
+    again = _("; back later in this session") if outcome.again else ""
+    return _("Saved: grade {grade} · {rest}{again}.").format(grade=outcome.grade, rest=rest, again=again)
 
 
 def leech_suspended(card_id: str, lapses: int) -> str:
@@ -465,23 +490,29 @@ def _when(due: date, today: date) -> str:
 
 def leech_warning(card_id: str, lapses: int) -> str:
     """One line, the moment a card becomes a leech: it is tagged, and worth a look."""
-    return (f"[bold]Leech:[/bold] {escape(card_id)} has lapsed {lapses} times, now tagged a leech: "
-            "rewrite it, or suspend it when it comes back.")
+    return ngettext("[bold]Leech:[/bold] {card} has lapsed {lapses} time, now tagged a leech: "
+                    "rewrite it, or suspend it when it comes back.",
+                    "[bold]Leech:[/bold] {card} has lapsed {lapses} times, now tagged a leech: "
+                    "rewrite it, or suspend it when it comes back.", lapses).format(card=escape(card_id), lapses=lapses)
 
 
 def day_words(day: date, today: date) -> str:
-    days = (day - today).days
-    if days == 0:
-        return f"today ({day.isoformat()})"
-    if days == 1:
-        return f"tomorrow ({day.isoformat()})"
-    if days < 0:
-        return f"{day.isoformat()} ({_plural(-days, 'day')} ago)"
-    return f"in {_plural(days, 'day')} ({day.isoformat()})"
+    ahead = (day - today).days
+    if ahead == 0:
+        return _("today ({date})").format(date=day.isoformat())
+    if ahead == 1:
+        return _("tomorrow ({date})").format(date=day.isoformat())
+    if ahead < 0:
+        return _("{date} ({days} ago)").format(date=day.isoformat(), days=day_count(-ahead))
+    return _("in {days} ({date})").format(days=day_count(ahead), date=day.isoformat())
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def day_count(count: int) -> str:
+    return ngettext("{count} day", "{count} days", count).format(count=number(count))
+
+
+def card_count(count: int) -> str:
+    return ngettext("{count} card", "{count} cards", count).format(count=number(count))
 
 
 @contextmanager
