@@ -21,9 +21,9 @@ from .model import Item, Lesson, ParamSet
 from .positions import TOML_POSITION, Lines
 from .verify import verify
 
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
-LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}$")
+ID_PATTERN = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: "$" would let "mini\n" through
+NAME_PATTERN = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]{0,31}\Z")
+LANGUAGE_PATTERN = re.compile(r"\A[a-z]{2,3}\Z")
 MAX_TEXT = 20_000
 
 
