@@ -23,6 +23,7 @@ from itertools import groupby
 from typing import assert_never
 
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+from .languages import thousands_separator
 
 MIN_DIGITS = 3  # a number with fewer digits is too common to give anything away
 MIN_LETTERS = 4  # shorter words (articles, conjunctions, "BERT"'s neighbours "the", "ve") are not key
@@ -190,6 +191,16 @@ def _phrases(words: list[tuple[str, tuple[int, int]]]) -> list[tuple[int, tuple[
 
 
 # --- from cards ---------------------------------------------------------------------------------
+
+def lesson_leaks(cards: Sequence[Card], languages: Sequence[str]) -> list[Leak]:
+    """The leaks of a lesson's cards in any of its languages, each pair and place once (its first
+    language's clue): a leak in one language is a leak in all, but wording may hide one in another."""
+    found: dict[tuple[str, str, Where], Leak] = {}
+    for language in languages:
+        for leak in find_leaks(exposures(cards, language), thousands=thousands_separator(language)):
+            found.setdefault((leak.source, leak.target, leak.where), leak)
+    return list(found.values())
+
 
 def exposures(cards: Sequence[Card], language: str) -> list[Exposure]:
     """One exposure per item, from its compiled cards (in lesson order, an item's cards together)."""

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
-from .base import FilesOption, LangOption, Language, LessonsArgument, app, escape, load, out
+from ..i18n import _
+from .base import FilesOption, LangOption, Language, LessonsArgument, app, err, escape, load, out
 
 if TYPE_CHECKING:
     from ..cards import Card
@@ -19,9 +20,11 @@ def check(paths: LessonsArgument = None) -> None:
     """Parse lessons and prove every stated number against its formula.
 
     Prints a summary per lesson; on any problem prints `path:line: message`
-    lines on stderr and exits 1.
+    lines on stderr and exits 1. Questions that give each other away are
+    warnings (`path:line: warning: ...`): they do not change the exit code.
     """
     from ..cards import compile_lesson
+    from ..leaks import lesson_leaks
 
     for lesson in load(paths):
         cards = compile_lesson(lesson)
@@ -30,6 +33,25 @@ def check(paths: LessonsArgument = None) -> None:
             f"{len(cards)} cards, {lesson.verified} numbers verified; "
             f"languages {', '.join(lesson.languages)}"
         )
+        lines = {item.id: item.line for item in lesson.items}
+        for leak in lesson_leaks(cards, lesson.languages):
+            err.print(escape(_leak_warning(leak).format(
+                path=_short(lesson.path), line=lines[leak.source], source=leak.source, target=leak.target,
+                clue=leak.clue)))
+
+
+def _leak_warning(leak) -> str:
+    from ..leaks import Where
+
+    match leak.where:
+        case Where.QUESTION:
+            return _("{path}:{line}: warning: the question of {source} shows \u201c{clue}\u201d, "
+                     "the answer to {target}; a sheet never puts the two on one version")
+        case Where.ANSWER:
+            return _("{path}:{line}: warning: the answer of {source} shows \u201c{clue}\u201d, "
+                     "the answer to {target}; a sheet never puts the two on one version")
+        case _:
+            assert_never(leak.where)
 
 
 @app.command()
