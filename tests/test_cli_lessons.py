@@ -40,8 +40,8 @@ def test_check_warns_of_questions_that_give_each_other_away(cli):
     result = cli("check")
     assert result.exit_code == 0  # warnings, not errors
     warnings = result.stderr.splitlines()
-    assert "decks/bert-basics.toml:233: warning: the question of bert-base-match shows “768”, the answer to " \
+    assert "decks/bert-basics.toml:245: warning: the question of bert-base-match shows “768”, the answer to " \
            "bert-base-settings; a sheet never puts the two on one version" in warnings
-    assert any(line.startswith("decks/bert-basics.toml:142: warning: the question of embedding-params shows "
+    assert any(line.startswith("decks/bert-basics.toml:154: warning: the question of embedding-params shows "
                                "“Word + position + segment”") for line in warnings)
     assert len(warnings) == 7 and all(": warning: " in line for line in warnings)

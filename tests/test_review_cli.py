@@ -168,7 +168,7 @@ def test_turkish_session_with_turkish_numbers(cli):
     result = cli("review", "--lang", "tr", "--new", "9", input=facts + "109.482.240\n\n")
     assert result.exit_code == 0, result.stderr
     assert "BERT nedir?" in result.stdout
-    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler)?\nYour answer: 109.482.240\n✓ Correct" \
+    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler), sapmalar ve LayerNorm'lar dahil?\nYour answer: 109.482.240\n✓ Correct" \
         in result.stdout
     assert store().answers()[-1].typed == "109.482.240"
 
