@@ -206,12 +206,12 @@ def exposures(cards: Sequence[Card], language: str) -> list[Exposure]:
     """One exposure per item, from its compiled cards (in lesson order, an item's cards together)."""
     found = []
     for _, group in groupby(cards, key=lambda card: card.item_id):
-        item_cards = list(group)
-        found.append(_exposure(item_cards, language))
+        found.append(exposure(list(group), language))
     return found
 
 
-def _exposure(cards: list[Card], language: str) -> Exposure:
+def exposure(cards: Sequence[Card], language: str) -> Exposure:
+    """What one item (its cards, in order) shows and asks for, in ``language``."""
     first = cards[0]
     item_id, prompt = first.item_id, first.prompt[language]
     answers = tuple(card.answer[language] for card in cards)
