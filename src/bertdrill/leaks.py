@@ -100,19 +100,22 @@ def without_conflicts(order: Sequence[str], graph: dict[str, set[str]], limit: i
     return kept
 
 
-def fewest_dropped(order: Sequence[str], graph: dict[str, set[str]]) -> list[str]:
-    """``order`` without the items that conflict most, until none conflict (ties: the later goes).
+def fewest_dropped(order: Sequence[str], graph: dict[str, set[str]],
+                   preference: Sequence[str] | None = None) -> list[str]:
+    """``order`` without the items that conflict most, until none conflict.
 
-    For a sheet of every question: it drops one item of each leaking pair, and one item instead
-    of two where that item leaks into both.
+    Ties go by ``preference`` (most wanted first; default: ``order``): the least wanted goes. For a
+    sheet of every question it drops one item of each leaking pair, and one item instead of two
+    where that item leaks into both. What is kept stays in ``order``.
     """
+    rank = {item_id: index for index, item_id in enumerate(preference if preference is not None else order)}
     kept = list(order)
     while True:
         degree = {item_id: len(graph.get(item_id, set()) & set(kept)) for item_id in kept}
         worst = max(degree.values(), default=0)
         if worst == 0:
             return kept
-        drop = [item_id for item_id in kept if degree[item_id] == worst][-1]
+        drop = max((item_id for item_id in kept if degree[item_id] == worst), key=lambda item_id: rank[item_id])
         kept.remove(drop)
 
 

@@ -208,8 +208,9 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None) -> 
     exposures = [replace(leaks.exposure(entry.cards, language), item_id=_key(entry)) for entry in pool]
     graph = leaks.conflicts(leaks.find_leaks(exposures, thousands=thousands_separator(language)))
     order = [_key(entry) for entry in pool]
+    kinds = {_key(entry): entry.item.kind for entry in pool}
     if count is None:
-        kept = set(leaks.fewest_dropped(order, graph))
+        kept = set(leaks.fewest_dropped(order, graph, sorted(order, key=lambda key: KEEP_FIRST.index(kinds[key]))))
     else:
         drawn = list(order)
         random.Random(f"bertdrill-sheet:{seed}:choice").shuffle(drawn)
@@ -219,6 +220,11 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None) -> 
                                  f"without giving each other away (bertdrill check lists which); "
                                  f"ask for {len(kept)} or fewer")
     return [e for e in pool if _key(e) in kept], [e for e in pool if _key(e) not in kept and count is None]
+
+
+# Which question of a leaking pair a full sheet keeps: the lesson's own exercises before plain recall,
+# which is the easiest to ask another way and the most likely to say another question's answer.
+KEEP_FIRST = (Kind.MATCH, Kind.NUMERIC, Kind.CHOICE, Kind.BLANK, Kind.PRACTICE, Kind.FACT)
 
 
 def _instructions(lessons: Sequence[Lesson], language: str, given: str | None, labels: Labels) -> str:
