@@ -63,7 +63,7 @@ _ENGLISH_SHEET = SheetLabels(version="Version", name="Name", date="Date", score=
                              instructions="Answer every question. For each number, show your working.",
                              of="of", question="Question", total="Total", accepted="Also accepted",
                              tolerance="within", work="Working")
-_TURKISH_SHEET = SheetLabels(version="Grup", name="Ad Soyad", date="Tarih", score="Puan", key="Cevap anahtarı",
+_TURKISH_SHEET = SheetLabels(version="Grup", name="Ad Soyad", date="Tarih", score="Alınan puan", key="Cevap anahtarı",
                              point="puan", points_plural="puan", points_title="Puan", questions="soru", page="Sayfa",
                              given="Verilenler", answer="Cevap", seed="tohum",
                              match_hint="Her kutuya eşleşen seçeneğin harfini yazın.",

@@ -95,10 +95,11 @@ def lesson_of(question: Question) -> str:
 def category(sheet: Sheet, lesson_id: str) -> str:
     """The lesson's category in the course's question bank: ``$course$/top/bertdrill/<title>``.
 
-    Moodle splits a category path at ``/``; a ``/`` in the title is written ``//``.
+    Moodle splits a category path at ``/``; a ``/`` in the title is written ``//``. Moodle shows a
+    category's name as HTML, so the title is escaped.
     """
-    title = dict(sheet.categories).get(lesson_id, lesson_id)
-    return "$course$/top/bertdrill/" + " ".join(title.split()).replace("/", "//")
+    title = html_escape(" ".join(dict(sheet.categories).get(lesson_id, lesson_id).split()), quote=False)
+    return "$course$/top/bertdrill/" + title.replace("/", "//")
 
 
 def _question(sheet: Sheet, question: Question) -> str:

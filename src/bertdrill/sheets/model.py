@@ -187,7 +187,7 @@ def build_sheet(
         seed=seed,
         labels=labels,
         versions=shuffled,
-        bank=tuple(_bank(chosen, language)),
+        bank=tuple(_bank(pool if count is None else chosen, language)),  # a bank is no sheet: every question
         instructions=_instructions(lessons, language, instructions, labels),
         legend=_legend(chosen, language) if given else (),
         left_out=tuple(_key(entry) for entry in left_out),

@@ -23,9 +23,9 @@ FIXED_EPOCH = "315532800"
 BLANK_PAGE = '<!DOCTYPE html><html><head><style>@page { size: A4; margin: 0; }</style></head><body></body></html>'
 
 
-def render(sections: Sequence[str], *, duplex: bool = True) -> bytes:
-    """Lay out HTML documents (from :mod:`.html`) one after another in one PDF, the same bytes for the
-    same sheet. Each section numbers its own pages; with ``duplex`` each gets an even number of pages
+def render(sections: str | Sequence[str], *, duplex: bool = True) -> bytes:
+    """Lay out HTML documents (from :mod:`.html`; one, or several in order) in one PDF, the same bytes
+    for the same sheet. Each section numbers its own pages; with ``duplex`` each gets an even number of pages
     (a blank one at its end where needed), so printed on both sides every section starts on a new sheet."""
     try:
         from weasyprint import HTML
@@ -36,6 +36,8 @@ def render(sections: Sequence[str], *, duplex: bool = True) -> bytes:
                              "see https://doc.courtbouillon.org/weasyprint/stable/first_steps.html") from None
     # WeasyPrint logs what it skips or substitutes as warnings; the CSS is ours, not the user's.
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    if isinstance(sections, str):
+        sections = [sections]
     with _reproducible():
         documents = [HTML(string=section, base_url=None).render() for section in sections]
         blank = HTML(string=BLANK_PAGE, base_url=None).render().pages[0]
