@@ -88,7 +88,7 @@ def sheet(
     for path, data in files:
         write_atomic(path, data)
     out.print(_report(sheet_model, chosen_format, files, key_mode))
-    if sheet_model.left_out:
+    if sheet_model.left_out and chosen_format not in BANKS:
         out.print(escape(ngettext(
             "Left out {count} question that would give another away: {items} (bertdrill check says how).",
             "Left out {count} questions that would give others away: {items} (bertdrill check says how).",
