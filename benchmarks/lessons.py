@@ -33,7 +33,7 @@ def _choice(i: int) -> str:
 id = "choice-{i}"
 kind = "choice"
 prompt = {{ en = "Choice {i}: which is bidirectional?", tr = "Seçim {i}: hangisi çift yönlü?" }}
-options = {{ en = ["GPT", "BERT", "RNN"], tr = ["GPT", "BERT", "RNN"] }}
+options = {{ en = ["GPT", "BERT", "RNN", "LSTM"], tr = ["GPT", "BERT", "RNN", "LSTM"] }}
 answer = 2
 '''
 

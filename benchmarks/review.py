@@ -48,7 +48,7 @@ def synthetic_cards(count: int) -> list[Card]:
     return cards
 
 
-def fill(path: Path, cards: list[Card], reviews: int, seed: int = 7) -> None:
+def fill(path: Path, cards: list[Card], reviews: int, learner: str, seed: int = 7) -> None:
     """Cards, schedules and a review log written straight to SQLite, as fast as it goes."""
     rng = random.Random(seed)
     stamp = "2025-01-01 00:00:00.000000"
@@ -64,13 +64,13 @@ def fill(path: Path, cards: list[Card], reviews: int, seed: int = 7) -> None:
         new = rng.random() < 0.1
         due = None if new else (TODAY + timedelta(days=rng.randint(-30, 300))).isoformat()
         schedule_rows.append((card.id, 0 if new else rng.randint(1, 8), rng.randint(130, 300),
-                              0 if new else rng.randint(1, 300), due, rng.randint(0, 3)))
+                              0 if new else rng.randint(1, 300), due, rng.randint(0, 3), learner))
     connection.executemany(
         "INSERT OR IGNORE INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, first_seen, updated) "
         "VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)", card_rows)
     connection.executemany(
-        "INSERT OR REPLACE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech) "
-        "VALUES (?, ?, ?, ?, ?, ?, 0, NULL, 0)", schedule_rows)
+        "INSERT OR REPLACE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech, "
+        "learner) VALUES (?, ?, ?, ?, ?, ?, 0, NULL, 0, ?)", schedule_rows)
     ids = [card.id for card in cards]
     start = TODAY - timedelta(days=1000)
 
@@ -79,12 +79,12 @@ def fill(path: Path, cards: list[Card], reviews: int, seed: int = 7) -> None:
             day = start + timedelta(days=n * 1000 // reviews)
             yield (ids[n % len(ids)], f"{day.isoformat()} 08:00:00.000000", day.isoformat(), "review",
                    rng.randint(0, 5), None, 4000, 2, EF_START, 6, day.isoformat(), 0, 3, EF_START, 15,
-                   (day + timedelta(days=15)).isoformat(), 0)
+                   (day + timedelta(days=15)).isoformat(), 0, learner)
 
     connection.executemany(
         "INSERT INTO review (card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, reps_before, "
         "ef100_before, interval_before, due_before, lapses_before, reps_after, ef100_after, interval_after, "
-        "due_after, lapses_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", review_rows())
+        "due_after, lapses_after, learner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", review_rows())
     connection.execute("COMMIT")
     connection.execute("ANALYZE")
     connection.close()
@@ -99,7 +99,7 @@ def build_store(db: Path, cards: int = 100_000, reviews: int = 1_000_000) -> lis
     store = Store.open(str(db))
     store.sync(shipped, now=NOW)
     store.close()
-    fill(db, synthetic + [card for card in shipped if card.kind.reviewed], reviews)
+    fill(db, synthetic + [card for card in shipped if card.kind.reviewed], reviews, store.learner)
     return synthetic
 
 

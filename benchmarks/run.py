@@ -13,8 +13,14 @@ alternate, so both meet the same load on a shared machine):
    grades on standard input; time from the first card shown to the last answer saved,
    per answer) against 1,000 raw sqlite3 write transactions with the same durability
    settings (target: <= 20 ms per answer);
+   The same with FSRS as the stored scheduler, against the same review under SM-2
+   (scheduling.py; target: <= 20 ms per answer);
+   On the store of row 2: ``bertdrill scheduler fsrs`` (every card replayed through FSRS) and
+   ``bertdrill stats --calibration``, each against ``bertdrill scheduler sm2`` replaying the same
+   log through SM-2 (scheduling.py; target: under 60 s each);
 4. ``bertdrill check`` on a generated 10,000-item lesson (lessons.py) against parsing the
-   same file with tomllib, both as commands (target <= 5);
+   same file with tomllib, both as commands (target <= 5); and ``bertdrill cards --json`` on it
+   against that ``check`` (target <= 1.5: printing the cards costs little beside reading them);
 5. ``export anki`` of that lesson: writing the package (``bertdrill.anki.export``: cards,
    fields, notes, the atomic write) against writing the same notes with genanki directly
    (export_anki.py's baseline), in this process (target <= 1.2). Reading and verifying the
@@ -176,6 +182,11 @@ class Table:
                           f"{measured / baseline:.1f}", f"<= {target_ms:g} ms/answer", measured * 1000 <= target_ms))
         self.show(self.rows[-1])
 
+    def seconds(self, name: str, measured: float, baseline_name: str, baseline: float, target_s: float) -> None:
+        self.rows.append((name, f"{measured:.1f} s", f"{baseline_name} {baseline:.1f} s",
+                          f"{measured / baseline:.1f}", f"< {target_s:g} s", measured < target_s))
+        self.show(self.rows[-1])
+
     @staticmethod
     def show(row) -> None:
         print(f"  {row[0]}: {row[1]} against {row[2]} (ratio {row[3]}; target {row[4]}: "
@@ -202,6 +213,8 @@ def main() -> int:
     parser.add_argument("--answers", type=int, default=1_000)
     args = parser.parse_args()
 
+    from scheduling import answering, switch_and_calibration  # it imports this module's helpers
+
     folder = Path(tempfile.mkdtemp(prefix="bertdrill-run-"))
     table = Table()
     print(f"bertdrill benchmarks: Python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
@@ -222,6 +235,10 @@ def main() -> int:
                                              ([PYTHON, "-c", "import sqlmodel"], big_env))
         table.ratio(f"bertdrill status, {args.cards // 1000}k cards, {args.reviews / 1e6:g}M reviews", status_time,
                     "import sqlmodel", sqlmodel_time, 1.5)
+        to_fsrs, to_sm2, calibration = switch_and_calibration(big)
+        size = f"{args.cards // 1000}k cards, {args.reviews / 1e6:g}M reviews"
+        table.seconds(f"bertdrill scheduler fsrs, {size}", to_fsrs, "replay through SM-2", to_sm2, 60)
+        table.seconds(f"bertdrill stats --calibration, {size}", calibration, "replay through SM-2", to_sm2, 60)
 
         answers = folder / "answers.toml"
         answers.write_text(generated_lesson(args.answers, "answers"), encoding="utf-8")
@@ -231,14 +248,19 @@ def main() -> int:
                                             for run in range(max(3, args.runs // 2)))
         table.per_answer(f"answer {args.answers:,} cards, scripted review", per_answer,
                          "raw sqlite3 transaction", per_transaction, 20)
+        with_fsrs, with_sm2 = answering(folder, args.answers, max(3, args.runs // 2))
+        table.per_answer(f"answer {args.answers:,} cards with FSRS, scripted review", with_fsrs,
+                         "the same with SM-2", with_sm2, 20)
 
         lesson_text = generated_lesson(args.items)
         lesson = folder / "generated.toml"
         lesson.write_text(lesson_text, encoding="utf-8")
         parse = "import sys, tomllib; tomllib.load(open(sys.argv[1], 'rb'))"
-        check_time, toml_time = medians(max(3, args.runs // 2), (bertdrill() + ["check", str(lesson)], env),
-                                        ([PYTHON, "-c", parse, str(lesson)], env))
+        check_time, toml_time, cards_time = medians(
+            max(3, args.runs // 2), (bertdrill() + ["check", str(lesson)], env),
+            ([PYTHON, "-c", parse, str(lesson)], env), (bertdrill() + ["cards", "--json", "-f", str(lesson)], env))
         table.ratio(f"bertdrill check, {args.items:,} items", check_time, "tomllib parse", toml_time, 5)
+        table.ratio(f"bertdrill cards --json, {args.items:,} items", cards_time, "bertdrill check", check_time, 1.5)
 
         try:
             import genanki  # noqa: F401

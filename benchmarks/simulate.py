@@ -84,8 +84,9 @@ def big(path: Path, reviews: int) -> None:
 
     for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         leftover.unlink(missing_ok=True)
-    Store.open(str(path)).close()
-    fill(path, synthetic_cards(100_000), reviews)
+    with Store.open(str(path)) as empty:
+        learner = empty.learner
+    fill(path, synthetic_cards(100_000), reviews, learner)
     store = Store.open(str(path))
     status = median(lambda: store.status(BIG_TODAY))
     stats = median(lambda: gather(store, BIG_TODAY, 14, None, [], "en"))

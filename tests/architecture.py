@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = "bertdrill"
-LAYERS = ("core", "ports", "application", "adapters", "interface")
+LAYERS = ("core", "ports", "support", "application", "adapters", "interface")
 # What each layer may import from the project itself (a module may always import its own unit).
 ALLOWED = {
     "core": {"core"},
     "ports": {"core"},
-    "application": {"core", "ports"},
-    "adapters": {"core", "ports"},
+    "support": {"core"},
+    "application": {"core", "ports", "support"},
+    "adapters": {"core", "ports", "support"},
     "interface": set(LAYERS),
 }
 # The core computes; it never does I/O, reads the clock or draws random numbers.

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gettext
 from pathlib import Path
 
 import postgres as postgres_server
 import pytest
 from typer.testing import CliRunner
+
+from bertdrill import i18n
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "decks" / "bert-basics.toml"
@@ -23,7 +26,13 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
     monkeypatch.delenv("BERTDRILL_DEBUG", raising=False)
     monkeypatch.delenv("BERTDRILL_LEARNER", raising=False)
-    return home
+    # English unless a test asks otherwise, whatever the machine's locale; and a language a command
+    # chose (--lang tr) does not outlive its test.
+    for variable in ("BERTDRILL_LANG", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    yield home
+    i18n.install(gettext.NullTranslations())
 
 
 @pytest.fixture

@@ -30,9 +30,10 @@ from anki.import_export_pb2 import (
 from bertdrill import anki as bertdrill_anki
 from bertdrill.cards import compile_lesson
 from bertdrill.errors import BertdrillError
+from bertdrill.files import write_atomic
 from bertdrill.lesson import parse
 
-SHIPPED_KINDS = {"fact": 11, "choice": 1, "blank": 1, "numeric": 14, "match": 4, "practice": 1}
+SHIPPED_KINDS = {"fact": 12, "choice": 1, "blank": 1, "numeric": 14, "match": 4, "practice": 1}
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -134,7 +135,7 @@ def test_guids_come_from_card_ids_not_text(lesson_text):
     ]
     assert [n.guid for n in bertdrill_anki.build([edited], "all", {"bert-basics": 1}).notes] == \
         [n.guid for n in package.notes]
-    assert len(set(n.guid for n in package.notes)) == 64
+    assert len(set(n.guid for n in package.notes)) == 66
 
 
 def test_decks_are_stable_per_lesson_and_language(lesson_text):
@@ -171,7 +172,7 @@ def test_export_shipped_lesson(cli, tmp_path):
     out = tmp_path / "bert.apkg"
     result = export(cli, "-o", str(out))
     assert result.stdout == (
-        f"Wrote {out}: 32 notes (1 blank, 1 choice, 11 fact, 4 match, 14 numeric, 1 practice), "
+        f"Wrote {out}: 33 notes (1 blank, 1 choice, 12 fact, 4 match, 14 numeric, 1 practice), "
         "one card each, in 1 deck:\n  bertdrill::What is BERT?\n")
     assert zipfile.ZipFile(out).namelist() == ["collection.anki2", "media"]
     assert [p.name for p in tmp_path.iterdir() if p.name != "home"] == ["bert.apkg"]  # no temporary file left
@@ -183,11 +184,12 @@ def test_export_shipped_lesson(cli, tmp_path):
 def test_directory_as_output_is_refused(cli, tmp_path):
     result = cli("export", "anki", "-o", str(tmp_path))
     assert result.exit_code == 1
-    assert result.stderr == f"Error: {tmp_path} is a directory; give a file name such as {tmp_path / 'lessons.apkg'}\n"
+    assert result.stderr == (f"Error: cannot write {tmp_path}: it is a folder; "
+                             f"give a file name such as {tmp_path / 'lessons.apkg'}\n")
 
 
 @pytest.mark.parametrize("where, message", [
-    ("missing/out.apkg", "folder {dir}/missing does not exist"),
+    ("missing/out.apkg", "the folder {dir}/missing does not exist"),
     ("file.txt/out.apkg", "{dir}/file.txt is not a folder"),
 ])
 def test_unwritable_output_is_refused(cli, tmp_path, where, message):
@@ -208,7 +210,7 @@ def test_read_only_folder_is_refused(cli, tmp_path):
     finally:
         folder.chmod(0o755)
     assert result.exit_code == 1
-    assert result.stderr == f"Error: cannot write {folder / 'out.apkg'}: permission denied\n"
+    assert result.stderr == f"Error: cannot write {folder / 'out.apkg'}: permission denied for the folder {folder}\n"
     assert list(folder.iterdir()) == []
 
 
@@ -223,7 +225,9 @@ def test_language_the_lesson_lacks(cli, tmp_path):
     lesson = save(tmp_path / "l.toml", _lesson(), time.time())
     result = cli("export", "anki", str(lesson), "-o", str(tmp_path / "l.apkg"), "--lang", "tr")
     assert result.exit_code == 1
-    assert result.stderr == "Error: lesson 'tiny' has no 'tr' texts (its languages: en); try --lang all\n"
+    assert cli("export", "anki", str(lesson), "-o", str(tmp_path / "l.apkg"), "--lang", "de").stderr == (
+        "Error: lesson 'tiny' has no 'de' texts (its languages: en); try --lang all\n")
+    assert result.stderr == "Hata: 'tiny' dersinde 'tr' metinleri yok (dilleri: en); --lang all deneyin\n"  # in Turkish
     assert not (tmp_path / "l.apkg").exists()
 
 
@@ -252,7 +256,7 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         raise OSError(28, "No space left on device")
 
     with pytest.raises(BertdrillError, match="cannot write .*bert.apkg: No space left on device"):
-        bertdrill_anki.write_atomically(target, fails_halfway)
+        write_atomic(target, fails_halfway)
     assert target.read_bytes() == b"the previous export"
     assert [p.name for p in tmp_path.iterdir()] == ["bert.apkg"]
 
@@ -277,7 +281,7 @@ def test_default_import_options_update_notes_if_newer(collection):
 def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
     export(cli, "-o", str(tmp_path / "bert.apkg"))
     log = import_package(collection, tmp_path / "bert.apkg")
-    assert counts(log) == clean(new=32)
+    assert counts(log) == clean(new=33)
 
     names = sorted(d.name for d in collection.decks.all_names_and_ids())
     assert names == ["Default", "bertdrill", "bertdrill::What is BERT?"]
@@ -290,7 +294,7 @@ def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
     assert dict(fact.items()) == {
         "Question": 'What does "bidirectional" mean in BERT?',
         "Answer": "Each word sees the context both to its left and to its right.",
-        "Explanation": "There is no causal mask: every position attends to the whole sentence.",
+        "Explanation": "There is no causal mask: every position attends to the whole input, on both sides.",
         "Source": "Machine Learning course, expert section, lesson 17/44: What is BERT?",
     }
     assert sorted(fact.tags) == ["bert", "bert-basics", "definition", "kind::fact", "lang::en", "nlp", "transformers"]
@@ -336,10 +340,10 @@ def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
 
 def test_both_languages_in_their_own_subdecks(cli, tmp_path, collection):
     export(cli, "-o", str(tmp_path / "bert.apkg"), "--lang", "all")
-    assert counts(import_package(collection, tmp_path / "bert.apkg")) == clean(new=64)
+    assert counts(import_package(collection, tmp_path / "bert.apkg")) == clean(new=66)
 
     for deck in ("bertdrill::What is BERT?::English", "bertdrill::What is BERT?::Türkçe"):
-        assert len(collection.find_cards(f'"deck:{deck}"')) == 32
+        assert len(collection.find_cards(f'"deck:{deck}"')) == 33
     notes = notes_by_guid(collection)
     turkish = notes[guid("bert-definition", "tr")]
     assert turkish["Question"] == "BERT nedir?"
@@ -359,7 +363,7 @@ def test_reimporting_an_edited_lesson_updates_notes_in_place(cli, tmp_path, less
     saved = int(time.time()) - 3600
     save(lesson, lesson_text, saved)
     export(cli, str(lesson), "-o", str(tmp_path / "v1.apkg"))
-    assert counts(import_package(collection, tmp_path / "v1.apkg")) == clean(new=32)
+    assert counts(import_package(collection, tmp_path / "v1.apkg")) == clean(new=33)
     before = {g: (note.id, note.card_ids()) for g, note in notes_by_guid(collection).items()}
 
     reviewed = card_of(collection, guid("bidirectional"))
@@ -370,7 +374,7 @@ def test_reimporting_an_edited_lesson_updates_notes_in_place(cli, tmp_path, less
 
     # The same lesson again: nothing is newer, nothing changes.
     export(cli, str(lesson), "-o", str(tmp_path / "again.apkg"))
-    assert counts(import_package(collection, tmp_path / "again.apkg")) == clean(duplicate=32)
+    assert counts(import_package(collection, tmp_path / "again.apkg")) == clean(duplicate=33)
 
     # The author fixes two texts and saves the lesson a minute later.
     edited = (lesson_text
@@ -380,11 +384,11 @@ def test_reimporting_an_edited_lesson_updates_notes_in_place(cli, tmp_path, less
     assert edited.count("Every token") == 1 and edited.count("How many weights") == 1
     save(lesson, edited, saved + 60)
     export(cli, str(lesson), "-o", str(tmp_path / "v2.apkg"))
-    assert counts(import_package(collection, tmp_path / "v2.apkg")) == clean(updated=32)
+    assert counts(import_package(collection, tmp_path / "v2.apkg")) == clean(updated=33)
 
     after = notes_by_guid(collection)
     assert {g: (note.id, note.card_ids()) for g, note in after.items()} == before  # same notes, same cards
-    assert collection.note_count() == 32 and collection.card_count() == 32
+    assert collection.note_count() == 33 and collection.card_count() == 33
     assert after[guid("bidirectional")]["Answer"] == "Every token sees the whole sentence, left and right."
     assert after[guid("embedding-params@bert-large")]["Question"] == (
         "How many weights are in BERT-large's embeddings (word + position + segment + LayerNorm)?")
@@ -409,7 +413,7 @@ def test_a_note_edited_in_anki_after_the_lesson_was_saved_is_kept(cli, tmp_path,
                                  "As a masked language model, on unlabelled text.")
     save(lesson, edited.replace("Each word sees", "Every word sees"), saved + 3600)
     export(cli, str(lesson), "-o", str(tmp_path / "v2.apkg"))
-    assert counts(import_package(collection, tmp_path / "v2.apkg")) == clean(updated=31, duplicate=1)
+    assert counts(import_package(collection, tmp_path / "v2.apkg")) == clean(updated=32, duplicate=1)
 
     notes = notes_by_guid(collection)
     assert notes[guid("bidirectional")]["Answer"] == "My own words."

@@ -8,7 +8,6 @@ x / log b))``, a weighted RMSE over the groups, scikit-learn's clipped log loss)
 from __future__ import annotations
 
 import math
-import types
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
 
@@ -20,23 +19,15 @@ from bertdrill import sm2
 from bertdrill.scheduling.calibration import (
     MIN_REVIEWS,
     Calibration,
-    Model,
+    both_schedulers,
     group,
     sm2_recall,
     verdict,
 )
-from bertdrill.scheduling.fsrs import FSRS
-
-SM2 = types.SimpleNamespace(initial=sm2.NEW, review=sm2.review)
-
-
-def models():
-    fsrs = FSRS()
-    return [Model("sm2", SM2, sm2_recall), Model("fsrs", fsrs, lambda state, day: fsrs.retrievability(state, today=day))]
 
 
 def calibrate(logs):
-    calibration = Calibration(models())
+    calibration = Calibration(both_schedulers())
     for log in logs:
         calibration.add(log)
     return calibration.report()
@@ -126,8 +117,11 @@ def test_fsrs_predicts_the_synthetic_learner_better_than_sm2(year):
     sm2_score, fsrs_score = report.scores
     assert fsrs_score.log_loss < sm2_score.log_loss
     assert report.best is fsrs_score
-    assert verdict(report) == ("FSRS predicts your recall better: log loss 0.37 vs 0.38 (SM-2); "
-                               "your average recall alone scores 0.38.")
+    assert verdict(report) == (f"FSRS predicts your recall better: log loss {fsrs_score.log_loss:.3f} vs "
+                               f"{sm2_score.log_loss:.3f} (SM-2); your average recall alone scores "
+                               f"{report.baseline.log_loss:.3f}.")
+    assert verdict(report, lambda value: f"{value:.2f}") == (
+        "FSRS predicts your recall better: log loss 0.37 vs 0.38 (SM-2); your average recall alone scores 0.38.")
 
 
 def test_under_a_hundred_reviews_there_is_not_enough_history(year):
@@ -147,7 +141,7 @@ def test_only_a_review_after_an_earlier_study_day_is_scored():
     log = [(day, 4), (day, 2), (day, 5),  # one scheduling answer and two re-drills
            (day + timedelta(days=1), 1), (day + timedelta(days=1), 4),
            (day + timedelta(days=7), 5)]
-    calibration = Calibration(models())
+    calibration = Calibration(both_schedulers())
     calibration.add(log)
     report = calibration.report()
     assert (report.reviews, report.recalled) == (2, 1)  # day 2 (forgotten) and day 8 (recalled)

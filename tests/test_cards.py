@@ -14,7 +14,7 @@ MINIMAL = Path(__file__).parent / "lessons" / "minimal.toml"
 
 def test_shipped_lesson_cards_by_kind():
     cards = all_cards(load_lessons())
-    assert Counter(card.kind for card in cards) == {"fact": 11, "numeric": 14, "match": 4, "choice": 1,
+    assert Counter(card.kind for card in cards) == {"fact": 12, "numeric": 14, "match": 4, "choice": 1,
                                                      "blank": 1, "practice": 1}
     assert len({card.id for card in cards}) == len(cards)
 

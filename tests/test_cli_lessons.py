@@ -5,7 +5,7 @@ def test_check_shipped_lessons(cli):
     result = cli("check")
     assert result.exit_code == 0, result.stderr
     assert "bert-basics" in result.stdout
-    assert "22 items, 32 cards, 24 numbers verified" in result.stdout
+    assert "23 items, 33 cards, 24 numbers verified" in result.stdout
 
 
 def test_version(cli):
@@ -45,3 +45,60 @@ def test_check_warns_of_questions_that_give_each_other_away(cli):
     assert any(line.startswith("decks/bert-basics.toml:154: warning: the question of embedding-params shows "
                                "“Word + position + segment”") for line in warnings)
     assert len(warnings) == 7 and all(": warning: " in line for line in warnings)
+
+
+def generated_lesson(items: int) -> str:
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_lessons", Path(__file__).resolve().parent.parent / "benchmarks" / "lessons.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.generated_lesson(items)
+
+
+def test_cards_json_costs_about_what_check_costs(cli, tmp_path):
+    """Issue 11, item 10: rich's JSON highlighting made `cards --json` 8x `check` (7 s on 10,000 items).
+    Output to a pipe is the same indented JSON, written as plain text. benchmarks/run.py holds the
+    1.5x target on 10,000 items as commands; this is the same comparison in-process, with room for noise."""
+    import json
+    import time
+
+    lesson = tmp_path / "generated.toml"
+    lesson.write_text(generated_lesson(1500), encoding="utf-8")
+    best = {"check": float("inf"), "cards": float("inf")}
+    for _ in range(3):
+        for name, args in (("check", ["check", str(lesson)]), ("cards", ["cards", "--json", "-f", str(lesson)])):
+            began = time.perf_counter()
+            result = cli(*args)
+            best[name] = min(best[name], time.perf_counter() - began)
+            assert result.exit_code == 0, result.stderr
+    cards = json.loads(result.stdout)
+    assert len(cards) == 2100 and cards[0]["id"] == "generated/fact-0"
+    assert result.stdout == json.dumps(cards, indent=2, ensure_ascii=False) + "\n"
+    assert best["cards"] <= 2 * best["check"], best
+
+
+def test_the_shipped_lesson_passes_check_strict(cli):
+    result = cli("check", "--strict")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+def test_a_prompt_that_gives_its_answer_away_is_a_warning_and_strict_makes_it_an_error(cli, tmp_path, lesson_text):
+    blank = next(line for line in lesson_text.splitlines() if line.startswith('prompt = { en = "How many projection'))
+    path = tmp_path / "giveaway.toml"
+    path.write_text(lesson_text.replace(blank, 'prompt = { en = "Count attention\'s four projections (Q, K, V, '
+                                               'output).", tr = "Dikkatin dört projeksiyonunu say." }'),
+                    encoding="utf-8")
+    line = next(number for number, text in enumerate(path.read_text().splitlines(), start=1)
+                if text == 'id = "attention-projections"') - 1
+    warnings = [f"{path}:{line}: warning: item attention-projections: the prompt gives its answer away ('four' in en)",
+                f"{path}:{line}: warning: item attention-projections: the prompt gives its answer away ('dört' in tr)"]
+    lenient = cli("check", str(path))
+    assert lenient.exit_code == 0
+    assert lenient.stderr.splitlines() == warnings
+    strict = cli("check", "--strict", str(path))
+    assert strict.exit_code == 1
+    assert strict.stderr.splitlines() == warnings + ["Error: 2 warnings, and --strict makes them errors"]

@@ -192,12 +192,13 @@ def test_undo_in_one_window_after_the_other_answered_is_refused_and_the_session_
         return logged
 
     monkeypatch.setattr(Store, "answer", the_other_window_answers_too)
-    result = cli("review", "--db", str(db), "--new", "2", input="5\n:undo\n4\n")
+    # the second new card is the total (new cards alternate kinds): an answer, then a grade
+    result = cli("review", "--db", str(db), "--new", "2", input="5\n:undo\n109482240\n4\n")
     assert result.exit_code == 0, result.stderr
     assert "Not undone: bert-basics/bert-definition was answered again since (in another window?)" in result.stdout
     monkeypatch.setattr(Store, "answer", original)
     log = [(a.card_id.split("/")[1], a.kind, a.grade) for a in other.answers()]
     assert log == [("bert-definition", "new", 5), ("bert-definition", "redrill", 4),
-                   ("bert-acronym", "new", 4), ("bert-acronym", "redrill", 4)]
+                   ("total-params@bert-base", "new", 4), ("total-params@bert-base", "redrill", 4)]
     with sqlite3.connect(db) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)

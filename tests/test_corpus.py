@@ -45,6 +45,7 @@ from bertdrill.anki import NUMBER_SCRIPT
 from bertdrill.cards import compile_lesson
 from bertdrill.lesson import parse
 from bertdrill.store import Store
+from bertdrill.store.migrations import SCHEMA_VERSION
 
 CORPUS = Path(__file__).parent / "corpus"
 HOSTILE = CORPUS / "lessons" / "hostile-markup.toml"
@@ -394,7 +395,7 @@ def test_a_zero_byte_file_is_an_empty_database_and_becomes_a_review_database(cli
     assert review.exit_code == 0 and len(saved(review.stdout)) == 1
     assert status.exit_code == 0 and "Answered today  1" in status.stdout
     with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (1,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 def test_a_folder_as_database(cli, tmp_path):
@@ -412,7 +413,7 @@ def test_a_database_whose_folder_cannot_be_created(cli, tmp_path):
 
 def test_a_read_only_database_keeps_its_answers(cli, tmp_path):
     path = tmp_path / "ro.db"
-    cli("review", "--db", str(path), "--new", "2", input="5\n4\n")
+    cli("review", "--db", str(path), "--new", "2", input="5\n109482240\n4\n")  # a fact, then the total
     Store.open(str(path)).close()  # the WAL folded in: the file alone is the database
     before = digest(path)
     undo = make_read_only(path)
@@ -445,7 +446,7 @@ connection.execute("ROLLBACK")
 
 def test_a_database_locked_by_another_process_loses_nothing(cli, tmp_path, monkeypatch):
     path = tmp_path / "busy.db"
-    cli("review", "--db", str(path), "--new", "2", input="5\n4\n")
+    cli("review", "--db", str(path), "--new", "2", input="5\n109482240\n4\n")  # a fact, then the total
     monkeypatch.setenv("BERTDRILL_LOCK_TIMEOUT", "0.5")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_EXCLUSIVE, str(path)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
@@ -465,3 +466,32 @@ def test_a_database_locked_by_another_process_loses_nothing(cli, tmp_path, monke
     assert [a.grade for a in Store.open(str(path)).answers()] == [5, 4]
     review = cli("review", "--db", str(path), "--new", "3", input="5\n")  # the lock gone, it goes on
     assert review.exit_code == 0 and "Card 1 of 1 · 0 review · 1 new" in review.stdout
+
+
+# --------------------------------------------------------------------------- refused lessons (issue 11)
+
+REFUSED = CORPUS / "lessons" / "refused"
+# file -> (the line named, the start of the message). Each was a hang, a crash or a silent wrong ✓.
+REFUSED_LESSONS = {
+    "blank-answer-fraction-tower": (42, "item 'gap': result too precise (an exact fraction finer than 1/10^60) in "),
+    "claim-divides-by-zero": (68, "item 'claim': '1/0' divides by zero"),
+    "claim-tiny-power": (68, "item 'claim': result too precise (an exact fraction finer than 1/10^60) in "),
+    "claim-too-many-digits": (68, "item 'claim': a stated number has at most 30 digits, not 4,002"),
+    "formula-fraction-tower": (23, "formula 'share': result too precise (an exact fraction finer than 1/10^60)"),
+}
+
+
+def test_every_refused_lesson_has_an_expectation():
+    assert sorted(path.stem for path in REFUSED.glob("*.toml")) == sorted(REFUSED_LESSONS)
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_LESSONS))
+def test_a_refused_lesson_is_named_with_its_line_at_once(cli, name):
+    path = REFUSED / f"{name}.toml"
+    line, message = REFUSED_LESSONS[name]
+    began = time.monotonic()
+    result = cli("check", str(path))
+    assert time.monotonic() - began < 1
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"{path}:{line}: {message}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1

@@ -136,3 +136,15 @@ def test_a_set_where_a_formula_fails_is_skipped(lesson_text):
     assert found.diagnose(lesson().evaluate("attention", "bert-large"), name="embeddings",
                           set_name="bert-large").quantity.name == "attention"
     assert text  # the edited text is only the story of this test
+
+
+def test_a_power_of_ten_needs_digits_to_compare():
+    """``1`` for 109,482,240 is not "10^8 times too small": one digit says nothing about a cut-off number."""
+    assert digit_slip(1, 109482240) is None
+    assert digit_slip(10, 109482240) is None
+    assert digit_slip(109, 109482240).slip is Slip.POWER_OF_TEN
+
+
+def test_a_slip_that_leaves_a_bare_number_explains_nothing():
+    """``4`` is ``4 * (d * d + d)`` without its factor ``d * d + d``: true, and no help to anyone."""
+    assert diagnoser().diagnose(4, expected=109482240, name="total", set_name="bert-base") is None

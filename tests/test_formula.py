@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from timing import cpu_seconds
 
 from bertdrill import formula
 from bertdrill.errors import FormulaError
@@ -121,3 +123,90 @@ def test_evaluator_only_returns_a_number_or_raises_formula_error(source):
         return
     assert isinstance(result, (int, Fraction))
     assert abs(result) <= formula.MAX_MAGNITUDE
+
+
+# --- issue 11, item 1: the cost of every evaluation is bounded ------------------------------
+
+CORPUS = Path(__file__).parent / "corpus" / "formulas"
+# corpus file -> the message it is refused with (each one hung or took seconds before)
+HOSTILE_ARITHMETIC = {
+    "fraction-tower.txt": "result too precise",  # ((0.999999999**256)**256)**256: hung over 60 s
+    "tiny-power.txt": "result too precise",  # (10**-60)**256: the guard looked only at |x| > 10^60
+    "tiny-literal.txt": "result too precise",  # 1e-300: a literal with 300 decimal places
+    "negative-power.txt": "result too large",  # 0.5**-256
+    "many-primes.txt": "result too precise",  # 1/3/5/7/11/...: the denominator grows one prime at a time
+    "power-tower.txt": "exponent too large",
+    "huge-literal.txt": "result too large",  # 1,999 nines
+    "float-overflow.txt": "number literal out of range",  # 1e999 is inf
+}
+
+
+def test_every_formula_in_the_corpus_has_an_expectation():
+    assert sorted(path.name for path in CORPUS.iterdir()) == sorted(HOSTILE_ARITHMETIC)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_ARITHMETIC))
+def test_hostile_arithmetic_is_refused_within_100_ms(name):
+    source = (CORPUS / name).read_text(encoding="utf-8").strip()
+    with pytest.raises(FormulaError) as caught:
+        cpu_seconds(lambda: formula.evaluate(source, BERT_BASE))
+    assert HOSTILE_ARITHMETIC[name] in str(caught.value)
+    assert cpu_seconds(lambda: pytest.raises(FormulaError, formula.evaluate, source, BERT_BASE)) < 0.1
+
+
+@pytest.mark.parametrize("source, value", [
+    ("0.9 ** 60", Fraction(9, 10) ** 60),  # a denominator of exactly 10^60 is still exact
+    ("2 ** -199", Fraction(1, 2**199)),
+    ("0.5 ** -199", 2**199),
+    ("(1/3) ** 50 * 3 ** 50", 1),
+    ("round((1/7) ** 30, 30)", round(Fraction(1, 7**30), 30)),
+])
+def test_exact_values_up_to_the_bounds_stay_exact(source, value):
+    assert formula.evaluate(source, {}) == value
+
+
+# Expressions that are valid and as costly as the grammar allows: fractions just inside the bounds,
+# raised to the largest exponent, nested.
+_costly_leaves = st.sampled_from(["0.999999999", "(10**-60)", "(1/3)", "(1/7)", "0.5", "(10**60)", "9", "256",
+                                  "d", "h", "1e-30", "-1", "(2**199)", "(1/2**199)"])
+
+
+def _costlier(children):
+    ops = st.sampled_from(["+", "-", "*", "/", "//", "%", "**"])
+    return (st.tuples(children, ops, children).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
+            | children.map(lambda c: f"round({c}, 30)")
+            | st.tuples(children, children).map(lambda t: f"max({t[0]}, {t[1]})"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(_costly_leaves, _costlier, max_leaves=40))
+def test_every_evaluation_answers_or_refuses_within_100_ms(source):
+    def evaluate_and_show():
+        try:
+            results.append(formula.evaluate(source, {"d": 768, "h": 12}))
+        except FormulaError:
+            results.append(None)
+            return
+        formula.format_number(results[-1])  # showing it is bounded too
+
+    results: list = []
+    assert cpu_seconds(evaluate_and_show) < 0.1, source
+    [result] = results
+    if result is not None:
+        assert abs(result) <= formula.MAX_MAGNITUDE
+        assert Fraction(result).denominator <= formula.MAX_DENOMINATOR
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions().filter(lambda x: x != 0) | st.integers().filter(lambda x: x != 0).map(Fraction),
+       st.integers(-300, 300))
+def test_decimal_exponent_is_the_power_of_ten_of_the_first_digit(value, shift):
+    value *= Fraction(10) ** shift
+    exponent = formula.decimal_exponent(value)
+    assert Fraction(10) ** exponent <= abs(value) < Fraction(10) ** (exponent + 1)
+
+
+def test_decimal_exponent_of_a_long_fraction_is_quick():
+    assert formula.decimal_exponent(Fraction(1, 10**40000)) == -40000  # was cubic in a claim's rounding
+    assert formula.decimal_exponent(Fraction(3, 7 * 10**1000)) == -1001
+    assert cpu_seconds(lambda: formula.decimal_exponent(Fraction(1, 10**40000))) < 0.1

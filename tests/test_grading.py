@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from timing import cpu_seconds
 
 from bertdrill import formula
 from bertdrill.cards import compile_lesson
@@ -753,3 +754,22 @@ def test_right_answers_and_unreadable_ones_get_no_diagnosis():
     assert diagnosed("embedding-params@bert-base", "24M").note is None  # close
     assert diagnosed("embedding-params@bert-base", "banana").note is None
     assert diagnosed("embedding-params@bert-base", "123").note is None  # nothing the lesson knows
+
+
+# --- issue 11, item 1: typed arithmetic costs little, whatever it is --------------------------
+
+FORMULA_CORPUS = Path(__file__).parent / "corpus" / "formulas"
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in FORMULA_CORPUS.iterdir()))
+def test_hostile_arithmetic_typed_as_an_answer_is_graded_within_100_ms(name):
+    typed = (FORMULA_CORPUS / name).read_text(encoding="utf-8").strip()
+    for key in ("embedding-params@bert-base", "attention-projections", "bert-base-match#layers"):
+        card(key)  # the lesson is read before the clock starts
+        assert cpu_seconds(lambda: verdict(key, typed)) < 0.1, key  # noqa: B023 - called at once
+        assert not verdict(key, typed).correct
+
+
+def test_a_too_precise_answer_says_so():
+    result = assert_wrong("embedding-params@bert-base", "((0.999999999**256)**256)**256")
+    assert result.feedback == "Incorrect: result too precise (an exact fraction finer than 1/10^60)"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import types
 from datetime import date, timedelta
 
 from hypothesis import given, settings
@@ -12,7 +11,7 @@ from bertdrill import sm2
 from bertdrill.scheduling.fsrs import FSRS
 from bertdrill.scheduling.replay import replay, scheduling_answers, states
 
-SM2 = types.SimpleNamespace(initial=sm2.NEW, review=sm2.review)
+SM2 = sm2.SM2()
 DAY = date(2026, 4, 1)
 
 
@@ -49,3 +48,16 @@ def test_states_gives_each_scheduling_answer_with_the_state_before_it():
     assert [(day, grade) for day, grade, _ in steps] == [(DAY, 4), (DAY + timedelta(days=1), 3)]
     assert steps[0][2] == sm2.NEW
     assert steps[1][2] == sm2.review(sm2.NEW, 4, today=DAY)
+
+
+@settings(max_examples=200, deadline=None)
+@given(logs, st.sampled_from([0.7, 0.9, 0.97]))
+def test_fsrs_own_replay_is_answer_after_answer(entries, retention):
+    day, log = DAY, []
+    for gap, grade, repeats in entries:
+        day += timedelta(days=gap)
+        log += [(day, grade)] + [(day, 4)] * repeats
+    scheduler, state = FSRS(retention), sm2.NEW
+    for logged_day, grade in scheduling_answers(log):
+        state = scheduler.review(state, grade, today=logged_day)
+    assert replay(scheduler, log) == state

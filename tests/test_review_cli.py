@@ -20,6 +20,7 @@ import pytest
 from bertdrill import sm2
 from bertdrill.cli.review import command_in
 from bertdrill.store import Store
+from bertdrill.store.migrations import SCHEMA_VERSION
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MONDAY = "2025-03-03T09:00:00+03:00"
@@ -105,7 +106,9 @@ def saved(result) -> list[str]:
 
 
 def test_scripted_session_transcript(cli):
-    result = cli("review", "--new", "2", input="4\n1\n:undo\n5\n")
+    """Two new cards (a fact, then a total: new cards alternate kinds), a wrong total diagnosed from the
+    lesson's formulas, the interval preview before each grade, an undo, and the right total."""
+    result = cli("review", "--new", "2", input="4\n4*(768*768+768)\n1\n:undo\n109,482,240\n\n")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == """\
 Review: 2 cards (0 due, 0 to re-drill, 2 new).
@@ -117,36 +120,45 @@ bert-basics/bert-definition · fact · new
 What is BERT?
 Answer: A model made only of transformer encoder blocks, pre-trained on large amounts of text (Bidirectional Encoder Representations from Transformers, 2018).
 Why: BERT is a bidirectional language understanding model based on transformers.
+Comes back: 0–5 tomorrow
 Grade 0-5: 4
 Saved: grade 4 · next review tomorrow (2025-03-04).
 
 Card 2 of 2 · 0 review · 1 new · 0 re-drill
-bert-basics/bert-acronym · fact · new
-What does the name BERT stand for, and when was it introduced?
-Answer: Bidirectional Encoder Representations from Transformers, 2018.
-Grade 0-5: 1
+bert-basics/total-params@bert-base · numeric · new
+How many parameters does BERT-base have in total (embeddings + 12 layers + pooler)?
+Your answer: 4*(768*768+768)
+✗ Incorrect
+  2,362,368 is attention of BERT-base, not total.
+Answer: 109,482,240
+Why: embeddings + n × layer + pooler = (V + L + T)·d + 2d + n·(4(d² + d) + 2d + (2df + f + d) + 2d) + d² + d.
+Comes back: 0–5 tomorrow
+Grade 0-5, Enter = 1: 1
 Saved: grade 1 · next review tomorrow (2025-03-04); back later in this session.
 
 Card 3 of 3 · 0 review · 0 new · 1 re-drill
-bert-basics/bert-acronym · fact · re-drill
-What does the name BERT stand for, and when was it introduced?
-Answer: Bidirectional Encoder Representations from Transformers, 2018.
-Grade 0-5: :undo
-Undone: bert-basics/bert-acronym is back as it was.
+bert-basics/total-params@bert-base · numeric · re-drill
+How many parameters does BERT-base have in total (embeddings + 12 layers + pooler)?
+Your answer: :undo
+Undone: bert-basics/total-params@bert-base is back as it was.
 
 Card 2 of 2 · 0 review · 1 new · 0 re-drill
-bert-basics/bert-acronym · fact · new
-What does the name BERT stand for, and when was it introduced?
-Answer: Bidirectional Encoder Representations from Transformers, 2018.
-Grade 0-5: 5
-Saved: grade 5 · next review tomorrow (2025-03-04).
+bert-basics/total-params@bert-base · numeric · new
+How many parameters does BERT-base have in total (embeddings + 12 layers + pooler)?
+Your answer: 109,482,240
+✓ Correct
+Answer: 109,482,240
+Why: embeddings + n × layer + pooler = (V + L + T)·d + 2d + n·(4(d² + d) + 2d + (2df + f + d) + 2d) + d² + d.
+Comes back: 0–5 tomorrow
+Grade 0-5, Enter = 4:\x20
+Saved: grade 4 · next review tomorrow (2025-03-04).
 
 Session over: 2 answered, 2 correct, 0 s. Due tomorrow: 2.
 """
     assert result.stderr == ""
     answers = store().answers()
     assert [(a.card_id.split("/")[1], a.kind, a.grade) for a in answers] == [
-        ("bert-definition", "new", 4), ("bert-acronym", "new", 5)]
+        ("bert-definition", "new", 4), ("total-params@bert-base", "new", 4)]
 
 
 def test_every_kind_asked_its_own_way(cli, mini):
@@ -155,28 +167,29 @@ def test_every_kind_asked_its_own_way(cli, mini):
     out = result.stdout
     assert "What does [bold]x[/bold] print?" in out and "The text [bold]x[/bold], as is." in out  # escaped
     assert "  1  a)  a\n  2  b)  b\n  3  c)  c\n" in out
-    assert "Your answer: b\n✓ Correct\nAnswer: b\nWhy: a, then b.\nGrade 0-5, Enter = 4: \nSaved: grade 4" in out
+    assert ("Your answer: b\n✓ Correct\nAnswer: b\nWhy: a, then b.\nComes back: 0–5 tomorrow\n"
+            "Grade 0-5, Enter = 4: \nSaved: grade 4") in out
     assert "attention = ____ * (d * d + d)\nYour answer: 4*d*d + 4*d\n✓ Correct" in out
-    assert "layers → ?\nYour answer: 2\n✓ Correct" in out
+    # a match card offers its table's values, sorted: the term, and the values to choose from
+    assert "Match the settings.\nlayers → ?\n  1  a)  2\n  2  b)  8\nYour answer: 2\n✓ Correct" in out
     assert "Grade 0-5, Enter = 4: 3\nSaved: grade 3" in out
-    assert "model width → ?\nYour answer: 8\n✓ Correct" in out
+    assert "model width → ?\n  1  a)  2\n  2  b)  8\nYour answer: 8\n✓ Correct" in out
     assert [a.grade for a in store().answers()] == [5, 4, 4, 4, 3, 4]
 
 
 def test_turkish_session_with_turkish_numbers(cli):
-    facts = "4\n" * 8
-    result = cli("review", "--lang", "tr", "--new", "9", input=facts + "109.482.240\n\n")
+    result = cli("review", "--lang", "tr", "--new", "2", input="4\n109.482.240\n\n")  # a fact, then the total
     assert result.exit_code == 0, result.stderr
     assert "BERT nedir?" in result.stdout
-    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler), sapmalar ve LayerNorm'lar dahil?\nYour answer: 109.482.240\n✓ Correct" \
+    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler), sapmalar ve LayerNorm'lar dahil?\nCevabın: 109.482.240\n✓ " \
         in result.stdout
     assert store().answers()[-1].typed == "109.482.240"
 
 
 def test_a_wrong_answer_suggests_a_low_grade_and_enter_accepts_it(cli, mini):
     result = cli("review", "--file", str(mini), input="5\nc\n\n:quit\n")
-    assert "✗ Incorrect\nAnswer: b\nWhy: a, then b.\nGrade 0-5, Enter = 1: \nSaved: grade 1 · next review tomorrow" \
-        in result.stdout
+    assert ("✗ Incorrect\nAnswer: b\nWhy: a, then b.\nComes back: 0–5 tomorrow\nGrade 0-5, Enter = 1: \n"
+            "Saved: grade 1 · next review tomorrow") in result.stdout
     assert [a.grade for a in store().answers()] == [5, 1]
 
 
@@ -198,21 +211,22 @@ def test_commands_are_whole_lines_so_answers_are_never_commands(cli, mini):
 
 
 def test_status_after_a_session(cli):
-    cli("review", "--new", "3", input="5\n4\n2\n5\n")
+    # a fact graded 5, the total right (4), the choice wrong (2) and right in its re-drill (5)
+    cli("review", "--new", "3", input="5\n109482240\n4\nc\n2\nd\n5\n")
     result = cli("status")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[:7] == [
         "Study day 2025-03-03",
         "  Due now         0",
-        "  New today       7 (of 28 not seen yet)",
-        "  Learned         3 of 31 cards",
+        "  New today       7 (of 29 not seen yet)",
+        "  Learned         3 of 32 cards",
         "  Next due        tomorrow (2025-03-04)",
         "  Streak          1 day",
         "  Answered today  4",
     ]
     data = json.loads(cli("status", "--json").stdout)
-    assert data == {"study_day": "2025-03-03", "due_now": 0, "new_today": 7, "new_unseen": 28, "learned": 3,
-                    "cards": 31, "next_due": "2025-03-04", "streak": 1, "answered_today": 4,
+    assert data == {"study_day": "2025-03-03", "due_now": 0, "new_today": 7, "new_unseen": 29, "learned": 3,
+                    "cards": 32, "next_due": "2025-03-04", "streak": 1, "answered_today": 4,
                     "database": os.environ["BERTDRILL_DB"]}
 
 
@@ -299,7 +313,7 @@ def test_undecodable_bytes_on_standard_input(cli, mini):
 
 
 def test_end_of_input_quits_cleanly_with_the_summary(cli):
-    result = cli("review", "--new", "3", input="4\n5")  # the last line has no newline: still read
+    result = cli("review", "--new", "3", input="4\n109482240\n5")  # the last line has no newline: still read
     assert result.exit_code == 0
     assert result.stdout.rstrip().endswith("Session over: 2 answered, 2 correct, 0 s. Due tomorrow: 2. Left for later: 1.")
     assert len(store().answers()) == 2
@@ -325,7 +339,9 @@ def test_ctrl_c_while_an_answer_is_written_saves_it_then_quits(cli, monkeypatch)
 def test_bad_options(cli):
     assert cli("review", "--new", "-1").exit_code == 2
     assert cli("review", "--rollover-hour", "24").exit_code == 2
-    assert cli("review", "--lang", "de").exit_code == 2
+    assert cli("review", "--lang", "d!").exit_code == 2  # not a language code
+    result = cli("review", "--lang", "de")  # a language the lesson does not have
+    assert result.exit_code == 1 and "lesson bert-basics has no 'de' texts (it has en, tr)" in result.stderr
     result = cli("review", "--lesson", "nope")
     assert result.exit_code == 1 and "no lesson with this id (known: bert-basics)" in result.stderr
 
@@ -403,7 +419,7 @@ def test_locked_in_the_middle_loses_nothing_recorded(cli, monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Store, "answer", second_answer_meets_a_lock)
-    result = cli("review", "--new", "3", input="4\n5\n")
+    result = cli("review", "--new", "3", input="4\n109482240\n5\n")
     holders[0].execute("ROLLBACK")
     assert result.exit_code == 1 and "is locked by another program" in result.stderr
     assert saved(result) == ["Saved: grade 4 · next review tomorrow (2025-03-04)."]
@@ -419,14 +435,15 @@ def test_a_newer_database_is_refused(cli, tmp_path):
     result = cli("status", "--db", str(path))
     assert result.exit_code == 1
     assert result.stderr == (f"Error: {path} was written by a newer bertdrill (schema version 7; this one knows up "
-                             "to 1); upgrade bertdrill to open it\n")
+                             f"to {SCHEMA_VERSION}); upgrade bertdrill to open it\n")
 
 
 def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
     from bertdrill.store import migrations as store_module
 
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store_module.MIGRATIONS, 2, lambda c: c.exec_driver_sql("CREATE TABLE note (id TEXT)"))
+    following = store_module.SCHEMA_VERSION + 1
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", following)
+    monkeypatch.setitem(store_module.MIGRATIONS, following, lambda c: c.exec_driver_sql("CREATE TABLE note (id TEXT)"))
     path = tmp_path / "old.db"
     shutil.copy(FIXTURES / "store-v1.db", path)
     monkeypatch.setenv("BERTDRILL_NOW", "2025-01-13T10:00:00+00:00")
@@ -435,7 +452,7 @@ def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
     data = json.loads(result.stdout)
     assert (data["learned"], data["due_now"], data["next_due"]) == (4, 3, "2025-01-30")  # ffn-share is back
     with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (2,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (following,)
 
 
 # --------------------------------------------------------------------------- real processes
@@ -476,29 +493,34 @@ class Output:
 def test_killed_mid_session_keeps_exactly_the_acknowledged_answers():
     process = start_review("--new", "6")
     output = Output(process)
-    for grade in (5, 2, 4, 3):
-        output.expect(b"Grade 0-5: ")
+    # new cards alternate kinds: a fact, the total, the choice, the blank (then a match, a fact)
+    for typed, grade in ((None, 5), ("109482240", 2), ("d", 4), ("4", 3)):
+        if typed is not None:
+            output.expect(b"Your answer: ")
+            output.send(typed)
+        output.expect(b"Grade 0-5")
         output.send(str(grade))
         output.expect(b"Saved:")
-    output.expect(b"Grade 0-5: ")  # the next card is on screen, waiting
+    output.expect(b"Your answer: ")  # the next card is on screen, waiting
     process.kill()
     process.wait(timeout=10)
     assert process.returncode == -signal.SIGKILL
 
     db = store()
     answers = db.answers()
-    keys = ["bert-definition", "bert-acronym", "bidirectional", "pre-training"]
+    keys = ["bert-definition", "total-params@bert-base", "bert-vs-gpt", "attention-projections"]
     assert [(a.card_id, a.kind, a.grade) for a in answers] == [
         (f"bert-basics/{key}", "new", grade) for key, grade in zip(keys, (5, 2, 4, 3))]
-    expected = {"bert-definition": (1, 260, 1, 0), "bert-acronym": (0, 218, 1, 0),
-                "bidirectional": (1, 250, 1, 0), "pre-training": (1, 236, 1, 0)}
+    expected = {"bert-definition": (1, 260, 1, 0), "total-params@bert-base": (0, 218, 1, 0),
+                "bert-vs-gpt": (1, 250, 1, 0), "attention-projections": (1, 236, 1, 0)}
     for key, (repetitions, ef100, interval, lapses) in expected.items():
         assert db.state(f"bert-basics/{key}").schedule == sm2.Schedule(
             repetitions, ef100, interval, DAY + timedelta(days=interval), lapses)
 
     # Restarted the same day: the cards graded 2 and 3 are re-drilled, then the two new cards left
     restarted = start_review("--new", "6")
-    out, err = restarted.communicate(b"4\n5\n4\n4\n", timeout=60)
+    # the re-drills (the total, the blank), then the match and the next fact
+    out, err = restarted.communicate(b"109482240\n4\n4\n5\n12\n4\n4\n", timeout=60)
     assert restarted.returncode == 0, err.decode()
     text = out.decode()
     assert "Review: 4 cards (0 due, 2 to re-drill, 2 new)." in text
@@ -514,7 +536,7 @@ def test_ctrl_c_at_the_prompt(tmp_path):
     output = Output(process)
     output.expect(b"Grade 0-5: ")
     output.send("4")
-    output.expect(b"Grade 0-5: ")
+    output.expect(b"Your answer: ")  # the second new card is the total
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err.decode()
@@ -533,7 +555,8 @@ def test_ctrl_c_at_the_prompt(tmp_path):
     (":suspend", True, "", "suspend"), (":b", True, "abc", "bury"),
     ("u", False, "", None), ("q", False, "", None), ("undo", False, "", None),
     ("u", True, "", "undo"), ("s", True, "", "suspend"), ("b", True, "", "bury"), ("Q", True, "", "quit"),
-    ("b", True, "abcd", None), ("q", True, "abcd", "quit"), (":nope", True, "", None), ("", True, "", None),
+    ("b", True, "abcd", None), ("q", True, "abcd", "quit"), (":nope", True, "", "unknown"), (":x", False, "", "unknown"),
+    ("", True, "", None),
 ])
 def test_command_in(line, terminal, answers, command):
     assert command_in(line, terminal=terminal, answers=answers) == command
@@ -590,3 +613,154 @@ def test_the_store_is_closed_when_a_command_fails(cli, tmp_path, monkeypatch, co
     result = cli(command, "--db", str(tmp_path / "closed.db"), input="")
     assert result.exit_code == 1 and result.stderr == "Error: the disk went away\n"
     assert closed == [str(tmp_path / "closed.db")]
+
+
+# --------------------------------------------------------------------------- issue 12: a review that teaches
+
+
+def after(text: str, marker: str, lines: int) -> str:
+    """``lines`` lines of the transcript from the line that starts with ``marker``."""
+    rows = text.splitlines()
+    start = next(i for i, row in enumerate(rows) if row.startswith(marker))
+    return "\n".join(rows[start:start + lines])
+
+
+def test_a_choice_that_does_not_exist_is_asked_again_and_text_is_matched_by_meaning(cli):
+    # the third new card is the choice; "5" and "e" name no option, then its text without the article
+    result = cli("review", "--new", "3", input="4\n109482240\n\n5\ne\nbidirectional encoder, no causal mask\n\n")
+    assert result.exit_code == 0, result.stderr
+    assert after(result.stdout, "Your answer: 5", 6) == "\n".join([
+        "Your answer: 5",
+        "No such option: choose 1 to 4 or a to d",
+        "Your answer: e",
+        "No such option: choose 1 to 4 or a to d",
+        "Your answer: bidirectional encoder, no causal mask",
+        "✓ Correct",
+    ])
+    assert [(a.grade, a.typed) for a in store().answers()][-1] == (4, "bidirectional encoder, no causal mask")
+    assert len(store().answers()) == 3  # the refused options were never graded
+
+
+def test_unknown_commands_are_refused_with_the_list_not_taken_as_answers(cli):
+    result = cli("review", "--new", "2", input=":x\n4\n:skip\n109482240\n\n")
+    assert result.exit_code == 0, result.stderr
+    assert ("Grade 0-5: :x\nUnknown command :x: the commands are :undo :suspend :bury :quit.\nGrade 0-5: 4"
+            in result.stdout)
+    assert ("Your answer: :skip\nUnknown command :skip: the commands are :undo :suspend :bury :quit.\n"
+            "Your answer: 109482240\n✓ Correct") in result.stdout
+    assert [a.typed for a in store().answers()] == [None, "109482240"]
+
+
+def test_number_words_through_the_review(cli):
+    english = cli("review", "--new", "4", input="4\n109482240\n\nd\n\nfour\n\n")
+    assert "attention = ____ * (d * d + d)" not in english.stdout  # the shipped blank is Turkish code
+    assert "dikkat = ____ * (d * d + d)\nYour answer: four\n✓ Correct" in english.stdout
+
+
+def test_turkish_typed_without_turkish_letters_is_right_with_a_spelling_note(cli):
+    result = cli("review", "--lang", "tr", "--new", "3",
+                 input="4\n109482240\n\ncift yonlu encoder; nedensel maske yok\n\n")
+    assert after(result.stdout, "Cevabın: cift yonlu", 6) == "\n".join([
+        "Cevabın: cift yonlu encoder; nedensel maske yok",
+        "✓ Doğru, Türkçe harfler olmadan yazılmış",
+        "  Yazım: Çift yönlü encoder; nedensel maske yok",
+        "Cevap: Çift yönlü encoder; nedensel maske yok",
+        "Neden: BERT her konumda tüm cümleyi görür; GPT yalnızca solu görür.",
+        "Yeniden gelir: 0–5 yarın",
+    ])
+    assert "Not 0-5, Enter = 3: \nKaydedildi: not 3" in result.stdout  # one grade below perfect
+
+
+def test_a_match_card_is_a_real_matching_exercise(cli):
+    # new cards: fact, total, choice, blank, then the table's "layers" pair
+    result = cli("review", "--new", "5", input="4\n109482240\n\nd\n\n4\n\nf\nA\n\n")
+    assert after(result.stdout, "BERT-base: how many layers?", 9) == "\n".join([
+        "BERT-base: how many layers?",
+        "  1  a)  12",
+        "  2  b)  768",
+        "  3  c)  3072",
+        "  4  d)  30,522",
+        "Your answer: f",
+        "No such option: choose 1 to 4 or a to d",
+        "Your answer: A",
+        "✓ Correct",
+    ])
+
+
+def test_an_approximation_is_close_and_says_how_close(cli):
+    result = cli("review", "--new", "2", input="4\n~110M\n\n")
+    assert after(result.stdout, "Your answer: ~110M", 3) == "\n".join([
+        "Your answer: ~110M",
+        "✓ Close: rounded right to 2 significant figures (0.47 % off)",
+        "Answer: 109,482,240",
+    ])
+    assert "Grade 0-5, Enter = 3: \nSaved: grade 3" in result.stdout
+
+
+def test_a_question_that_names_its_formula_wants_the_number_through_the_review(cli, monkeypatch):
+    from bertdrill.loader import all_cards, load_lessons
+    from bertdrill.session import interleave_by_kind
+
+    order = [card.key for card in interleave_by_kind(c for c in all_cards(load_lessons()) if c.kind != "practice")]
+    position = order.index("head-size@bert-base")
+    # every earlier card graded 4 whatever its answer, so none comes back to re-drill in between
+    facts_and_more = {"fact": "4\n", "numeric": "1\n4\n", "choice": "a\n4\n", "blank": "1\n4\n", "match": "1\n4\n"}
+    kinds = {card.key: card.kind for card in all_cards(load_lessons())}
+    before = "".join(facts_and_more[kinds[key]] for key in order[:position])
+    result = cli("review", "--new", str(position + 1), "--limit", "100", input=before + "d/h\n64\n\n")
+    assert after(result.stdout, "Your answer: d/h", 3) == "\n".join([
+        "Your answer: d/h",
+        "The question gives the formula: type the number it comes to",
+        "Your answer: 64",
+    ])
+
+
+def test_the_interval_preview_shows_what_each_grade_gives_before_grading(cli, monkeypatch):
+    """A card at repetitions 2, interval 6, EF 2.50: grades 0-2 bring it back tomorrow, 3-5 in 15 days."""
+    from datetime import datetime
+
+    from bertdrill.loader import all_cards, load_lessons
+    from bertdrill.session import record_attempt
+
+    db = store()
+    db.sync(all_cards(load_lessons()))
+    for offset, kind in ((-7, "new"), (-6, "review")):  # 4 then 4: n = 2, I = 6, EF 2.50, due today
+        record_attempt(db, "bert-basics/bert-definition", 4, kind=kind,
+                       moment=datetime.fromisoformat(MONDAY) + timedelta(days=offset))
+    assert db.state("bert-basics/bert-definition").schedule == sm2.Schedule(2, 250, 6, DAY, 0)
+    result = cli("review", "--new", "0", input="4\n")
+    assert "Why: BERT is a bidirectional language understanding model based on transformers.\n" \
+           "Comes back: 0–2 tomorrow · 3–5 in 15 days\nGrade 0-5: 4\n" \
+           "Saved: grade 4 · next review in 15 days (2025-03-18)." in result.stdout
+
+
+def test_a_re_drill_has_no_preview_its_answer_changes_no_schedule(cli):
+    result = cli("review", "--new", "1", input="1\n5\n")
+    assert result.stdout.count("Comes back:") == 1
+
+
+def test_fact_cards_in_a_terminal_grade_what_is_typed_and_enter_still_reveals(cli, monkeypatch):
+    """In a terminal a typed answer to a fact is graded against its answer and accept list, with a suggested
+    grade; Enter alone reveals the answer for self-grading, and then Enter without a grade keeps asking."""
+    from bertdrill.cli import review as review_module
+
+    monkeypatch.setattr(review_module.LineInput, "terminal", True)  # the terminal's prompts, read as lines
+    result = cli("review", "--new", "1", input="\n\n4\n")
+    assert after(result.stdout, "What is BERT?", 4) == "\n".join([
+        "What is BERT?",
+        "Your answer, or Enter to see it (u s b q): ",
+        "Answer: A model made only of transformer encoder blocks, pre-trained on large amounts of text "
+        "(Bidirectional Encoder Representations from Transformers, 2018).",
+        "Why: BERT is a bidirectional language understanding model based on transformers.",
+    ])
+    assert "Grade 0-5: \nA grade is a whole number from 0 to 5 (got an empty line).\nGrade 0-5: 4" in result.stdout
+    typed = cli("review", "--new", "1", "--db", str(Path(os.environ["BERTDRILL_DB"]).with_name("typed.db")),
+                input="transformer encodr\n\n")
+    assert after(typed.stdout, "Your answer, or Enter", 4) == "\n".join([
+        "Your answer, or Enter to see it (u s b q): transformer encodr",
+        "✓ Almost: one typo",
+        "  Difference: transformer encod[+e]r",
+        "Answer: A model made only of transformer encoder blocks, pre-trained on large amounts of text "
+        "(Bidirectional Encoder Representations from Transformers, 2018).",
+    ])
+    assert "Grade 0-5, Enter = 3: \nSaved: grade 3" in typed.stdout

@@ -8,7 +8,16 @@ import pytest
 
 from bertdrill import sm2
 from bertdrill.loader import all_cards, load_lessons
-from bertdrill.session import REDRILL_GAP, Limits, Position, Session, record_attempt, room_today
+from bertdrill.session import (
+    REDRILL_GAP,
+    LeechAction,
+    Limits,
+    Position,
+    Session,
+    interleave_by_kind,
+    record_attempt,
+    room_today,
+)
 from bertdrill.store import DayCounts, Store
 
 ISTANBUL = timezone(timedelta(hours=3))
@@ -37,8 +46,8 @@ def cards():
 
 @pytest.fixture
 def shown(cards):
-    """The cards a review session can show, in lesson order (practice cards are not among them)."""
-    return [card for card in cards if card.kind != "practice"]
+    """The cards a review session can show, in the order it shows new ones (practice cards are not among them)."""
+    return interleave_by_kind(card for card in cards if card.kind != "practice")
 
 
 @pytest.fixture
@@ -77,9 +86,30 @@ def test_first_day_ten_new_cards_in_lesson_order(db, cards, shown, clock):
     assert s.position == Position(index=1, total=10, new=10, review=0, redrill=0)
 
 
+def test_new_cards_are_interleaved_by_kind_so_the_lessons_questions_come_on_day_one(db, cards, clock):
+    """Lesson order showed only facts and totals on day 1 (the choice, blank and match came on day 3)."""
+    s = session(db, cards, clock)
+    assert [entry.card.key for entry in s._queue] == [
+        "bert-definition", "total-params@bert-base", "bert-vs-gpt", "attention-projections", "bert-base-match#layers",
+        "bert-acronym", "total-params@bert-large", "bert-base-match#d-model", "bidirectional",
+        "head-size@bert-base"]
+    assert {entry.card.kind for entry in s._queue} == {"fact", "numeric", "choice", "blank", "match"}
+
+
+def test_interleaving_keeps_lesson_order_within_a_kind_and_lessons_apart():
+    from types import SimpleNamespace as Card
+
+    cards = [Card(id=f"{lesson}/{kind}{i}", lesson_id=lesson, kind=kind)
+             for lesson in ("one", "two") for kind, count in (("fact", 3), ("numeric", 1), ("choice", 2))
+             for i in range(count)]
+    assert [card.id for card in interleave_by_kind(cards)] == [
+        "one/fact0", "one/numeric0", "one/choice0", "one/fact1", "one/choice1", "one/fact2",
+        "two/fact0", "two/numeric0", "two/choice0", "two/fact1", "two/choice1", "two/fact2"]
+
+
 def test_practice_cards_never_come_up(db, cards, clock):
     s = session(db, cards, clock, new=100)
-    assert len(s._queue) == 31 and all(entry.card.kind != "practice" for entry in s._queue)
+    assert len(s._queue) == 32 and all(entry.card.kind != "practice" for entry in s._queue)
 
 
 def test_new_limit_counts_the_whole_study_day(db, cards, shown, clock):
@@ -400,3 +430,53 @@ def test_session_takes_any_scheduler(db, cards, shown, clock):
     s = Session(db, cards, clock=clock, scheduler=ThreeDays())
     s.show()
     assert s.answer(1).after.due == date(2025, 3, 6)
+
+
+def test_the_preview_comes_from_the_sessions_scheduler(db, cards, shown, clock):
+    """What each grade would give, asked of the session's scheduler (FSRS plugs in here), not of SM-2."""
+
+    class ByGrade:
+        name = "by-grade"
+        initial = sm2.NEW
+
+        def review(self, state, grade, *, today):
+            return sm2.Schedule(state.repetitions + 1, state.ef100, grade + 1, today + timedelta(days=grade + 1),
+                                state.lapses)
+
+        def next_states(self, state, *, today):
+            return {grade: self.review(state, grade, today=today) for grade in range(6)}
+
+    s = Session(db, cards, clock=clock, scheduler=ByGrade())
+    s.show()
+    assert {grade: state.interval for grade, state in s.preview().items()} == {0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 6}
+    outcome = s.answer(4)
+    assert outcome.after.interval == 5  # the preview said so
+    sm2_session = session(db, cards, clock)
+    sm2_session.show()
+    assert sm2_session.preview() == sm2.next_states(sm2.NEW, today=sm2_session.day)
+
+
+def test_a_re_drill_has_no_preview(db, cards, clock):
+    s = session(db, cards, clock, new=1)
+    s.show()
+    s.answer(1)
+    assert s.current.kind == "redrill" and s.preview() is None
+
+
+def test_a_leech_is_suspended_and_undo_restores_it(db, cards, shown, clock):
+    card = shown[0]
+    for i in range(15):  # right, wrong, ...: 7 lapses, due on the 16th day
+        record_attempt(db, card.id, 4 if i % 2 == 0 else 1, moment=clock(), kind="new" if i == 0 else "review")
+        clock.advance(days=1)
+    s = session(db, cards, clock, new=0)
+    assert s.current.card == card and db.state(card.id).schedule.lapses == 7
+    outcome = s.answer(1)
+    assert (outcome.suspended, outcome.again, db.state(card.id).suspended) == (True, False, True)
+    assert all(entry.card != card for entry in s._queue)
+    s.undo()
+    state = db.state(card.id)
+    assert (state.suspended, state.schedule.lapses, state.leech) == (False, 7, False)
+    tagged = Session(db, cards, clock=clock, leech_action=LeechAction.TAG)
+    outcome = tagged.answer(1)
+    assert (outcome.suspended, outcome.again, db.state(card.id).suspended, db.state(card.id).leech) == \
+        (False, True, False, True)

@@ -207,8 +207,8 @@ def test_screen_reads_without_colour(cli, filled):
     assert sundays.endswith("█") and len(sundays.split()) == 26  # yesterday's 5 answers fill a cell
     assert "    · none   ░ 1   ▒ 2   ▓ 3   █ 4–5" in lines
     assert "Streak  5 days now · longest 16 days  (answer a card today to keep it)" in lines
-    assert [line for line in lines if line.startswith("  Mon 03-03")] == ["  Mon 03-03 6 " + "█" * 40]
-    assert "  Wed 03-05 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
+    assert [line for line in lines if line.startswith("  Mon Mar  3")] == ["  Mon Mar  3 6 " + "█" * 40]
+    assert "  Wed Mar  5 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
     assert "  young   57.1 %  12 of 21  32.9 points below  (interval under 21 days)" in lines
     assert "  mature 100.0 %    1 of 1  10.0 points above  (interval 21 days or more)" in lines
     assert "  new 20 · learning 8 · young 1 · mature 1 · suspended 0 · removed 1" not in lines
@@ -219,11 +219,11 @@ def test_screen_reads_without_colour(cli, filled):
 def test_leech_and_hardest_lists_show_prompts_in_the_language(cli, filled):
     _, edited = filled
     lines = cli("stats", "--file", str(edited), "--lang", "tr").stdout.splitlines()
-    leech = lines.index("Leeches: 1  8 lapses or more; rewrite them, or suspend them")
-    assert lines[leech + 1].startswith("    8 lapses  bert-basics/bert-vs-gpt  BERT'i GPT'den ayıran")
-    hardest = lines.index("Hardest cards  lowest EF first, leeches aside")
+    leech = lines.index("Sülükler: 1  8 ya da daha çok unutma; yeniden yaz ya da askıya al")
+    assert lines[leech + 1].startswith("    8 unutma  bert-basics/bert-vs-gpt  BERT'i GPT'den ayıran")
+    hardest = lines.index("En zor kartlar  en düşük EF önce, sülükler hariç")
     assert [line.split("  ")[1:3] for line in lines[hardest + 1:hardest + 3]] == [
-        ["EF 2.28", "bert-basics/head-size@bert-base"], ["EF 2.36", "bert-basics/fine-tuning"]]
+        ["EF 2,28", "bert-basics/head-size@bert-base"], ["EF 2,36", "bert-basics/fine-tuning"]]
 
 
 def test_json_has_the_same_figures(cli, filled):
@@ -272,7 +272,7 @@ def test_empty_store_says_so(cli, monkeypatch):
                           "Start with: bertdrill review --lesson bert-basics\n")
     data = json.loads(cli("stats", "--json").stdout)
     assert data["answers"] == 0 and data["streak"] == {"current": 0, "longest": 0}
-    assert data["cards"]["new"] == 32 and data["leeches"] == [] and data["average_ef"] is None
+    assert data["cards"]["new"] == 33 and data["leeches"] == [] and data["average_ef"] is None
     assert data["retention"]["young"] == {"passed": 0, "total": 0, "rate": None}
 
 
@@ -289,8 +289,8 @@ def test_help_is_one_line_summary(cli):
 # --------------------------------------------------------------------------- leeches in review
 
 
-def test_review_warns_the_moment_a_card_becomes_a_leech(cli, monkeypatch):
-    card_id = P + "bert-definition"
+def almost_a_leech(card_id: str) -> Store:
+    """A store where ``card_id`` has lapsed 7 times and is due today: one more wrong answer makes it a leech."""
     store = Store.open()
     from bertdrill.loader import all_cards, load_lessons
 
@@ -300,8 +300,14 @@ def test_review_warns_the_moment_a_card_becomes_a_leech(cli, monkeypatch):
                        moment=datetime.combine(day(-15 + i), datetime.min.time(), ZONE) + timedelta(hours=9))
     before = store.state(card_id)
     assert (before.schedule.lapses, before.leech, before.schedule.due) == (7, False, TODAY)
+    return store
+
+
+def test_review_tags_a_new_leech_with_leech_action_tag(cli, monkeypatch):
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
-    result = cli("review", "--new", "0", input="1\n5\n")  # wrong (the 8th lapse), then right in the re-drill
+    result = cli("review", "--new", "0", "--leech-action", "tag", input="1\n5\n")  # the 8th lapse, then the re-drill
     assert result.exit_code == 0, result.stderr
     warning = ("Leech: bert-basics/bert-definition has lapsed 8 times, now tagged a leech: rewrite it, "
                "or suspend it when it comes back.")
@@ -309,7 +315,58 @@ def test_review_warns_the_moment_a_card_becomes_a_leech(cli, monkeypatch):
     assert lines.count(warning) == 1  # once, the moment it happened; not again in the re-drill
     assert lines[lines.index(warning) - 1].startswith("Saved: grade 1 ")
     after = store.state(card_id)
-    assert (after.schedule.lapses, after.leech) == (8, True)
+    assert (after.schedule.lapses, after.leech, after.suspended) == (8, True, False)
+    store.close()
+
+
+def test_review_suspends_a_card_the_moment_it_becomes_a_leech(cli, monkeypatch):
+    """As in Anki: at 8 lapses the card is suspended, with a one-line notice; it does not come back today."""
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    result = cli("review", "--new", "0", input="1\n")
+    assert result.exit_code == 0, result.stderr
+    notice = "Leech: bert-basics/bert-definition has lapsed 8 times and is suspended: rewrite it (u undoes this)."
+    lines = result.stdout.splitlines()
+    assert lines.count(notice) == 1
+    assert lines[lines.index(notice) - 1] == "Saved: grade 1 · next review tomorrow (2025-03-04)."
+    assert "Session over: 1 answered, 0 correct, 0 s. Due tomorrow: 0." in result.stdout  # no re-drill of it
+    after = store.state(card_id)
+    assert (after.schedule.lapses, after.leech, after.suspended) == (8, True, True)
+    stats = cli("stats", "--json")
+    assert [leech["card"] for leech in json.loads(stats.stdout)["leeches"]] == [card_id]  # stats lists it
+    store.close()
+
+
+def test_undo_takes_back_the_answer_and_the_leechs_suspension(cli, monkeypatch):
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    result = cli("review", "--new", "1", input="1\n:undo\n")  # undone at the next card's prompt
+    assert "Undone: bert-basics/bert-definition is back as it was." in result.stdout
+    after = store.state(card_id)
+    assert (after.schedule.lapses, after.leech, after.suspended) == (7, False, False)
+    store.close()
+
+
+def test_environment_chooses_the_leech_action(cli, monkeypatch):
+    card_id = P + "bert-definition"
+    store = almost_a_leech(card_id)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    monkeypatch.setenv("BERTDRILL_LEECH_ACTION", "tag")
+    result = cli("review", "--new", "0", input="1\n5\n")
+    assert "now tagged a leech" in result.stdout and not store.state(card_id).suspended
+    monkeypatch.setenv("BERTDRILL_LEECH_ACTION", "delete")
+    refused = cli("review", "--new", "0", input="")
+    assert refused.exit_code == 2 and "--leech-action" in refused.stderr
+    store.close()
+
+
+def test_the_leech_option_wins_over_the_environment(cli, monkeypatch):
+    store = almost_a_leech(P + "bert-definition")
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    monkeypatch.setenv("BERTDRILL_LEECH_ACTION", "tag")
+    assert "is suspended" in cli("review", "--new", "0", "--leech-action", "suspend", input="1\n").stdout
     store.close()
 
 

@@ -81,8 +81,8 @@ def test_sqlite_urls_are_accepted_and_relative_paths_made_absolute(tmp_path, mon
 
 
 def test_other_databases_are_refused_clearly():
-    with pytest.raises(StoreError, match="bertdrill keeps reviews in SQLite") as caught:
-        store.database_url("postgresql://user:secret@host/db")
+    with pytest.raises(StoreError, match=r"bertdrill keeps reviews in SQLite .* or, for a class, in PostgreSQL") as caught:
+        store.database_url("mysql://user:secret@host/db")
     assert "secret" not in str(caught.value)
     with pytest.raises(StoreError, match="is not a database URL"):
         store.database_url("sqlite+nosuchdriver:::")
@@ -123,7 +123,7 @@ def test_migrations_build_exactly_the_models(tmp_path):
 
 
 def test_foreign_keys_are_enforced(db):
-    insert = "INSERT INTO schedule (card_id) VALUES ('bert-basics/no-such-card')"
+    insert = "INSERT INTO schedule (card_id, learner) VALUES ('bert-basics/no-such-card', 'me')"
     with pytest.raises(StoreError, match="FOREIGN KEY constraint failed"):
         db._run(lambda session: session.connection().exec_driver_sql(insert), write=True)
 
@@ -217,7 +217,7 @@ def copy_fixture(tmp_path) -> Path:
 
 def test_the_version_1_fixture_opens_with_its_history(tmp_path, cards):
     fixture = Store.open(str(copy_fixture(tmp_path)))
-    assert fixture.migrate() == 1
+    assert fixture.migrate() == store.SCHEMA_VERSION  # migrated on open
     definition, embedding, acronym, training, ffn = ids(
         cards, "bert-definition", "embedding-params@bert-base", "bert-acronym", "pre-training", "ffn-share")
     assert fixture.state(definition).schedule == sm2.Schedule(3, 280, 17, date(2025, 1, 30), 0)
@@ -232,24 +232,33 @@ def test_the_version_1_fixture_opens_with_its_history(tmp_path, cards):
 
 
 def test_an_older_schema_is_migrated_in_order_keeping_the_data(tmp_path, monkeypatch, cards):
-    """A pretend version 2 adds a column: opening the version 1 fixture runs it once, in one transaction."""
+    """A pretend next version adds a column: opening the version 1 fixture runs every version up to it
+    once, in order, in one transaction."""
     ran = []
+    following = store.SCHEMA_VERSION + 1
+    real = dict(store.MIGRATIONS)
 
-    def to_2(connection):
-        ran.append(2)
-        connection.exec_driver_sql("ALTER TABLE card ADD COLUMN note TEXT")
+    def recorded(version):
+        def migrate(connection):
+            ran.append(version)
+            if version in real:
+                real[version](connection)
+            else:
+                connection.exec_driver_sql("ALTER TABLE card ADD COLUMN note TEXT")
+        return migrate
 
-    monkeypatch.setattr(store.migrations, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store.MIGRATIONS, 2, to_2)
+    monkeypatch.setattr(store.migrations, "SCHEMA_VERSION", following)
+    for version in range(2, following + 1):
+        monkeypatch.setitem(store.MIGRATIONS, version, recorded(version))
     path = copy_fixture(tmp_path)
     upgraded = Store.open(str(path))
-    assert ran == [2]
-    assert upgraded.meta()["schema_version"] == "2" and "migrated_to_2" in upgraded.meta()
+    assert ran == list(range(2, following + 1))
+    assert upgraded.meta()["schema_version"] == str(following) and f"migrated_to_{following}" in upgraded.meta()
     assert len(upgraded.answers()) == 8
     Store.open(str(path))
-    assert ran == [2]  # not twice
+    assert ran == list(range(2, following + 1))  # not twice
     with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (2,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (following,)
 
 
 def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path, monkeypatch):
@@ -257,8 +266,8 @@ def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path, monkeypatch):
         connection.exec_driver_sql("ALTER TABLE card ADD COLUMN half_done TEXT")
         connection.exec_driver_sql("THIS IS NOT SQL")
 
-    monkeypatch.setattr(store.migrations, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store.MIGRATIONS, 2, broken)
+    monkeypatch.setattr(store.migrations, "SCHEMA_VERSION", store.SCHEMA_VERSION + 1)
+    monkeypatch.setitem(store.MIGRATIONS, store.SCHEMA_VERSION + 1, broken)
     path = copy_fixture(tmp_path)
     with pytest.raises(StoreError, match="syntax error"):
         Store.open(str(path))

@@ -41,7 +41,6 @@ import itertools
 import json
 import os
 import sqlite3
-import tempfile
 import time
 import zipfile
 from collections import Counter
@@ -55,6 +54,8 @@ import genanki
 from . import formula
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard, compile_lesson
 from .errors import BertdrillError
+from .files import check_writable, write_atomic
+from .i18n import N_, _
 from .kinds import Kind
 from .languages import LANGUAGES
 from .languages import name as language_name
@@ -62,18 +63,13 @@ from .lesson import Lesson
 
 # When the templates, the CSS or the script below last changed (UTC seconds). Bump it with every
 # change to them, so collections that have the older note types take the new ones on the next import.
-TEMPLATES_REVISED = 1_796_083_200  # 2026-12-01
+TEMPLATES_REVISED = 1_796_097_600  # 2026-12-01 04:00 UTC: the labels in Turkish
 
 class ExportError(BertdrillError):
     """The package cannot be built or written."""
 
 
 # --- note types ------------------------------------------------------------------------------
-
-def N_(message: str) -> str:  # noqa: N802 - the name gettext's tools look for
-    """Mark a message for the catalogs; it is translated where it is shown."""
-    return message
-
 
 # Words the templates print around the fields. A note type serves every language of a collection
 # (a deck per language, one note type), so a template carries each word in every language bertdrill
@@ -472,8 +468,8 @@ def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
     package = Package()
     for lesson in lessons:
         if language != "all" and language not in lesson.languages:
-            raise ExportError(f"lesson {lesson.id!r} has no {language!r} texts "
-                              f"(its languages: {', '.join(lesson.languages)}); try --lang all")
+            raise ExportError(_("lesson {lesson!r} has no {language!r} texts (its languages: {languages}); try --lang all")
+                              .format(lesson=lesson.id, language=language, languages=", ".join(lesson.languages)))
         cards = compile_lesson(lesson)
         for lang in lesson.languages if language == "all" else (language,):
             deck = genanki.Deck(stable_id("bertdrill deck", lesson.id, lang), deck_name(lesson, lang, language == "all"),
@@ -492,8 +488,8 @@ def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, m
     for card in cards:
         values = fields(card, language, source)
         if not values[0]:
-            raise ExportError(f"{lesson.path}:{card.line}: item {card.item_id!r} has an empty "
-                              f"{language!r} text; Anki would make no card from it")
+            raise ExportError(_("{file}:{line}: item {item!r} has an empty {language!r} text; Anki would make no card "
+                                "from it").format(file=lesson.path, line=card.line, item=card.item_id, language=language))
         notes.append(Note(guid(card, language), MODELS[card.kind], values, tags(card, lesson, language),
                           deck_id, modified))
     return notes
@@ -581,60 +577,10 @@ def _collector_paused():
 
 def check_target(path: Path) -> None:
     """Fail early, before any work, on an output path that cannot become an Anki package."""
-    if path.is_dir():
-        raise ExportError(f"{path} is a directory; give a file name such as {path / 'lessons.apkg'}")
+    check_writable(path, example="lessons.apkg")
     if path.suffix.lower() != ".apkg":
-        raise ExportError(f"{path}: Anki imports packages named *.apkg; try {path.with_suffix('.apkg')}")
-    if not path.parent.is_dir():
-        reason = f"{path.parent} is not a folder" if path.parent.exists() else f"folder {path.parent} does not exist"
-        raise ExportError(f"cannot write {path}: {reason}")
-
-
-def write_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
-    """Write a file through a temporary file in the same folder, renamed over ``path`` at the end.
-
-    A reader never sees half a file, and a failure leaves ``path`` as it was and no
-    temporary file behind.
-    """
-    folder = path.parent
-    try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise ExportError(f"cannot write {path}: {_reason(exc, folder)}") from None
-    try:
-        with os.fdopen(handle, "wb") as target:
-            os.fchmod(target.fileno(), _file_mode(path))  # mkstemp makes files only the owner can read
-            write(target)
-            target.flush()
-            os.fsync(target.fileno())
-        os.replace(temporary, path)
-    except BaseException as exc:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise ExportError(f"cannot write {path}: {_reason(exc, folder)}") from None
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    """The mode of the file being replaced, or what the umask gives a new file."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _reason(exc: OSError, folder: Path) -> str:
-    if isinstance(exc, FileNotFoundError):
-        return f"folder {folder} does not exist"
-    if isinstance(exc, NotADirectoryError):
-        return f"{folder} is not a folder"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, IsADirectoryError):
-        return "it is a directory"
-    return exc.strerror or str(exc)
+        raise ExportError(_("{path}: Anki imports packages named *.apkg; try {example}").format(
+            path=path, example=path.with_suffix(".apkg")))
 
 
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
@@ -648,10 +594,10 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
     path = Path(path)
     check_target(path)
     if not lessons:
-        raise ExportError("no lessons to export")
+        raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
     with _collector_paused():
         package = build(lessons, language, modified, track)
         now = time.time()
-        write_atomically(path, lambda target: write_package(package, target, now))
+        write_atomic(path, lambda target: write_package(package, target, now), example="lessons.apkg")
     return package

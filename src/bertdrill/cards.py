@@ -164,6 +164,41 @@ def question_text(card: Card, language: str) -> str:
             assert_never(card)
 
 
+def giveaways(card: Card) -> list[tuple[str, str]]:
+    """Where a card's prompt contains its own answer: (language, the words that give it away).
+
+    ``Count attention's four projections`` asks for 4 and says it. ``bertdrill check`` reports each as a
+    warning (``--strict``: an error). Number answers are found as digits or number words, text
+    answers (and accepted alternatives) as whole words.
+    """
+    from .textmatch import gives_away
+
+    found = []
+    for language, prompt in card.prompt.items():
+        answers: list[str] = []
+        asked = prompt
+        match card:
+            case FactCard():
+                answers = [card.answer.get(language, ""), *card.accept.get(language, ())]
+            case ChoiceCard():
+                answers = [card.answer.get(language, "")]
+            case BlankCard():
+                answers = [card.fill]
+            case NumericCard():
+                answers = [card.answer.get(language, ""), str(card.value)]
+            case MatchCard():
+                answers = [card.answer.get(language, "")]
+                asked = f"{prompt} {card.phrased.get(language, '')}"
+            case PracticeCard():
+                continue  # the exercise's output is computed by the learner's program, not named in prose
+            case _:
+                assert_never(card)
+        words = gives_away(asked, [answer for answer in answers if answer], language)
+        if words is not None:
+            found.append((language, words))
+    return found
+
+
 def fingerprint(card: Card) -> str:
     """A hash of everything shown. Fields a kind lacks hash as empty, so stored fingerprints stay valid."""
     options: Mapping[str, tuple[str, ...]] = {}

@@ -332,7 +332,8 @@ def _variants(name: str, tree: ast.expr, formulas: set[str]) -> Iterator[tuple[C
 
     def new(change: Change, changed: ast.expr) -> Iterator[tuple[Change, ast.expr]]:
         source = ast.unparse(changed)
-        if source not in seen:
+        # A slip that leaves a bare number (``4`` of ``4 * (d * d + d)``) explains nothing: skipped.
+        if source not in seen and any(isinstance(node, ast.Name) for node in ast.walk(changed)):
             seen.add(source)
             yield change, changed
 
@@ -420,7 +421,7 @@ def _power_of_ten(value: Number, expected: Number) -> Diagnosis | None:
         if value == expected * factor:
             return Diagnosis(Slip.POWER_OF_TEN, value, factor=factor)
         shrunk = Fraction(expected) / factor
-        if value == shrunk or value == int(shrunk) or value == round(shrunk):
+        if value == shrunk or (len(str(abs(int(value)))) >= MIN_DIGITS and value in (int(shrunk), round(shrunk))):
             return Diagnosis(Slip.POWER_OF_TEN, value, factor=factor, smaller=True)
     return None
 

@@ -7,8 +7,14 @@ calls to ``round``, ``min``, ``max`` and ``abs``. Anything else is refused by
 name. Integers stay exact and ``/`` gives a :class:`~fractions.Fraction`, so
 ``ffn / layer`` is exact until it is displayed.
 
-Bounds on length, nesting, exponents and magnitude keep every evaluation
-fast: ``9**9**9**9`` fails in microseconds instead of hanging.
+Every evaluation costs little, whatever the input: the text is at most
+:data:`MAX_LENGTH` characters (so at most that many steps: a formula's names
+are values already computed, never formulas evaluated again), nesting is
+bounded, and every value, the intermediate ones included, is at most
+:data:`MAX_MAGNITUDE` with a denominator of at most :data:`MAX_DENOMINATOR`,
+so no number has more than about 120 digits. ``9**9**9**9`` and
+``((0.999999999**256)**256)**256`` fail in microseconds instead of hanging:
+a power is refused from the sizes of its base and exponent, before it is computed.
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ import ast
 import difflib
 import functools
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from .errors import FormulaError
+from .i18n import _
 
 Number = int | Fraction
 
@@ -29,6 +37,8 @@ MAX_LENGTH = 2_000
 MAX_DEPTH = 100
 MAX_EXPONENT = 256
 MAX_MAGNITUDE = 10**60
+MAX_DENOMINATOR = 10**60
+"""Exact fractions finer than 1/10^60 are refused as too precise, as numbers over 10^60 are as too large."""
 
 _BINARY = {
     ast.Add: operator.add,
@@ -39,7 +49,8 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_CALLS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}  # round() is handled on its own
 _FUNCTIONS = {"round": 2, "min": None, "max": None, "abs": 1}
 
 # Names of constructs a lesson author might try, for messages that say what was refused.
@@ -73,9 +84,21 @@ def _normalise(value: Number) -> Number:
     return value
 
 
+def _too_large() -> FormulaError:
+    return FormulaError(_("result too large (over 10^{power})").format(power=len(str(MAX_MAGNITUDE)) - 1))
+
+
+def _too_precise() -> FormulaError:
+    return FormulaError(_("result too precise (an exact fraction finer than 1/10^{power})").format(
+        power=len(str(MAX_DENOMINATOR)) - 1))
+
+
 def _bounded(value: Number) -> Number:
-    if abs(value) > MAX_MAGNITUDE:
-        raise FormulaError(f"result too large (over 10^{len(str(MAX_MAGNITUDE)) - 1})")
+    """``value`` if it is within the bounds that keep every later step cheap; else a FormulaError."""
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+        raise _too_large()
+    if isinstance(value, Fraction) and value.denominator > MAX_DENOMINATOR:
+        raise _too_precise()
     return _normalise(value)
 
 
@@ -199,7 +222,7 @@ class _Evaluator:
                     raise FormulaError("round()'s digits must be a whole number from -30 to 30")
                 return _bounded(round(Fraction(args[0]), digits))
             return _bounded(round(Fraction(args[0])))
-        return _bounded({"min": min, "max": max, "abs": abs}[fname](*args))
+        return _bounded(_CALLS[fname](*args))
 
 
 def _power(base: Number, exponent: Number) -> Number:
@@ -209,10 +232,18 @@ def _power(base: Number, exponent: Number) -> Number:
         raise FormulaError(f"exponent too large ({exponent}; at most {MAX_EXPONENT})")
     if base == 0 and exponent < 0:
         raise FormulaError("division by zero")
-    # Estimate the size before computing, so 10**256 of a huge base never runs.
-    if abs(base) > 1 and abs(exponent) * (abs(int(base)) or 1).bit_length() > 4 * MAX_MAGNITUDE.bit_length():
-        raise FormulaError(f"result too large (over 10^{len(str(MAX_MAGNITUDE)) - 1})")
-    return Fraction(base) ** exponent
+    # Refuse from the sizes before computing: a reduced fraction's power is reduced, so the result's
+    # denominator is the (flipped) base's denominator to the power, and its size is known in advance.
+    base = Fraction(base)
+    top, bottom = abs(base.numerator), base.denominator
+    if exponent < 0:
+        top, bottom = bottom, top
+    times = abs(exponent)
+    if times * (top.bit_length() - bottom.bit_length() - 1) >= MAX_MAGNITUDE.bit_length():
+        raise _too_large()  # |result| >= 2^that > MAX_MAGNITUDE
+    if times * (bottom.bit_length() - 1) >= MAX_DENOMINATOR.bit_length():
+        raise _too_precise()  # denominator >= 2^that > MAX_DENOMINATOR
+    return base**exponent
 
 
 def unknown_name_message(name: str, known: Mapping[str, object] | set[str]) -> str:
@@ -268,6 +299,24 @@ def order(formulas: Mapping[str, Formula], known: set[str]) -> list[str]:
     return done
 
 
+def decimal_exponent(value: Number) -> int:
+    """The power of ten of ``value``'s first significant digit (``floor(log10(|value|))``), exactly.
+
+    ``0.05`` gives -2 and ``23837184`` gives 7. Estimated from the bit lengths, then corrected
+    by a comparison or two: quick for any size (multiplying by ten until the value reaches 1
+    was cubic, and ``str()`` of an int over 4,300 digits raises).
+    """
+    value = abs(Fraction(value))
+    if value == 0:
+        raise ValueError("zero has no first significant digit")
+    exponent = (value.numerator.bit_length() - value.denominator.bit_length()) * 30103 // 100000  # log10(2)
+    while Fraction(10) ** exponent > value:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    return exponent
+
+
 def format_number(value: Number, *, grouping: str = "") -> str:
     """Show a value as Python would print it: ints plainly, fractions as decimals.
 
@@ -279,14 +328,14 @@ def format_number(value: Number, *, grouping: str = "") -> str:
     if isinstance(value, int):
         # One rule for every number from 1,000 up, so 3,072 stands beside 30,522 in the same column.
         return f"{value:,}".replace(",", grouping) if grouping else str(value)
-    denominator = value.denominator
+    denominator, digits = value.denominator, 0
     for factor in (2, 5):
+        count = 0
         while denominator % factor == 0:
             denominator //= factor
+            count += 1
+        digits = max(digits, count)  # 2^a 5^b needs max(a, b) decimal places
     if denominator == 1:
-        digits = 0
-        while (value * 10**digits).denominator != 1:
-            digits += 1
         scaled = abs(value.numerator * 10**digits // value.denominator)
         whole, frac = divmod(scaled, 10**digits)
         sign = "-" if value < 0 else ""

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from . import formula
 from .formula import Number
+from .i18n import _
 from .languages import thousands_separator
 
 SCALES = {
@@ -19,6 +20,8 @@ SCALES = {
     "b": 10**9, "bn": 10**9, "billion": 10**9, "milyar": 10**9,
 }
 """Words and suffixes for round numbers, in English and Turkish: shared by claims and typed answers."""
+MAX_STATED_DIGITS = 30
+"""A claim states a rounded number: more digits than this is a mistake, and would make rounding costly."""
 _APPROX = re.compile(r"^~?\s*(\d+(?:[.,]\d+)?)(?:\s*/\s*(\d+))?\s*([A-Za-z]+)?$")
 
 
@@ -33,8 +36,14 @@ def parse_approx(stated: str) -> tuple[Fraction, int]:
     if not match:
         raise ValueError(f"cannot read {stated!r} as a number such as 110M, 23 million, 0.67 or 2/3")
     mantissa, denominator, scale = match.groups()
+    count = sum(ch.isdigit() for ch in mantissa + (denominator or ""))
+    if count > MAX_STATED_DIGITS:
+        raise ValueError(_("a stated number has at most {most} digits, not {count:,}").format(
+            most=MAX_STATED_DIGITS, count=count))
+    if denominator and int(denominator) == 0:
+        raise ValueError(_("{stated!r} divides by zero").format(stated=stated))
     if denominator:
-        return Fraction(int(mantissa), int(denominator)), 2
+        return Fraction(mantissa.replace(",", ".")) / int(denominator), 2
     mantissa = mantissa.replace(",", ".")
     factor = 1
     if scale:
@@ -51,13 +60,5 @@ def round_significant(value: Number, digits: int) -> Fraction:
     value = Fraction(value)
     if value == 0:
         return value
-    exponent = len(str(abs(value.numerator) // abs(value.denominator))) - 1 if abs(value) >= 1 else -_leading_zeros(abs(value)) - 1
-    step = Fraction(10) ** (exponent - digits + 1)
+    step = Fraction(10) ** (formula.decimal_exponent(value) - digits + 1)
     return round(value / step) * step
-
-
-def _leading_zeros(value: Fraction) -> int:
-    zeros = 0
-    while value * 10 ** (zeros + 1) < 1:
-        zeros += 1
-    return zeros

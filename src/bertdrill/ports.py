@@ -135,6 +135,26 @@ class Retention:
         return self._rate(self.mature_passed, self.mature_total)
 
 
+@dataclass(frozen=True)
+class SchedulerChoice:
+    """Which scheduler a learner chose, and its setting, as stored (``bertdrill scheduler``)."""
+
+    name: str = "sm2"  # sm2 | fsrs (bertdrill.scheduling.NAMES)
+    retention: float | None = None  # FSRS's desired retention; None for SM-2
+
+
+@dataclass(frozen=True)
+class Switch:
+    """What switching scheduler did: every card's state rebuilt from its log."""
+
+    cards: int  # cards whose state was rebuilt (every card of the learner)
+    answers: int  # answers replayed, re-drills included (they are read, and do not schedule)
+
+
+CardLog = list[tuple[date, int]]
+"""One card's answers as (study day, grade), oldest first: what a replay reads."""
+
+
 class SyncCard(Protocol):
     """What the store needs of a card to keep its row up to date (a :class:`bertdrill.cards.Card` has it)."""
 
@@ -260,7 +280,27 @@ class ReviewReports(Protocol):
     def hardest(self, limit: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...
 
 
-class ReviewStore(ReviewQueue, ReviewReports, Protocol):
+class SchedulerSettings(Protocol):
+    """Which scheduler runs, switching it, and the log a replay or a calibration reads."""
+
+    def scheduler_choice(self) -> SchedulerChoice:
+        """The stored choice (SM-2 until the learner switches)."""
+        ...
+
+    def switch_scheduler(self, choice: SchedulerChoice, scheduler: Scheduler, *,
+                         track: Callable[[list[str]], Iterable[str]] = ...) -> Switch:
+        """Rebuild every card's state by replaying its log through ``scheduler`` and store ``choice``: one
+        transaction (all or nothing). ``track`` wraps the card ids (the CLI passes a progress bar)."""
+        ...
+
+    def card_logs(self, visit: Callable[[CardLog], None], *, lessons: Collection[str] | None = None,
+                  track: Callable[[list[str]], Iterable[str]] = ...) -> int:
+        """Call ``visit`` with each card's log (cards with answers only), inside one read; returns the answers read.
+        ``track`` wraps the card ids (the CLI passes a progress bar)."""
+        ...
+
+
+class ReviewStore(ReviewQueue, ReviewReports, SchedulerSettings, Protocol):
     """Everything the application reads and writes, opened once per command and closed on every path."""
 
     def sync(self, cards: Sequence[SyncCard], *, now: datetime | None = None,

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .cards import PracticeCard
 from .errors import BertdrillError
+from .i18n import _
 
 TIMEOUT = 10.0
 MAX_OUTPUT = 64 * 1024  # bytes of standard output kept; more than this is a flood
@@ -60,7 +61,8 @@ class Outcome:
 
     def diff(self) -> list[str]:
         """A unified diff of the expected output against the script's."""
-        return list(difflib.unified_diff(list(self.expected), list(self.actual), "expected", "your output", lineterm=""))
+        return list(difflib.unified_diff(list(self.expected), list(self.actual), _("expected"), _("your output"),
+                                         lineterm=""))
 
     @property
     def grade(self) -> int:
@@ -71,7 +73,8 @@ class Outcome:
 def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> Run:
     """Run ``script`` with this Python, killing it (and anything it started) at the limits."""
     if not script.is_file():
-        raise BertdrillError(f"{script}: no such script" if not script.exists() else f"{script}: not a file")
+        raise BertdrillError((_("{script}: no such script") if not script.exists() else _("{script}: not a file"))
+                             .format(script=script))
     with tempfile.TemporaryDirectory(prefix="bertdrill-practice-") as folder, \
             tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()

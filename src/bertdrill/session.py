@@ -10,7 +10,8 @@ SM-2 by default): every answer goes to the store, committed, before the
 session moves on, so quitting or a killed process loses nothing acknowledged.
 
 The queue: due cards, most overdue first; then cards still to re-drill from an
-earlier session today; then new cards in lesson order. The daily limits count
+earlier session today; then new cards, interleaved by kind (lesson order within
+each kind, see :func:`interleave_by_kind`). The daily limits count
 first answers per study day of the session's lessons, from the log: at most
 ``Limits.new`` new cards and at most ``Limits.reviews`` cards in all (due and new
 together).
@@ -18,9 +19,10 @@ together).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from enum import StrEnum
 
 from . import sm2
 from .cards import Card
@@ -28,11 +30,19 @@ from .kinds import Kind
 from .limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
 from .ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler
 
-__all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "REDRILL_GAP", "Entry", "Limits", "Outcome",
-           "Position", "Session", "Summary", "local_now", "record_attempt", "room_today"]
+__all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "REDRILL_GAP", "Entry", "LeechAction", "Limits",
+           "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",
+           "room_today"]
 
 REDRILL_GAP = 3
 """A card to re-drill comes back after this many other cards (or last, when fewer are left)."""
+
+
+class LeechAction(StrEnum):
+    """What happens to a card the moment it becomes a leech (``sm2.LEECH_LAPSES`` lapses), as in Anki."""
+
+    SUSPEND = "suspend"  # tagged and suspended: it stops costing time until the learner rewrites it
+    TAG = "tag"  # tagged only: it keeps coming up
 
 
 def local_now() -> datetime:
@@ -68,6 +78,7 @@ class Outcome:
     after: sm2.Schedule
     again: bool  # the card comes back later in this session
     kind: str  # as logged: the entry's kind, or "redrill" when another session answered the card first today
+    suspended: bool = False  # the answer made the card a leech, and the session suspended it
 
     @property
     def rescheduled(self) -> bool:
@@ -96,7 +107,7 @@ class _Step:
     queue: tuple[Entry, ...]
     answered: int
     review_id: int | None = None  # an answer: delete it and restore the schedule
-    flags: CardState | None = None  # a suspend or bury: the card's flags before it, to put back
+    flags: CardState | None = None  # a suspend or bury (or a leech's suspension): the flags before it, to put back
 
 
 class Session:
@@ -111,9 +122,11 @@ class Session:
         limits: Limits = Limits(),
         lessons: Collection[str] | None = None,
         scheduler: Scheduler = sm2.SM2(),
+        leech_action: LeechAction = LeechAction.SUSPEND,
     ):
         self.store = store
         self.scheduler = scheduler
+        self.leech_action = leech_action
         self.clock = clock
         self.limits = limits
         self.lessons = sorted(lessons if lessons is not None else {card.lesson_id for card in cards})
@@ -133,11 +146,14 @@ class Session:
     def _build_queue(self) -> list[Entry]:
         counts = self.store.day_counts(self.day, lessons=self.lessons)
         due = self.store.due_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0])
-        new = self.store.new_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, len(due))[1])
+        room = room_today(counts, self.limits, len(due))[1]
+        # The order of new cards is fixed by the lesson (interleaved over all its cards), whatever was seen.
+        unseen = set(self.store.new_ids(self.day, lessons=self.lessons, limit=len(self.cards))) if room else set()
+        new = [card for card in interleave_by_kind(self.cards.values()) if card.id in unseen][:room]
         redrill = self.store.redrill_ids(self.day, lessons=self.lessons)
         queue: list[Entry] = []
         seen: set[str] = set()
-        for kind, ids in (("review", due), ("redrill", redrill), ("new", new)):
+        for kind, ids in (("review", due), ("redrill", redrill), ("new", [card.id for card in new])):
             for card_id in ids:
                 if card_id in self.cards and card_id not in seen:
                     seen.add(card_id)
@@ -169,6 +185,17 @@ class Session:
     def answers(self) -> tuple[Outcome, ...]:
         return tuple(self._answers)
 
+    def preview(self) -> dict[int, sm2.Schedule] | None:
+        """What each grade 0-5 would make of the current card's schedule, from the session's scheduler.
+
+        None for a re-drill: its answer leaves the schedule alone.
+        """
+        entry = self._require_current()
+        if entry.kind == "redrill":
+            return None
+        state = self.store.state(entry.card.id)
+        return self.scheduler.next_states(state.schedule, today=self.study_day(self.clock()))
+
     # ----------------------------------------------------------------- actions
 
     def answer(self, grade: int, typed: str | None = None) -> Outcome:
@@ -187,14 +214,18 @@ class Session:
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
         )
-        again = sm2.redrill_needed(grade)
+        suspend = self.leech_action is LeechAction.SUSPEND and sm2.became_leech(logged.before, logged.after)
+        flags = self.store.set_flags(entry.card.id, suspended=True) if suspend else None
+        again = sm2.redrill_needed(grade) and not suspend
         self._queue.pop(0)
+        if suspend:
+            self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
         if again:
             self._queue.insert(min(REDRILL_GAP, len(self._queue)), Entry(entry.card, "redrill"))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
-                          after=logged.after, again=again, kind=logged.kind)
+                          after=logged.after, again=again, kind=logged.kind, suspended=suspend)
         self._answers.append(outcome)
-        self._steps.append(_Step(queue, answered, review_id=logged.id))
+        self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags))
         return outcome
 
     def suspend(self) -> Entry:
@@ -231,11 +262,11 @@ class Session:
         if not self._steps:
             return None
         step = self._steps.pop()
-        if step.review_id is not None:
-            self.store.undo(step.review_id)
-        elif step.flags is not None:
+        if step.flags is not None:  # a suspend or bury, or a leech suspended by the answer below
             flags = step.flags
             self.store.set_flags(flags.card_id, suspended=flags.suspended, buried_until=flags.buried_until)
+        if step.review_id is not None:
+            self.store.undo(step.review_id)
         self._queue = list(step.queue)
         del self._answers[step.answered:]
         self._shown_at = self.clock()
@@ -261,6 +292,24 @@ class Session:
 
     def _snapshot(self) -> tuple[tuple[Entry, ...], int]:
         return tuple(self._queue), len(self._answers)
+
+
+def interleave_by_kind(cards: Iterable[Card]) -> list[Card]:
+    """New cards taken in turn from each kind, in lesson order within a kind and lesson by lesson.
+
+    A lesson's facts come first in its file; without this, the first days would show only facts
+    and totals, and the lesson's own questions (choice, blank, match) not before day 3. In turn,
+    every kind of a lesson is among its first new cards.
+    """
+    lessons: dict[str, dict[str, list[Card]]] = {}
+    for card in cards:
+        lessons.setdefault(card.lesson_id, {}).setdefault(card.kind, []).append(card)
+    ordered: list[Card] = []
+    for kinds in lessons.values():
+        turns = list(kinds.values())
+        for index in range(max(len(queue) for queue in turns)):
+            ordered.extend(queue[index] for queue in turns if index < len(queue))
+    return ordered
 
 
 def room_today(counts: DayCounts, limits: Limits, due: int) -> tuple[int, int]:

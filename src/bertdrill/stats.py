@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from .i18n import pgettext
+
 HEATMAP_WEEKS = 26
 GLYPHS = "·░▒▓█"
 """One glyph per heatmap level, 0 (nothing answered) to 4, so the map reads without colour."""
@@ -22,8 +24,29 @@ RETENTION_TARGET = 0.90
 """The share of due reviews SM-2 means to be recalled: its intervals are chosen for about 90 %."""
 
 EIGHTHS = "▏▎▍▌▋▊▉█"
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def month_names() -> tuple[str, ...]:
+    """Short month names, January first, in the interface's language: the catalogs hold the names."""
+    return (pgettext("month", "Jan"), pgettext("month", "Feb"), pgettext("month", "Mar"), pgettext("month", "Apr"),
+            pgettext("month", "May"), pgettext("month", "Jun"), pgettext("month", "Jul"), pgettext("month", "Aug"),
+            pgettext("month", "Sep"), pgettext("month", "Oct"), pgettext("month", "Nov"), pgettext("month", "Dec"))
+
+
+def weekday_names() -> tuple[str, ...]:
+    """Short weekday names, Monday first, in the interface's language."""
+    return (pgettext("weekday", "Mon"), pgettext("weekday", "Tue"), pgettext("weekday", "Wed"),
+            pgettext("weekday", "Thu"), pgettext("weekday", "Fri"), pgettext("weekday", "Sat"),
+            pgettext("weekday", "Sun"))
+
+
+def short_date(day: date) -> str:
+    """``Dec  2`` in English, `` 2 Ara`` in Turkish: the catalog orders day and month too.
+
+    The day is padded to two places, so dates of one month line up in a column.
+    """
+    # Translators: a short date; {day} is the day of the month, {month} the short month name.
+    return pgettext("date", "{month} {day}").format(month=month_names()[day.month - 1], day=f"{day.day:2d}")
 
 
 @dataclass(frozen=True)
@@ -84,12 +107,13 @@ class Heatmap:
     def months(self) -> list[tuple[int, str]]:
         """(column, month name) for each week that holds the 1st of a month."""
         labels = []
+        names = month_names()
         for week in range(self.weeks):
             monday = self.first + timedelta(weeks=week)
             first_of_month = next((monday + timedelta(days=i) for i in range(7)
                                    if (monday + timedelta(days=i)).day == 1), None)
             if first_of_month is not None:
-                labels.append((week, MONTHS[first_of_month.month - 1]))
+                labels.append((week, names[first_of_month.month - 1]))
         return labels
 
 

@@ -1,8 +1,9 @@
 """Text from outside (typed answers, lesson files) made safe to compare, show and print.
 
 One place for what counts as a control character: :func:`clean_text` removes
-them from what a learner typed; :func:`first_control` finds one in a lesson
-text, which the parser refuses.
+them from what a learner typed; :func:`show_controls` makes them visible symbols
+in what is printed (lesson text, a script's output); the lesson parser refuses a
+text in which :data:`CONTROL` finds one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ _ESCAPE = re.compile(
     r"|\x1b[ -/]*[0-~]?"  # every other escape, and a lone ESC
     r"|\x9b[0-?]*[ -/]*[@-~]?"  # the 8-bit CSI
 )
+# C0 controls (but newline and tab) as their Control Pictures (ESC as ␛), DEL as ␡, C1 controls as U+FFFD.
+_SYMBOLS = {code: 0x2400 + code for code in range(0x20) if chr(code) not in "\n\t"}
+_SYMBOLS |= {0x7F: 0x2421} | {code: 0xFFFD for code in range(0x80, 0xA0)}
 _NEWLINES = re.compile(r"\r\n?|[\x85\u2028\u2029]")
 
 
@@ -50,7 +54,7 @@ def _visible(ch: str) -> str:
     return "\ufffd" if category == "Cs" else ch
 
 
-def first_control(text: str) -> str | None:
-    """The first control character of :data:`CONTROL` in ``text``, or None."""
-    found = CONTROL.search(text)
-    return found.group() if found else None
+
+def show_controls(text: str) -> str:
+    """Control characters as visible symbols (``␛``), so printing text never drives the terminal."""
+    return text.translate(_SYMBOLS)

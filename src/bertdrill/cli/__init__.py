@@ -11,6 +11,7 @@ from . import (  # noqa: E402,F401
     lessons,
     practice,
     review,
+    scheduler,
     sheet,
     stats,  # noqa: E402,F401
 )

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .base import LessonsArgument, app, escape, load, out, progress
+from ..i18n import _, ngettext
+from .base import LessonsArgument, app, choose_language, escape, load, number, out, progress
+from .review import kind_name
 
 export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for other tools.")
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
 
 
-class ExportLanguage(StrEnum):
-    en = "en"
-    tr = "tr"
-    all = "all"
+def _notes_language(value: str | None) -> str:
+    """``all``, or a language as ``--lang`` reads it; messages follow $BERTDRILL_LANG or the locale for ``all``."""
+    if value and value.strip().lower() == "all":
+        choose_language(None)
+        return "all"
+    return choose_language(value)
 
 
 @export_app.command("anki")
@@ -25,8 +28,10 @@ def anki(
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE.apkg", help="The Anki package to write.",
                                          show_default=False)],
     paths: LessonsArgument = None,
-    lang: Annotated[ExportLanguage, typer.Option("--lang", "-l", help="Language of the notes; 'all' puts each "
-                                                 "language in its own subdeck.")] = ExportLanguage.en,
+    lang: Annotated[str, typer.Option(
+        "--lang", "-l", metavar="LANG|all", callback=_notes_language, is_eager=True, show_default=False,
+        help="Language of the notes and of the messages (default: $BERTDRILL_LANG, else the locale's, else en); "
+             "'all' puts each language of a lesson in its own subdeck.")] = "",
 ) -> None:
     """Export lessons as an Anki package that updates in place when re-imported.
 
@@ -36,10 +41,11 @@ def anki(
     from ..anki import check_target, export
 
     check_target(output)  # before reading the lessons, which can take a while
-    package = export(load(paths), output, lang.value, track=lambda cards: progress(cards, "Making notes"))
-    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(package.kinds.items()))
-    decks = "deck" if len(package.decks) == 1 else "decks"
-    out.print(f"Wrote {escape(str(output))}: {len(package.notes)} notes ({kinds}), one card each, "
-              f"in {len(package.decks)} {decks}:")
+    package = export(load(paths), output, lang, track=lambda cards: progress(cards, _("Making notes")))
+    kinds = ", ".join(f"{number(count)} {kind_name(kind)}" for kind, count in sorted(package.kinds.items()))
+    notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
+    decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))
+    out.print(_("Wrote {file}: {notes} ({kinds}), one card each, in {decks}:").format(
+        file=escape(str(output)), notes=notes, kinds=kinds, decks=decks))
     for deck in package.decks:
         out.print(f"  {escape(deck.name)}")

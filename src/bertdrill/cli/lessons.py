@@ -2,42 +2,64 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
-from ..i18n import _
-from .base import FilesOption, LangOption, Language, LessonsArgument, app, err, escape, load, out
+from ..i18n import _, ngettext
+from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out, print_json
 
 if TYPE_CHECKING:
     from ..cards import Card
 
 
 @app.command()
-def check(paths: LessonsArgument = None) -> None:
+def check(
+    paths: LessonsArgument = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings (a prompt that gives its answer away) "
+                                                           "as errors: exit 1.")] = False,
+    lang: LangOption = "",
+) -> None:
     """Parse lessons and prove every stated number against its formula.
 
     Prints a summary per lesson; on any problem prints `path:line: message`
-    lines on stderr and exits 1. Questions that give each other away are
-    warnings (`path:line: warning: ...`): they do not change the exit code.
+    lines on stderr and exits 1. Warnings (`path:line: warning: ...`) do not
+    change the exit status unless --strict is given; questions that give each
+    other away are reported too, and never fail (sheets keep them apart).
     """
-    from ..cards import compile_lesson
+    from ..cards import compile_lesson, giveaways
+    from ..i18n import _
     from ..leaks import lesson_leaks
 
+    warned = 0
     for lesson in load(paths):
         cards = compile_lesson(lesson)
-        out.print(
-            f"✓ {escape(lesson.id)} ({escape(_short(lesson.path))}): {len(lesson.items)} items, "
-            f"{len(cards)} cards, {lesson.verified} numbers verified; "
-            f"languages {', '.join(lesson.languages)}"
-        )
+        items = ngettext("{count} item", "{count} items", len(lesson.items)).format(count=number(len(lesson.items)))
+        counted = ngettext("{count} card", "{count} cards", len(cards)).format(count=number(len(cards)))
+        verified = ngettext("{count} number verified", "{count} numbers verified", lesson.verified).format(
+            count=number(lesson.verified))
+        out.print(_("✓ {lesson} ({file}): {items}, {cards}, {verified}; languages {languages}").format(
+            lesson=escape(lesson.id), file=escape(_short(lesson.path)), items=items, cards=counted, verified=verified,
+            languages=", ".join(lesson.languages)))
+        seen: set[tuple[str, str, str]] = set()
+        for card in cards:
+            for language, words in giveaways(card):
+                if (card.item_id, language, words) in seen:
+                    continue  # one item's cards share a prompt: say it once
+                seen.add((card.item_id, language, words))
+                warned += 1
+                typer.echo(_("{path}:{line}: warning: item {item}: the prompt gives its answer away "
+                             "({words!r} in {language})").format(
+                    path=_short(lesson.path), line=card.line, item=card.item_id, words=words, language=language), err=True)
+        # Questions that give each other away are worth knowing, not failing: sheets keep them apart.
         lines = {item.id: item.line for item in lesson.items}
         for leak in lesson_leaks(cards, lesson.languages):
-            err.print(escape(_leak_warning(leak).format(
-                path=_short(lesson.path), line=lines[leak.source], source=leak.source, target=leak.target,
-                clue=leak.clue)))
+            typer.echo(_leak_warning(leak).format(path=_short(lesson.path), line=lines[leak.source], source=leak.source,
+                                                  target=leak.target, clue=leak.clue), err=True)
+    if warned and strict:
+        typer.echo(_("Error: {count} warnings, and --strict makes them errors").format(count=warned), err=True)
+        raise typer.Exit(1)
 
 
 def _leak_warning(leak) -> str:
@@ -57,7 +79,7 @@ def _leak_warning(leak) -> str:
 @app.command()
 def cards(
     lesson_id: Annotated[str | None, typer.Argument(metavar="[LESSON]", help="Lesson id (default: every shipped lesson).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     paths: FilesOption = None,
 ) -> None:
@@ -67,10 +89,10 @@ def cards(
     lessons = load(paths)
     if lesson_id:
         lessons = [find_lesson(lessons, lesson_id)]
-    language = lang.value
+    language = lang
     compiled = all_cards(lessons)
     if as_json:
-        out.print_json(json.dumps([_card_json(card, language) for card in compiled], ensure_ascii=False))
+        print_json([_card_json(card, language) for card in compiled])
         return
     from rich.table import Table
 
@@ -87,7 +109,7 @@ def params(
     set_name: Annotated[str | None, typer.Argument(metavar="[SET]", help="Parameter set, e.g. bert-large (default: the lesson's first).")] = None,
     overrides: Annotated[list[str] | None, typer.Option("--set", "-s", metavar="NAME=VALUE", help="Change one parameter, e.g. --set d=512.")] = None,
     lesson_id: Annotated[str | None, typer.Option("--lesson", help="Lesson id (default: the first shipped lesson).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     paths: FilesOption = None,
 ) -> None:
     """Show a parameter set's breakdown: every formula of the lesson, computed."""
@@ -103,28 +125,29 @@ def params(
         raise BertdrillError(formula.unknown_name_message(chosen, lesson.params).replace("name", "parameter set", 1))
     values = dict(lesson.params[chosen].values)
     for assignment in overrides or []:
-        name, _, text = assignment.partition("=")
+        name, equals, text = assignment.partition("=")
         name = name.strip()
-        if not _ or name not in values:
-            hint = formula.unknown_name_message(name, values) if _ else f"{assignment!r} is not NAME=VALUE"
+        if not equals or name not in values:
+            hint = (formula.unknown_name_message(name, values) if equals
+                    else _("{text!r} is not NAME=VALUE").format(text=assignment))
             raise BertdrillError(f"--set: {hint}")
         values[name] = formula.evaluate(text, {})
     resolved = formula.resolve(values, lesson.formulas)
     custom = " (custom)" if overrides else ""
     from rich.table import Table
 
-    table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang.value])}")
+    table = Table(title=f"{escape(lesson.params[chosen].title)}{custom}: {escape(lesson.title[lang])}")
     table.add_column("name")
     table.add_column("formula", overflow="fold")
     table.add_column("value", justify="right")
     for name, value in values.items():
-        table.add_row(name, "parameter", format_number(value, lang.value))
+        table.add_row(name, "parameter", format_number(value, lang))
     table.add_section()
     for name, parsed in lesson.formulas.items():
         shown = resolved[name]
         if not isinstance(shown, int):
             shown = round(shown, 3)
-        table.add_row(name, escape(parsed.source), format_number(shown, lang.value))
+        table.add_row(name, escape(parsed.source), format_number(shown, lang))
     out.print(table)
 
 

@@ -9,8 +9,10 @@ from typing import Annotated
 import typer
 
 from ..errors import BertdrillError
+from ..i18n import _
+from ..kinds import Kind
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, FilesOption, LangOption, Language, RolloverOption, app, clock, escape, load, open_store, out
+from .base import DbOption, FilesOption, LangOption, RolloverOption, app, clock, decimal, escape, load, open_store, out
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
@@ -21,14 +23,15 @@ app.add_typer(practice_app, name="practice")
 
 def practice_card(cards, item: str | None):
     """The practice card named by ``item`` (an item id or card id), or the only one there is."""
-    cards = [card for card in cards if card.kind == "practice"]
+    cards = [card for card in cards if Kind(card.kind) is Kind.PRACTICE]
     if item:
         cards = [card for card in cards if item in (card.item_id, card.id)]
     if not cards:
-        raise BertdrillError(f"no practice item {item!r}" if item else "the lessons have no practice item")
+        raise BertdrillError(_("no practice item {item!r}").format(item=item) if item
+                             else _("the lessons have no practice item"))
     if len(cards) > 1:
         names = ", ".join(card.id for card in cards)
-        raise BertdrillError(f"several practice items ({names}); name one")
+        raise BertdrillError(_("several practice items ({names}); name one").format(names=names))
     return cards[0]
 
 
@@ -37,7 +40,7 @@ def start(
     item: Annotated[str | None, typer.Argument(metavar="[ITEM]", help="Practice item id (default: the only one).")] = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the starter code.")] = Path("model.py"),
     force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     paths: FilesOption = None,
 ) -> None:
     """Write the exercise's starter code, with the task as a comment."""
@@ -45,20 +48,22 @@ def start(
 
     card = practice_card(all_cards(load(paths)), item)
     if output.exists() and not force:
-        raise BertdrillError(f"{output} exists; use --force to overwrite it, or -o to choose another file")
-    task = "\n".join(f"# {line}" for para in card.prompt[lang.value].splitlines() for line in textwrap.wrap(para, 76) or [""])
-    text = f"{task}\n# Check it with: bertdrill practice check {output}\n\n{card.code}"
+        raise BertdrillError(_("{file} exists; use --force to overwrite it, or -o to choose another file").format(
+            file=output))
+    task = "\n".join(f"# {line}" for para in card.prompt[lang].splitlines() for line in textwrap.wrap(para, 76) or [""])
+    check_it = _("Check it with: bertdrill practice check {file}").format(file=output)
+    text = f"{task}\n# {check_it}\n\n{card.code}"
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise BertdrillError(f"cannot write {output}: {exc.strerror or exc}") from None
-    out.print(f"Wrote {escape(str(output))}. Edit it, then run: bertdrill practice check {escape(str(output))}")
+        raise BertdrillError(_("cannot write {file}: {reason}").format(file=output, reason=exc.strerror or exc)) from None
+    out.print(_("Wrote {file}. Edit it, then run: bertdrill practice check {file}").format(file=escape(str(output))))
 
 
 @practice_app.command("check")
 def check_command(
     args: Annotated[list[str], typer.Argument(metavar="[ITEM] SCRIPT", help="Optional practice item id, then your script.")],
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     db: DbOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
@@ -71,14 +76,14 @@ def check_command(
     from .. import practice
 
     if len(args) > 2:
-        raise typer.BadParameter("give at most an item id and a script", param_hint="[ITEM] SCRIPT")
+        raise typer.BadParameter(_("give at most an item id and a script"), param_hint="[ITEM] SCRIPT")
     item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
     now = clock()
-    store, cards, _ = open_store(db, paths, None, None)  # first, so a bad database fails before the run
+    store, cards, _lessons = open_store(db, paths, None, None)  # first, so a bad database fails before the run
     with store:
         card = practice_card(cards, item)
         outcome = practice.check(card, Path(script))
-        report(outcome, card.explanation.get(lang.value, ""))
+        report(outcome, card.explanation.get(lang, ""))
         record(store, card, outcome, now(), rollover_hour)
     if not outcome.passed:
         raise typer.Exit(1)
@@ -88,16 +93,19 @@ def record(store, card, outcome, moment, rollover_hour: int) -> None:
     """Save the attempt as a review of the practice card, and say when to try it again."""
     from .. import sm2
     from ..session import record_attempt
+    from .base import chosen_scheduler
     from .review import day_words, leech_warning
 
     answer = record_attempt(store, card.id, outcome.grade, moment=moment, rollover_hour=rollover_hour,
-                            typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000))
+                            typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000),
+                            scheduler=chosen_scheduler(store))
     today = sm2.study_day(moment, rollover_hour)
     due = answer.after.due
     if answer.after == answer.before or due is None:
-        out.print(f"Saved: grade {answer.grade} (already checked today: only the first check of a day moves the schedule).")
+        out.print(_("Saved: grade {grade} (already checked today: only the first check of a day moves the "
+                    "schedule).").format(grade=answer.grade))
     else:
-        out.print(f"Saved: grade {answer.grade} · check it again {day_words(due, today)}.")
+        out.print(_("Saved: grade {grade} · check it again {when}.").format(grade=answer.grade, when=day_words(due, today)))
     if sm2.became_leech(answer.before, answer.after):
         out.print(leech_warning(card.id, answer.after.lapses))
 
@@ -105,28 +113,29 @@ def record(store, card, outcome, moment, rollover_hour: int) -> None:
 def report(outcome, explanation: str) -> None:
     run = outcome.run
     if outcome.passed:
-        out.print(f"✓ Correct: your script printed the expected output ({run.seconds:.2f} s).")
+        out.print(_("✓ Correct: your script printed the expected output ({seconds} s).").format(
+            seconds=decimal(run.seconds, 2)))
         if explanation:
             out.print(escape(explanation))
         return
     headline = {
-        "timeout": f"✗ Stopped: your script did not finish within {practice_timeout()} seconds. "
-                   "Does it loop forever, or wait for input?",
-        "flooded": "✗ Stopped: your script printed far too much (over 64 KiB).",
-        "crashed": f"✗ Your script stopped with an error (exit code {run.returncode}).",
-        "silent": "✗ Your script printed nothing.",
-        "wrong": "✗ Not yet: the output differs from the expected output.",
+        "timeout": _("✗ Stopped: your script did not finish within {seconds} seconds. "
+                     "Does it loop forever, or wait for input?"),
+        "flooded": _("✗ Stopped: your script printed far too much (over 64 KiB)."),
+        "crashed": _("✗ Your script stopped with an error (exit code {code})."),
+        "silent": _("✗ Your script printed nothing."),
+        "wrong": _("✗ Not yet: the output differs from the expected output."),
     }[outcome.status]
-    out.print(headline)
+    out.print(headline.format(seconds=practice_timeout(), code=run.returncode))
     if outcome.status == "crashed" and run.stderr.strip():
-        out.print("Last lines of the error:")
+        out.print(_("Last lines of the error:"))
         for line in run.stderr.strip().splitlines()[-6:]:
             out.print("  " + escape(_printable(line)))
     if outcome.status == "wrong":
         for line in outcome.diff():
             out.print(escape(_printable(line)))
     else:
-        out.print("Expected output:")
+        out.print(_("Expected output:"))
         for line in outcome.expected:
             out.print("  " + escape(line))
 
@@ -138,5 +147,5 @@ def practice_timeout() -> int:
 
 
 def _printable(text: str) -> str:
-    """Drop control characters, so a script cannot move the cursor or recolour the terminal."""
-    return "".join(ch if ch.isprintable() or ch == "\t" else "�" for ch in text)[:500]
+    """A line of a script's output, shortened; ``escape`` then shows its control characters as symbols."""
+    return text[:500]

@@ -13,41 +13,60 @@ acknowledged with ``Saved:`` is already in the database.
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import threading
 from contextlib import contextmanager
 from datetime import date
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from ..errors import StoreError
+from ..i18n import N_, _, ngettext
 from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 from .base import (
     DbOption,
     FilesOption,
     LangOption,
-    Language,
     LessonOption,
     LimitOption,
     NewOption,
     RolloverOption,
     app,
+    chosen_scheduler,
     clock,
     escape,
+    number,
     open_store,
     out,
+    print_json,
 )
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
 COMMANDS = {"undo": "undo", "suspend": "suspend", "bury": "bury", "quit": "quit"}
 KEYS = {"u": "undo", "s": "suspend", "b": "bury", "q": "quit"}
+UNKNOWN = "unknown"  # a line that looks like a command (":x") but is none
 LETTERS = "abcdefghij"  # choice options, as grading reads them
-GRADES = ("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
-          "3 right, with effort · 4 right, after a pause · 5 right at once")
+
+
+def grades_legend() -> str:
+    return _("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
+             "3 right, with effort · 4 right, after a pause · 5 right at once")
+
+
+
+class LeechChoice(StrEnum):  # the CLI's copy of session.LeechAction: the session module loads only in `review`
+    suspend = "suspend"
+    tag = "tag"
+
+
+LeechOption = Annotated[LeechChoice, typer.Option(
+    "--leech-action", envvar="BERTDRILL_LEECH_ACTION", case_sensitive=False,
+    help="What happens to a card that lapses 8 times: suspend it (as Anki does) or only tag it.")]
+
 
 class Quit(Exception):
     """The learner asked to stop (q, :quit)."""
@@ -67,25 +86,31 @@ class Command(Exception):
 @app.command()
 def review(
     lesson_id: LessonOption = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+    leech_action: LeechOption = LeechChoice.suspend,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
     Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter). With standard
     input not a terminal, answers are read as lines; see docs/review.md.
     """
-    from ..session import Limits, Session
+    from ..diagnosis import Diagnoser
+    from ..session import LeechAction, Limits, Session
+    from .base import load
 
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value)
+    loaded = load(paths)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded)
+    diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
     with store:
-        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons)
+        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
+                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-        code = Review(session, reader, lang.value).run()
+        code = Review(session, reader, lang, diagnosers).run()
     raise typer.Exit(code)
 
 
@@ -93,6 +118,7 @@ def review(
 def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     lesson_id: LessonOption = None,
+    lang: LangOption = "",
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
@@ -108,7 +134,7 @@ def status(
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)
-    _, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
+    _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
     total = sum(Kind(card.kind).reviewed for card in cards)
     data = {
@@ -124,20 +150,23 @@ def status(
         "database": store.where,
     }
     if as_json:
-        out.print_json(json.dumps(data, ensure_ascii=False))
+        print_json(data)
         return
     rows = [
-        ("Due now", str(found.due_now)),
-        ("New today", f"{new_today} (of {found.new_cards} not seen yet)"),
-        ("Learned", f"{found.learned} of {total} cards"),
-        ("Next due", day_words(found.next_due, today) if found.next_due else "nothing scheduled yet"),
-        ("Streak", _plural(found.streak, "day")),
-        ("Answered today", str(data["answered_today"])),
-        ("Database", escape(store.where)),
+        (_("Due now"), number(found.due_now)),
+        (_("New today"), _("{new} (of {unseen} not seen yet)").format(new=number(new_today),
+                                                                     unseen=number(found.new_cards))),
+        (_("Learned"), ngettext("{learned} of {total} card", "{learned} of {total} cards", total).format(
+            learned=number(found.learned), total=number(total))),
+        (_("Next due"), day_words(found.next_due, today) if found.next_due else _("nothing scheduled yet")),
+        (_("Streak"), day_count(found.streak)),
+        (_("Answered today"), number(found.counts.first_answers + found.counts.redrill)),
+        (_("Database"), escape(store.where)),
     ]
-    out.print(f"Study day {today.isoformat()}")
+    out.print(_("Study day {day}").format(day=today.isoformat()))
+    width = max(15, *(len(label) for label, _value in rows))
     for label, value in rows:
-        out.print(f"  {label:<15} {value}")
+        out.print(f"  {label:<{width}} {value}")
 
 
 # --------------------------------------------------------------------------- input
@@ -162,7 +191,7 @@ class LineInput:
             pass  # drop the rest of an over-long line, a chunk at a time
         line = clean(data.decode("utf-8", errors="replace").rstrip("\r\n"))
         shown = line if len(line) <= ECHO_CHARS else line[:ECHO_CHARS] + "…"
-        out.print(escape(shown) + (f"  (line cut to {MAX_LINE_BYTES:,} bytes)" if cut else ""))
+        out.print(escape(shown) + (_("  (line cut to {limit} bytes)").format(limit=number(MAX_LINE_BYTES)) if cut else ""))
         return line
 
 
@@ -194,10 +223,11 @@ def clean(text: str) -> str:
 class Review:
     """Shows the session's cards, reads answers and commands, prints the summary."""
 
-    def __init__(self, session, reader, language: str):
+    def __init__(self, session, reader, language: str, diagnosers=None):
         self.session = session
         self.reader = reader
         self.language = language
+        self.diagnosers = diagnosers or {}  # lesson id -> Diagnoser: wrong numbers explained
 
     def run(self) -> int:
         code = 0
@@ -214,7 +244,7 @@ class Review:
             code = 0
         except KeyboardInterrupt:
             out.print()
-            out.print("Interrupted.")
+            out.print(_("Interrupted."))
             code = 130
         self.outro()
         return code
@@ -224,103 +254,150 @@ class Review:
     def intro(self) -> None:
         position = self.session.position
         if self.session.done:
-            out.print("Nothing to review now.")
+            out.print(_("Nothing to review now."))
             return
-        keys = ("Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter); Ctrl-C or Ctrl-D also quit."
-                if self.reader.terminal else "Commands (whole lines): :undo :suspend :bury :quit")
-        out.print(f"[bold]Review[/bold]: {_plural(position.total, 'card')} "
-                  f"({position.review} due, {position.redrill} to re-drill, {position.new} new).")
+        keys = (_("Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter); Ctrl-C or Ctrl-D also quit.")
+                if self.reader.terminal else _("Commands (whole lines): :undo :suspend :bury :quit"))
+        out.print(_("[bold]Review[/bold]: {cards} ({due} due, {redrill} to re-drill, {new} new).").format(
+            cards=card_count(position.total), due=number(position.review), redrill=number(position.redrill),
+            new=number(position.new)))
         out.print(keys, style="dim")
-        out.print(f"Grades: {GRADES}", style="dim")
+        out.print(_("Grades: {legend}").format(legend=grades_legend()), style="dim")
 
     def header(self, entry) -> None:
         position = self.session.position
         out.print()
-        out.print(f"[bold]Card {position.index} of {position.total}[/bold] · {position.review} review · "
-                  f"{position.new} new · {position.redrill} re-drill", highlight=False)
-        out.print(f"{escape(entry.card.id)} · {entry.card.kind} · {_KIND_WORDS[entry.kind]}", style="dim")
+        out.print(_("[bold]Card {index} of {total}[/bold] · {review} review · {new} new · {redrill} re-drill").format(
+            index=number(position.index), total=number(position.total), review=number(position.review),
+            new=number(position.new), redrill=number(position.redrill)), highlight=False)
+        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {_(_ENTRY_WORDS[entry.kind])}", style="dim")
 
     def question(self, entry) -> None:
         card = entry.card
-        out.print(escape(card.question(self.language)))
-        if card.kind == "choice":
-            for number, option in enumerate(card.options[self.language], start=1):
-                out.print(f"  {number}  {LETTERS[number - 1]})  {escape(option)}")
+        phrased = card.phrased.get(self.language) if card.kind == "match" else None
+        out.print(escape(phrased or card.question(self.language)))
+        for position, option in enumerate(self.options(card), start=1):
+            out.print(f"  {position}  {LETTERS[position - 1]})  {escape(option)}")
+
+    def options(self, card) -> tuple[str, ...]:
+        """What a choice card offers, or a match card's table values to choose from."""
+        if card.kind in ("choice", "match"):
+            return card.options.get(self.language, ())
+        return ()
 
     def outro(self) -> None:
         summary = self.session.summary()
         minutes, seconds = divmod(round(summary.seconds), 60)
-        spent = f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
-        redrills = f" ({summary.redrills} re-drills)" if summary.redrills else ""
+        spent = (_("{minutes} min {seconds} s").format(minutes=minutes, seconds=seconds) if minutes
+                 else _("{seconds} s").format(seconds=seconds))
+        redrills = (ngettext(" ({count} re-drill)", " ({count} re-drills)", summary.redrills).format(
+            count=number(summary.redrills)) if summary.redrills else "")
         out.print()
-        out.print(f"[bold]Session over[/bold]: {summary.answered} answered{redrills}, {summary.correct} correct, "
-                  f"{spent}. Due tomorrow: {summary.due_tomorrow}."
-                  + (f" Left for later: {summary.left}." if summary.left else ""))
+        out.print(_("[bold]Session over[/bold]: {answered} answered{redrills}, {correct} correct, {spent}. "
+                    "Due tomorrow: {due}.").format(answered=number(summary.answered), redrills=redrills,
+                                                   correct=number(summary.correct), spent=spent,
+                                                   due=number(summary.due_tomorrow))
+                  + (_(" Left for later: {left}.").format(left=number(summary.left)) if summary.left else ""))
 
     # ----------------------------------------------------------------- one card
 
     def ask(self, entry) -> None:
-        from ..grading import grade
-
         self.header(entry)
         self.question(entry)
         card = entry.card
-        answer = card.answer[self.language]
+        typed: str | None = None
+        verdict = None
         if card.kind == "fact":
-            if self.reader.terminal:
-                self.read("Enter shows the answer (u s b q): ", entry, answering=False)
-            out.print(f"[bold]Answer:[/bold] {escape(answer)}")
-            self.explain(card)
-            chosen = self.read_grade(entry, None)
-            typed = None
+            if self.reader.terminal:  # a typed answer is graded; Enter alone shows the answer to grade yourself
+                typed = self.read(_("Your answer, or Enter to see it (u s b q): "), entry, answering=False).strip()
+                verdict = self.grade(card, typed) if typed else None
+                typed = typed or None
         else:
-            # on a choice card "b" may be an option: then the hint says ":b"
+            # on a choice or match card "b" may be an option: then the hint says ":b"
             keys = " ".join(f":{key}" if key in self.answer_letters(entry, True) else key for key in KEYS)
             hint = f" ({keys})" if self.reader.terminal else ""
-            typed = self.read(f"Your answer{hint}: ", entry, answering=True)
-            verdict = grade(card, typed, self.language)
-            mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
-            out.print(f"{mark} {escape(verdict.feedback)}")
-            if verdict.diff:
-                out.print(f"  Difference: {escape(verdict.diff)}")
-            out.print(f"[bold]Answer:[/bold] {escape(verdict.expected)}")
-            self.explain(card)
-            chosen = self.read_grade(entry, verdict.suggested)
+            while verdict is None or verdict.retry:
+                if verdict is not None:  # an option that does not exist: say so, and ask again
+                    out.print(escape(verdict.feedback))
+                typed = self.read(_("Your answer{hint}: ").format(hint=hint), entry, answering=True)
+                verdict = self.grade(card, typed)
+        if verdict is not None:
+            self.show_verdict(verdict)
+        else:
+            out.print(_("[bold]Answer:[/bold] {answer}").format(answer=escape(card.answer[self.language])))
+        self.explain(card)
+        self.preview()
+        chosen = self.read_grade(entry, verdict.suggested if verdict is not None else None)
         with _interrupts_held():
             outcome = self.session.answer(chosen, typed)
             out.print(_saved(outcome, self.session.day))
-            if outcome.became_leech:
+            if outcome.suspended:
+                out.print(leech_suspended(card.id, outcome.after.lapses))
+            elif outcome.became_leech:
                 out.print(leech_warning(card.id, outcome.after.lapses))
+
+    def grade(self, card, typed: str):
+        from ..grading import grade
+
+        return grade(card, typed, self.language, diagnoser=self.diagnosers.get(card.lesson_id))
+
+    def show_verdict(self, verdict) -> None:
+        """✓ or ✗ with words, the diff or the diagnosis, then the answer: each said once."""
+        mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
+        out.print(f"{mark} {escape(verdict.feedback)}")
+        if verdict.diff:
+            out.print("  " + _("Difference: {diff}").format(diff=escape(verdict.diff)))
+        if verdict.note:
+            out.print("  " + escape(verdict.note))
+        out.print(_("[bold]Answer:[/bold] {answer}").format(answer=escape(verdict.expected)))
+
+    def preview(self) -> None:
+        """When the card comes back for each grade, from the session's scheduler, as Anki shows on its buttons."""
+        states = self.session.preview()
+        if states:
+            out.print(_("Comes back: {when}").format(when=interval_preview(states, self.session.study_day(
+                self.session.clock()))), style="dim", highlight=False)
 
     def explain(self, card) -> None:
         explanation = card.explanation.get(self.language)
         if explanation:
-            out.print(f"[italic]Why:[/italic] {escape(explanation)}")
+            out.print(_("[italic]Why:[/italic] {explanation}").format(explanation=escape(explanation)))
 
     def read_grade(self, entry, suggested: int | None) -> int:
-        enter = f", Enter = {suggested}" if suggested is not None else ""
+        prompt = (_("Grade 0-5, Enter = {grade}: ").format(grade=suggested) if suggested is not None
+                  else _("Grade 0-5: "))
         while True:
-            line = self.read(f"Grade 0-5{enter}: ", entry, answering=False).strip()
+            line = self.read(prompt, entry, answering=False).strip()
             if not line and suggested is not None:
                 return suggested
             if len(line) == 1 and line in "012345":
                 return int(line)
             shown = line if len(line) <= 20 else line[:20] + "…"
-            got = f"got {shown!r}" if line else "got an empty line"
-            out.print(f"A grade is a whole number from 0 to 5{enter.replace(', ', '; ')} ({escape(got)}).")
+            got = _("got {text!r}").format(text=shown) if line else _("got an empty line")
+            rule = (_("A grade is a whole number from 0 to 5; Enter = {grade} ({got}).") if suggested is not None
+                    else _("A grade is a whole number from 0 to 5 ({got})."))
+            out.print(rule.format(grade=suggested, got=escape(got)))
 
     def read(self, prompt: str, entry, *, answering: bool) -> str:
-        """One line; raises :class:`Command` when it is one (see :func:`command_in`)."""
-        line = self.reader.read(prompt)
-        name = command_in(line, terminal=self.reader.terminal, answers=self.answer_letters(entry, answering))
-        if name:
-            raise Command(name)
-        return line
+        """One line; raises :class:`Command` when it is one (see :func:`command_in`).
+
+        An unknown ``:command`` is refused with the list of commands, and the prompt asked again:
+        it is never taken as an answer or a grade.
+        """
+        while True:
+            line = self.reader.read(prompt)
+            name = command_in(line, terminal=self.reader.terminal, answers=self.answer_letters(entry, answering))
+            if name == UNKNOWN:
+                out.print(_("Unknown command {command}: the commands are {commands}.").format(
+                    command=escape(line.strip()), commands=" ".join(f":{name}" for name in COMMANDS)))
+                continue
+            if name:
+                raise Command(name)
+            return line
 
     def answer_letters(self, entry, answering: bool) -> str:
-        """Letters that are answers at this prompt: the option letters of a choice card."""
-        card = entry.card
-        return LETTERS[: len(card.options[self.language])] if answering and card.kind == "choice" else ""
+        """Letters that are answers at this prompt: the option letters of a choice or match card."""
+        return LETTERS[: len(self.options(entry.card))] if answering else ""
 
     def perform(self, name: str) -> None:
         if name == "quit":
@@ -330,65 +407,112 @@ class Review:
                 try:
                     back = self.session.undo()
                 except StoreError as exc:  # another window answered the card since: both answers stay
-                    out.print(f"Not undone: {escape(str(exc))}.")
+                    out.print(_("Not undone: {reason}.").format(reason=escape(str(exc))))
                     return
-                out.print(f"Undone: {escape(back.card.id)} is back as it was." if back else "Nothing to undo.")
+                out.print(_("Undone: {card} is back as it was.").format(card=escape(back.card.id)) if back
+                          else _("Nothing to undo."))
             elif name == "suspend":
                 entry = self.session.suspend()
-                out.print(f"Suspended {escape(entry.card.id)}: it will not be shown again (u undoes this).")
+                out.print(_("Suspended {card}: it will not be shown again (u undoes this).").format(
+                    card=escape(entry.card.id)))
             elif name == "bury":
                 entry = self.session.bury()
-                out.print(f"Buried {escape(entry.card.id)} until tomorrow.")
+                out.print(_("Buried {card} until tomorrow.").format(card=escape(entry.card.id)))
 
 
 def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
     """The command a line stands for, if any.
 
-    Everywhere: ``:undo``, ``:suspend``, ``:bury``, ``:quit`` (or ``:u`` ``:s`` ``:b`` ``:q``).
+    Everywhere: ``:undo``, ``:suspend``, ``:bury``, ``:quit`` (or ``:u`` ``:s`` ``:b`` ``:q``); any other
+    word after a colon is :data:`UNKNOWN` (refused, never an answer).
     In a terminal also the bare keys u, s, b, q, except a key in ``answers``: on a choice
     card the letters that name options are answers (``b`` is option b; ``:b`` buries).
     """
     word = line.strip().lower()
     if word.startswith(":"):
-        return COMMANDS.get(word[1:]) or KEYS.get(word[1:])
+        return COMMANDS.get(word[1:]) or KEYS.get(word[1:]) or UNKNOWN
     if terminal and word in KEYS and word not in answers:
         return KEYS[word]
     return None
 
 
-_KIND_WORDS = {"review": "due", "new": "new", "redrill": "re-drill"}
+_ENTRY_WORDS = {"review": N_("due"), "new": N_("new"), "redrill": N_("re-drill")}
+_KIND_NAMES = {"fact": N_("fact"), "choice": N_("choice"), "blank": N_("blank"), "numeric": N_("numeric"),
+               "match": N_("match"), "practice": N_("practice")}
+
+
+def kind_name(kind: str) -> str:
+    """A card's kind as the learner reads it."""
+    return _(_KIND_NAMES[kind])
 
 
 def _saved(outcome, today: date) -> str:
     """The acknowledgement, printed only once the answer is committed."""
     if not outcome.rescheduled:
-        rest = "re-drill, schedule unchanged"
+        rest = _("re-drill, schedule unchanged")
     else:
-        due = outcome.after.due
-        rest = f"next review {day_words(due, today)}"
-    again = "; back later in this session" if outcome.again else ""
-    return f"Saved: grade {outcome.grade} · {rest}{again}."
+        rest = _("next review {when}").format(when=day_words(outcome.after.due, today))
+    again = _("; back later in this session") if outcome.again else ""
+    return _("Saved: grade {grade} · {rest}{again}.").format(grade=outcome.grade, rest=rest, again=again)
+
+
+def leech_suspended(card_id: str, lapses: int) -> str:
+    """One line, the moment a card becomes a leech and is suspended (the default, as in Anki)."""
+    return "[bold]{}[/bold] ".format(_("Leech:")) + _(
+        "{card} has lapsed {lapses} times and is suspended: rewrite it (u undoes this).").format(
+        card=escape(card_id), lapses=lapses)
+
+
+def interval_preview(states, today: date) -> str:
+    """``0–2 tomorrow · 3–5 in 15 days``: grades that give the same due day share one entry."""
+    groups: list[tuple[list[int], date]] = []
+    for grade_value in sorted(states):
+        due = states[grade_value].due
+        if groups and groups[-1][1] == due:
+            groups[-1][0].append(grade_value)
+        else:
+            groups.append(([grade_value], due))
+    return " · ".join(f"{_grades(grades)} {_when(due, today)}" for grades, due in groups)
+
+
+def _grades(grades: list[int]) -> str:
+    return str(grades[0]) if len(grades) == 1 else f"{grades[0]}–{grades[-1]}"
+
+
+def _when(due: date, today: date) -> str:
+    days = (due - today).days
+    if days <= 0:
+        return _("today")
+    if days == 1:
+        return _("tomorrow")
+    return ngettext("in {count} day", "in {count} days", days).format(count=days)
 
 
 def leech_warning(card_id: str, lapses: int) -> str:
     """One line, the moment a card becomes a leech: it is tagged, and worth a look."""
-    return (f"[bold]Leech:[/bold] {escape(card_id)} has lapsed {lapses} times, now tagged a leech: "
-            "rewrite it, or suspend it when it comes back.")
+    return ngettext("[bold]Leech:[/bold] {card} has lapsed {lapses} time, now tagged a leech: "
+                    "rewrite it, or suspend it when it comes back.",
+                    "[bold]Leech:[/bold] {card} has lapsed {lapses} times, now tagged a leech: "
+                    "rewrite it, or suspend it when it comes back.", lapses).format(card=escape(card_id), lapses=lapses)
 
 
 def day_words(day: date, today: date) -> str:
-    days = (day - today).days
-    if days == 0:
-        return f"today ({day.isoformat()})"
-    if days == 1:
-        return f"tomorrow ({day.isoformat()})"
-    if days < 0:
-        return f"{day.isoformat()} ({_plural(-days, 'day')} ago)"
-    return f"in {_plural(days, 'day')} ({day.isoformat()})"
+    ahead = (day - today).days
+    if ahead == 0:
+        return _("today ({date})").format(date=day.isoformat())
+    if ahead == 1:
+        return _("tomorrow ({date})").format(date=day.isoformat())
+    if ahead < 0:
+        return _("{date} ({days} ago)").format(date=day.isoformat(), days=day_count(-ahead))
+    return _("in {days} ({date})").format(days=day_count(ahead), date=day.isoformat())
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def day_count(count: int) -> str:
+    return ngettext("{count} day", "{count} days", count).format(count=number(count))
+
+
+def card_count(count: int) -> str:
+    return ngettext("{count} card", "{count} cards", count).format(count=number(count))
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..i18n import _, ngettext
-from .base import LangOption, Language, LessonsArgument, app, escape, load, out
+from .base import LangOption, LessonsArgument, app, escape, load, number, out
 
 
 class Format(StrEnum):
@@ -42,7 +42,7 @@ def sheet(
     kinds: Annotated[str | None, typer.Option("--kinds", "-k", show_default=False,
                                               help="Comma-separated kinds: fact, choice, blank, numeric, match, practice "
                                                    "(default: all but practice).")] = None,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     title: Annotated[str | None, typer.Option("--title", show_default=False,
                                               help="Sheet title (default: the lesson's title).")] = None,
     key: Annotated[KeyMode | None, typer.Option("--key", show_default=False,
@@ -62,12 +62,13 @@ def sheet(
     import random
 
     from ..errors import BertdrillError
+    from ..files import check_writable, write_atomic
     from ..sheets import model
-    from ..sheets.output import BANKS, check_writable, documents, format_for, key_path, version_path, write_atomic
+    from ..sheets.output import BANKS, documents, format_for, key_path, version_path
 
     chosen_format = fmt.value if fmt else format_for(output)
     if chosen_format == "gift" and key is not None:
-        raise BertdrillError("--key does not apply to GIFT: a GIFT file carries its answers in each question")
+        raise BertdrillError(_("--key does not apply to GIFT: a GIFT file carries its answers in each question"))
     if chosen_format == "moodle-xml" and key is not None:
         raise BertdrillError(_("--key does not apply to Moodle XML: the file carries its answers in each question"))
     if chosen_format in BANKS and split:
@@ -75,18 +76,18 @@ def sheet(
     key_mode = (key or KeyMode.pages).value
     targets = [version_path(output, model.letter(index)) for index in range(versions)] if split else [output]
     for target in targets:
-        check_writable(target)
+        check_writable(target, example="quiz.html")
         if key_mode == "separate":
-            check_writable(key_path(target))
+            check_writable(key_path(target), example="quiz.html")
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
     sheet_model = model.build_sheet(
-        load(paths), language=lang.value, seed=seed, versions=versions, count=count,
+        load(paths), language=lang, seed=seed, versions=versions, count=count,
         kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
     )
     files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
-        write_atomic(path, data)
+        write_atomic(path, data, example="quiz.html")
     out.print(_report(sheet_model, chosen_format, files, key_mode))
     if sheet_model.left_out and chosen_format not in BANKS:
         out.print(escape(ngettext(
@@ -97,16 +98,23 @@ def sheet(
 
 def _report(sheet_model, chosen_format: str, files: list[tuple[Path, bytes]], key_mode: str) -> str:
     """One line on what was written, and the seed that writes it again."""
-    written = " and ".join(escape(str(path)) for path, _ in files)
+    written = _(" and ").join(escape(str(path)) for path, _data in files)
     if chosen_format in ("gift", "moodle-xml"):
-        note = " (Moodle shuffles per attempt, so --versions does not apply)" if len(sheet_model.versions) > 1 else ""
-        what = f"{len(sheet_model.bank)} questions for Moodle's question bank{note}"
+        note = _(" (Moodle shuffles per attempt, so --versions does not apply)") if len(sheet_model.versions) > 1 else ""
+        what = ngettext("{count} question for Moodle's question bank{note}",
+                        "{count} questions for Moodle's question bank{note}", len(sheet_model.bank)).format(
+            count=number(len(sheet_model.bank)), note=note)
     else:
         first, many = sheet_model.versions[0], len(sheet_model.versions) > 1
         letters = ", ".join(version.letter for version in sheet_model.versions)
-        what = (f"{len(sheet_model.versions)} version{'s' if many else ''} ({letters}), "
-                f"{len(first.questions)} questions and {first.points} points{' each' if many else ''}")
-        keys = "answer keys" if many else "the answer key"
-        what += {"pages": f"; {keys} on the last pages", "separate": f"; {keys} in the second file",
-                 "none": "; no answer key"}[key_mode]
-    return f"Wrote {written}: {what}. Seed {sheet_model.seed} (--seed {sheet_model.seed} writes the same again)."
+        questions = ngettext("{count} question", "{count} questions", len(first.questions)).format(
+            count=number(len(first.questions)))
+        points = ngettext("{count} point", "{count} points", first.points).format(count=number(first.points))
+        what = (_("{versions} versions ({letters}), {questions} and {points} each") if many
+                else _("1 version ({letters}), {questions} and {points}")).format(
+            versions=len(sheet_model.versions), letters=letters, questions=questions, points=points)
+        what += {"pages": _("; answer keys on the last pages") if many else _("; the answer key on the last pages"),
+                 "separate": _("; answer keys in the second file") if many else _("; the answer key in the second file"),
+                 "none": _("; no answer key")}[key_mode]
+    return _("Wrote {files}: {what}. Seed {seed} (--seed {seed} writes the same again).").format(
+        files=written, what=what, seed=sheet_model.seed)

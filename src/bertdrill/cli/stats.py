@@ -7,15 +7,29 @@ so the screen reads the same with ``NO_COLOR``; colour is laid on top when allow
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..i18n import N_, _, ngettext
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, FilesOption, LangOption, Language, LessonOption, RolloverOption, app, clock, open_store, out
+from .base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    LessonOption,
+    RolloverOption,
+    app,
+    clock,
+    decimal,
+    number,
+    open_store,
+    out,
+    print_json,
+)
+from .review import card_count, day_count
 
 if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
     from rich.cells import cell_len, set_cell_size
@@ -29,8 +43,8 @@ LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46
 LEECHES_SHOWN = 10
 HARDEST_SHOWN = 5
 FORECAST_WIDTH = 40  # cells for the longest forecast bar
-STATE_WORDS = {"new": "new", "learning": "learning", "young": "young", "mature": "mature",
-               "suspended": "suspended", "removed": "removed"}
+STATE_WORDS = {"new": N_("new"), "learning": N_("learning"), "young": N_("young"), "mature": N_("mature"),
+               "suspended": N_("suspended"), "removed": N_("removed")}
 
 DaysOption = Annotated[int, typer.Option("--days", min=1, max=365, help="Days in the forecast, today included.")]
 
@@ -58,8 +72,10 @@ class Figures:
 def stats(
     lesson_id: LessonOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the same figures as JSON for scripts.")] = False,
+    calibration: Annotated[bool, typer.Option(
+        "--calibration", help="Score how well SM-2 and FSRS predict your recall, on your own review log.")] = False,
     days: DaysOption = 14,
-    lang: LangOption = Language.en,
+    lang: LangOption = "",
     db: DbOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
@@ -68,16 +84,23 @@ def stats(
     from .. import sm2
 
     _import_rich()
-    store, cards, lessons = open_store(db, paths, lesson_id, lang.value, read_only=True)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True)
+    if calibration:
+        from . import calibration as scores
+
+        with store:
+            scores.show(store, lessons if lesson_id else None, as_json=as_json)
+        return
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
-        figures = gather(store, today, days, lessons if lesson_id else None, cards, lang.value)
+        figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
     if as_json:
-        out.print_json(json.dumps(as_data(figures), ensure_ascii=False))
+        print_json(as_data(figures))
     elif not figures.answers:
-        only = f" in lesson {lesson_id}" if lesson_id else ""
-        again = f" --lesson {lesson_id}" if lesson_id else ""
-        out.print(Text(f"No reviews yet{only}, so there is nothing to chart. Start with: bertdrill review{again}"))
+        message = (_("No reviews yet in lesson {lesson}, so there is nothing to chart. Start with: "
+                     "bertdrill review --lesson {lesson}") if lesson_id
+                   else _("No reviews yet, so there is nothing to chart. Start with: bertdrill review"))
+        out.print(Text(message.format(lesson=lesson_id)))
     else:
         draw(figures, out.width)
 
@@ -157,8 +180,9 @@ def as_data(figures: Figures) -> dict[str, object]:
 
 
 def draw(figures: Figures, width: int) -> None:
-    scope = f"lesson {figures.lesson}" if figures.lesson else "all lessons"
-    out.print(Text.assemble(("Progress", "bold"), f" · {scope} · study day {figures.today.isoformat()}"))
+    scope = _("lesson {lesson}").format(lesson=figures.lesson) if figures.lesson else _("all lessons")
+    out.print(Text.assemble((_("Progress"), "bold"),
+                            _(" · {scope} · study day {day}").format(scope=scope, day=figures.today.isoformat())))
     for section in (draw_heatmap, draw_streak, draw_forecast, draw_retention, draw_cards, draw_leeches):
         out.print()
         section(figures, width)
@@ -172,15 +196,18 @@ def draw_heatmap(figures: Figures, width: int) -> None:
     from .. import stats
 
     heat = figures.heatmap
-    out.print(heading(f"Reviews, last {heat.weeks} weeks",
-                      f"{heat.total:,} answers on {heat.active_days} of {heat.days} days"))
+    out.print(heading(ngettext("Reviews, last {weeks} week", "Reviews, last {weeks} weeks", heat.weeks).format(
+                          weeks=number(heat.weeks)),
+                      ngettext("{answers} answer on {active} of {days} days", "{answers} answers on {active} of {days} days",
+                               heat.total).format(answers=number(heat.total), active=number(heat.active_days),
+                                                  days=number(heat.days))))
     labels = [" "] * (heat.weeks * 2)
     for column, name in heat.months():
         start = column * 2
         if all(ch == " " for ch in labels[max(0, start - 1):start + len(name)]):
             labels[start:start + len(name)] = name
     out.print(Text("    " + "".join(labels).rstrip()), style="dim")
-    for weekday, row in zip(stats.WEEKDAYS, heat.grid()):
+    for weekday, row in zip(stats.weekday_names(), heat.grid()):
         line = Text.assemble((weekday, "dim"), " ")
         for level in row:
             if level is None:
@@ -191,7 +218,7 @@ def draw_heatmap(figures: Figures, width: int) -> None:
         out.print(line)
     legend = Text("    ")
     for level, low, high in heat.legend():
-        words = "none" if level == 0 else str(low) if low == high else f"{low}–{high}"
+        words = _("none") if level == 0 else number(low) if low == high else f"{number(low)}–{number(high)}"
         legend.append(stats.GLYPHS[level], style=LEVEL_STYLES[level])
         legend.append(f" {words}   ", style="dim")
     legend.rstrip()
@@ -201,22 +228,26 @@ def draw_heatmap(figures: Figures, width: int) -> None:
 def draw_streak(figures: Figures, width: int) -> None:
     current, longest = figures.streak
     today_done = figures.heatmap.counts.get(figures.today, 0) > 0
-    note = "" if today_done or not current else "  (answer a card today to keep it)"
-    out.print(Text.assemble(("Streak", "bold"), f"  {_plural(current, 'day')} now · longest {_plural(longest, 'day')}",
-                            (note, "dim")))
+    note = "" if today_done or not current else _("  (answer a card today to keep it)")
+    out.print(Text.assemble((_("Streak"), "bold"), _("  {current} now · longest {longest}").format(
+        current=day_count(current), longest=day_count(longest)), (note, "dim")))
 
 
 def draw_forecast(figures: Figures, width: int) -> None:
     from .. import stats
 
-    total = sum(count for _, count in figures.forecast)
-    out.print(heading(f"Due in the next {_plural(len(figures.forecast), 'day')}",
-                      f"{_plural(total, 'card')}; today's count includes anything overdue"))
-    top = max((count for _, count in figures.forecast), default=0)
+    total = sum(count for _day, count in figures.forecast)
+    out.print(heading(ngettext("Due in the next {days} day", "Due in the next {days} days", len(figures.forecast))
+                      .format(days=number(len(figures.forecast))),
+                      _("{cards}; today's count includes anything overdue").format(cards=card_count(total))))
+    top = max((count for _day, count in figures.forecast), default=0)
     digits = len(str(top))
     room = max(10, min(FORECAST_WIDTH, width - 18 - digits))
-    for day, count in figures.forecast:
-        label = f"  {stats.WEEKDAYS[day.weekday()]} {day.strftime('%m-%d')} "
+    weekdays = stats.weekday_names()
+    labels = [f"  {weekdays[day.weekday()]} {stats.short_date(day)} " for day, _count in figures.forecast]
+    widest = max(map(cell_len, labels), default=0)
+    for label, (day, count) in zip(labels, figures.forecast):
+        label += " " * (widest - cell_len(label))
         line = Text.assemble((label, "bold" if day == figures.today else ""))
         line.append(f"{count:>{digits}} ")
         line.append(stats.bar(count, top, room), style="cyan")
@@ -230,29 +261,40 @@ def draw_retention(figures: Figures, width: int) -> None:
 
     retention = figures.retention
     target = stats.RETENTION_TARGET
-    out.print(heading("Retention", f"share of due reviews graded 3 or more; target {target * 100:.0f} %"))
-    rows = (("young", f"interval under {MATURE_DAYS} days", retention.young_passed, retention.young_total),
-            ("mature", f"interval {MATURE_DAYS} days or more", retention.mature_passed, retention.mature_total))
-    counted = max(len(f"{passed:,} of {total:,}") for _, _, passed, total in rows)
-    for name, meaning, passed, total in rows:
-        rate = stats.share(passed, total)
-        line = Text(f"  {name:<7}")
+    out.print(heading(_("Retention"), _("share of due reviews graded 3 or more; target {percent}").format(
+        percent=percent(decimal(target * 100, 0)))))
+    rows = ((_("young"), ngettext("interval under {days} day", "interval under {days} days", MATURE_DAYS).format(
+                days=number(MATURE_DAYS)), retention.young_passed, retention.young_total),
+            (_("mature"), ngettext("interval {days} day or more", "interval {days} days or more", MATURE_DAYS).format(
+                days=number(MATURE_DAYS)), retention.mature_passed, retention.mature_total))
+    of = [_("{passed} of {total}").format(passed=number(passed), total=number(total)) for *_rest, passed, total in rows]
+    no_reviews = _("no reviews yet")
+    counted = max(cell_len(text) for text in of)
+    named = max(7, *(cell_len(name) for name, *_rest in rows))
+    rates = [stats.share(passed, total) for *_rest, passed, total in rows]
+    shown = [percent(decimal(rate * 100, 1)) if rate is not None else "—" for rate in rates]
+    wide = max(7, *(cell_len(text) for text in shown))
+    for (name, meaning, _passed, _total), rate, rate_text, passed_text in zip(rows, rates, shown, of):
+        line = Text(f"  {name:<{named}}")
         if rate is None:
-            line.append(f"{'—':>7}  {'no reviews yet':<{counted}}", style="dim")
+            line.append(f"{rate_text:>{wide}}  {no_reviews:<{counted}}", style="dim")
         else:
             points = (rate - target) * 100
-            side = "on target" if abs(points) < 0.05 else f"{abs(points):.1f} points {'above' if points > 0 else 'below'}"
-            line.append(f"{rate * 100:5.1f} %", style="green" if points >= 0 else "yellow")
-            line.append(f"  {f'{passed:,} of {total:,}':>{counted}}  {side}")
+            side = (_("on target") if abs(points) < 0.05
+                    else (_("{points} points above") if points > 0 else _("{points} points below")).format(
+                        points=decimal(abs(points), 1)))
+            line.append(f"{rate_text:>{wide}}", style="green" if points >= 0 else "yellow")
+            line.append(f"  {passed_text:>{counted}}  {side}")
         line.append(f"  ({meaning})", style="dim")
         out.print(line)
 
 
 def draw_cards(figures: Figures, width: int) -> None:
     states = figures.states
-    ef = f"average EF {figures.average_ef:.2f}" if figures.average_ef is not None else "no card reviewed yet"
-    out.print(heading(f"Cards: {sum(states.values()):,}", ef))
-    out.print(Text("  " + " · ".join(f"{STATE_WORDS[state]} {count:,}" for state, count in states.items())))
+    ef = (_("average EF {ef}").format(ef=decimal(figures.average_ef, 2)) if figures.average_ef is not None
+          else _("no card reviewed yet"))
+    out.print(heading(_("Cards: {count}").format(count=number(sum(states.values()))), ef))
+    out.print(Text("  " + " · ".join(f"{_(STATE_WORDS[state])} {number(count)}" for state, count in states.items())))
 
 
 def draw_leeches(figures: Figures, width: int) -> None:
@@ -260,27 +302,33 @@ def draw_leeches(figures: Figures, width: int) -> None:
 
     leeches = figures.leeches
     if not leeches:
-        out.print(Text.assemble(("Leeches", "bold"), f"  none (a leech is a card that lapsed {LEECH_LAPSES} times)"))
+        out.print(Text.assemble((_("Leeches"), "bold"), _("  none (a leech is a card that lapsed {lapses} times)").format(
+            lapses=LEECH_LAPSES)))
     else:
-        out.print(heading(f"Leeches: {len(leeches)}", f"{LEECH_LAPSES} lapses or more; rewrite them, or suspend them"))
+        out.print(heading(_("Leeches: {count}").format(count=number(len(leeches))),
+                          _("{lapses} lapses or more; rewrite them, or suspend them").format(lapses=LEECH_LAPSES)))
         for state in leeches[:LEECHES_SHOWN]:
-            out.print(_card_line(figures, state, f"{state.schedule.lapses:>3} lapses", width))
+            lapses = state.schedule.lapses
+            out.print(_card_line(figures, state, ngettext("{count} lapse", "{count} lapses", lapses).format(
+                count=f"{lapses:>3}"), width))
         if len(leeches) > LEECHES_SHOWN:
-            out.print(Text(f"  and {len(leeches) - LEECHES_SHOWN} more (bertdrill stats --json lists all)", style="dim"))
+            out.print(Text(_("  and {count} more (bertdrill stats --json lists all)").format(
+                count=number(len(leeches) - LEECHES_SHOWN)), style="dim"))
     out.print()
     if not figures.hardest:
-        out.print(Text.assemble(("Hardest cards", "bold"), "  none below the starting EF 2.50, leeches aside"))
+        out.print(Text.assemble((_("Hardest cards"), "bold"), _("  none below the starting EF {ef}, leeches aside").format(
+            ef=decimal(2.5, 2))))
         return
-    out.print(heading("Hardest cards", "lowest EF first, leeches aside"))
+    out.print(heading(_("Hardest cards"), _("lowest EF first, leeches aside")))
     for state in figures.hardest:
-        out.print(_card_line(figures, state, f"EF {state.schedule.ef:.2f}", width))
+        out.print(_card_line(figures, state, _("EF {ef}").format(ef=decimal(state.schedule.ef, 2)), width))
 
 
 def _card_line(figures: Figures, state: CardState, figure: str, width: int) -> Text:
     """``  figure  card-id  prompt``, the prompt cut to fit the width (lesson text: never markup)."""
     start = f"  {figure}  {state.card_id}"
     if state.suspended:
-        start += " (suspended)"
+        start += _(" (suspended)")
     prompt = figures.prompts.get(state.card_id, "")
     room = width - cell_len(start) - 2
     line = Text(start)
@@ -290,5 +338,6 @@ def _card_line(figures: Figures, state: CardState, figure: str, width: int) -> T
     return line
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
+def percent(number_text: str) -> str:
+    """``57.1 %`` in English, ``%57,1`` in Turkish: where the sign goes is the catalog's."""
+    return _("{number} %").format(number=number_text)

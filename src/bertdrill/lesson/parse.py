@@ -14,7 +14,7 @@ from typing import Any
 from .. import formula
 from ..errors import FormulaError, LessonError, LessonErrors
 from ..formula import Formula, Number
-from ..text import first_control
+from ..text import CONTROL
 from .items import read_item
 from .model import Item, Lesson, ParamSet, SheetSettings
 from .positions import TOML_POSITION, Lines
@@ -215,8 +215,8 @@ class Parser:
 
     def visible(self, value: str, line: int | None, what: str) -> str:
         """Lesson text is shown in terminals and documents: no control characters (but newline and tab)."""
-        if found := first_control(value):
-            raise self.fail(line, f"{what} holds the control character U+{ord(found):04X}, which would act "
+        if found := CONTROL.search(value):
+            raise self.fail(line, f"{what} holds the control character U+{ord(found.group()):04X}, which would act "
                                   "instead of being shown in a terminal or a document; remove it")
         return value
 

@@ -6,3 +6,26 @@
 Also pure: :mod:`.replay` rebuilds a card's state from its review log (switching scheduler),
 and :mod:`.calibration` scores how well each scheduler predicted the learner's recall.
 """
+
+from __future__ import annotations
+
+from ..sm2 import SM2
+from .fsrs import DEFAULT_RETENTION, FSRS
+
+NAMES = ("sm2", "fsrs")
+"""The schedulers by their stored names; ``sm2`` is the default."""
+
+TITLES = {"sm2": "SM-2", "fsrs": "FSRS"}
+"""How the screen names each scheduler."""
+
+DEFAULT = "sm2"
+
+
+def scheduler_named(name: str, retention: float | None = None) -> SM2 | FSRS:
+    """The scheduler stored as ``name``; ``retention`` is FSRS's desired retention (None: 0.90)."""
+    match name:
+        case "sm2":
+            return SM2()
+        case "fsrs":
+            return FSRS(DEFAULT_RETENTION if retention is None else retention)
+    raise ValueError(f"no scheduler named {name!r}; the names are {', '.join(NAMES)}")

@@ -31,11 +31,15 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import NamedTuple
+from functools import cache
+from typing import Any, Protocol
 
 from ..i18n import _
-from ..sm2 import PASSING, Schedule
-from .replay import Reviewing, scheduling_answers
+from ..sm2 import NEW, PASSING, Schedule
+from ..sm2 import review as sm2_review
+from . import TITLES
+from .fsrs import FSRSForecast
+from .replay import scheduling_answers
 
 MIN_REVIEWS = 100
 """Fewer scored reviews than this say nothing reliable about a scheduler: "not enough history yet"."""
@@ -52,8 +56,6 @@ TABLE_BINS = 10
 ELAPSED_BASE, INDEX_BASE, LAPSES_BASE = 3.62, 1.89, 1.73
 """srs-benchmark's logarithmic scales for the RMSE (bins) groups: Δt, review number, lapses."""
 
-NAMES = {"sm2": "SM-2", "fsrs": "FSRS", "baseline": "average"}
-
 
 def sm2_recall(state: Schedule, today: date) -> float:
     """SM-2's probability of recall on ``today``, by the srs-benchmark convention ``0.9 ** (Δt / I)``."""
@@ -63,12 +65,43 @@ def sm2_recall(state: Schedule, today: date) -> float:
     return SM2_RECALL_AT_INTERVAL ** (elapsed / state.interval)
 
 
-class Model(NamedTuple):
-    """A scheduler to score: its name, how it reviews, and how it predicts recall."""
+class Forecaster(Protocol):
+    """A scheduler as the calibration replays it: a memory per card, its prediction, and its next memory."""
 
-    name: str
-    scheduler: Reviewing
-    recall: Callable[[Schedule, date], float]
+    @property
+    def name(self) -> str: ...
+
+    def start(self) -> Any:
+        """The memory of a card never reviewed."""
+        ...
+
+    def recall(self, memory: Any, day: date) -> float:
+        """The predicted probability of recalling the card on ``day``."""
+        ...
+
+    def review(self, memory: Any, grade: int, day: date) -> Any:
+        """The memory after the first answer of study day ``day``."""
+        ...
+
+
+class SM2Forecast:
+    """SM-2 (:func:`bertdrill.sm2.review`), predicting by the srs-benchmark convention (:func:`sm2_recall`)."""
+
+    name = "sm2"
+
+    def start(self) -> Schedule:
+        return NEW
+
+    def recall(self, memory: Schedule, day: date) -> float:
+        return sm2_recall(memory, day)
+
+    def review(self, memory: Schedule, grade: int, day: date) -> Schedule:
+        return sm2_review(memory, grade, today=day)
+
+
+def both_schedulers() -> list[Forecaster]:
+    """SM-2 and FSRS, to score side by side (FSRS's predictions do not depend on its desired retention)."""
+    return [SM2Forecast(), FSRSForecast()]
 
 
 def log_loss_term(p: float, y: int) -> float:
@@ -77,6 +110,7 @@ def log_loss_term(p: float, y: int) -> float:
     return -math.log(p) if y else -math.log(1 - p)
 
 
+@cache
 def group(elapsed: int, index: int, lapses: int) -> tuple[int, int, int]:
     """The RMSE (bins) group of a review: each count's power of its base, as srs-benchmark bins them.
 
@@ -140,7 +174,7 @@ class Report:
 class Calibration:
     """Scores the ``models`` on the logs given to :meth:`add`, one card at a time."""
 
-    def __init__(self, models: Sequence[Model]):
+    def __init__(self, models: Sequence[Forecaster]):
         self.models = tuple(models)
         self.reviews = 0
         self.recalled = 0
@@ -152,16 +186,17 @@ class Calibration:
 
     def add(self, answers: Iterable[tuple[date, int]]) -> None:
         """Score one card's log: (study day, grade) of each answer, oldest first, practice left out."""
-        states = [model.scheduler.initial for model in self.models]
+        models = self.models
+        memories = [model.start() for model in models]
         last_day: date | None = None
         lapses = 0
         for index, (day, grade) in enumerate(scheduling_answers(answers), start=1):
             if last_day is not None and day > last_day:
-                probabilities = [model.recall(state, day) for model, state in zip(self.models, states)]
+                probabilities = [model.recall(memory, day) for model, memory in zip(models, memories)]
                 self._score((day - last_day).days, index, lapses, int(grade >= PASSING), probabilities)
             if index > 1 and grade < PASSING:
                 lapses += 1  # srs-benchmark counts an Again after the first review
-            states = [model.scheduler.review(state, grade, today=day) for model, state in zip(self.models, states)]
+            memories = [model.review(memory, grade, day) for model, memory in zip(models, memories)]
             last_day = day
 
     def _score(self, elapsed: int, index: int, lapses: int, y: int, probabilities: list[float]) -> None:
@@ -207,7 +242,7 @@ class Calibration:
         return Score("baseline", log_loss / self.reviews, self._rmse(lambda counts: counts[0] * mean), table)
 
 
-def verdict(report: Report, number: Callable[[float], str] = lambda value: f"{value:.2f}") -> str:
+def verdict(report: Report, number: Callable[[float], str] = lambda value: f"{value:.3f}") -> str:
     """The report in plain words; ``number`` formats a figure in the learner's language."""
     if not report.enough:
         return _("Not enough history yet: {count} of the {needed} reviews a fair comparison needs "
@@ -219,14 +254,14 @@ def verdict(report: Report, number: Callable[[float], str] = lambda value: f"{va
     baseline = report.baseline
     if best.log_loss >= baseline.log_loss:
         return _("No scheduler predicts your recall better than your average recall does: log loss {best} "
-                 "({name}) vs {baseline}.").format(best=number(best.log_loss), name=NAMES[best.name],
+                 "({name}) vs {baseline}.").format(best=number(best.log_loss), name=TITLES[best.name],
                                                     baseline=number(baseline.log_loss))
     if not others:
         return _("{name} predicts your recall better than your average recall does: log loss {best} vs "
-                 "{baseline}.").format(name=NAMES[best.name], best=number(best.log_loss),
+                 "{baseline}.").format(name=TITLES[best.name], best=number(best.log_loss),
                                       baseline=number(baseline.log_loss))
     runner_up = min(others, key=lambda score: score.log_loss)
     return _("{name} predicts your recall better: log loss {best} vs {other} ({other_name}); "
              "your average recall alone scores {baseline}.").format(
-        name=NAMES[best.name], best=number(best.log_loss), other=number(runner_up.log_loss),
-        other_name=NAMES[runner_up.name], baseline=number(baseline.log_loss))
+        name=TITLES[best.name], best=number(best.log_loss), other=number(runner_up.log_loss),
+        other_name=TITLES[runner_up.name], baseline=number(baseline.log_loss))

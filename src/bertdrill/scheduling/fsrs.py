@@ -26,9 +26,11 @@ imported on first use so that ``bertdrill --help`` does not pay for it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ..errors import BertdrillError
@@ -62,8 +64,9 @@ def check_retention(retention: float) -> float:
     return float(retention)
 
 
-def _library():  # -> the fsrs module
-    """py-fsrs, imported on first use (then it is a dictionary look-up in sys.modules)."""
+@cache
+def _library() -> ModuleType:
+    """py-fsrs, imported on first use."""
     import fsrs
 
     return fsrs
@@ -76,8 +79,16 @@ def _scheduler(retention: float) -> fsrs.Scheduler:
                                 enable_fuzzing=False)
 
 
+@cache
+def _ratings() -> dict[int, fsrs.Rating]:
+    """py-fsrs's Rating of each bertdrill grade."""
+    return {grade: _library().Rating(rating) for grade, rating in RATING_OF_GRADE.items()}
+
+
+@cache
 def _moment(day: date) -> datetime:
-    """The time py-fsrs sees for a review on study day ``day``: its midnight, in UTC."""
+    """The time py-fsrs sees for a review on study day ``day``: its midnight, in UTC (cached: a replay of a
+    long log meets the same days again and again)."""
     return datetime.combine(day, time(), tzinfo=UTC)
 
 
@@ -119,9 +130,9 @@ class FSRS:
 
     def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
         """The state after grading the card ``grade`` (0-5) on study day ``today`` (its first answer that day)."""
-        rating = RATING_OF_GRADE[check_grade(grade)]
+        check_grade(grade)
         _check_day(today)
-        return self._review(state, grade, rating, today)
+        return self._review(state, grade, today)
 
     def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
         """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
@@ -129,16 +140,35 @@ class FSRS:
         by_rating: dict[int, Schedule] = {}
         for grade, rating in RATING_OF_GRADE.items():
             if rating not in by_rating:
-                by_rating[rating] = self._review(state, grade, rating, today)
+                by_rating[rating] = self._review(state, grade, today)
         return {grade: by_rating[rating] for grade, rating in RATING_OF_GRADE.items()}
+
+    def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
+        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
+        gives answer after answer, computed on py-fsrs's own cards without a :class:`Schedule` between
+        them (a switch replays a million answers)."""
+        forecast = FSRSForecast(self.retention)
+        card, repetitions, lapses, last = forecast.start(), 0, 0, None
+        for day, grade in answers:
+            card = forecast.review(card, check_grade(grade), day)
+            passed = grade >= PASSING
+            lapses += not passed and repetitions >= 1
+            repetitions = repetitions + 1 if passed else 0
+            last = day
+        if last is None:
+            return NEW
+        interval = (card.due - _moment(last)).days
+        return Schedule(repetitions=repetitions, ef100=NEW.ef100, interval=interval,
+                        due=last + timedelta(days=interval), lapses=lapses, stability=card.stability,
+                        difficulty=card.difficulty)
 
     def retrievability(self, state: Schedule, *, today: date) -> float:
         """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
         return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
 
-    def _review(self, state: Schedule, grade: int, rating: int, today: date) -> Schedule:
+    def _review(self, state: Schedule, grade: int, today: date) -> Schedule:
         moment = _moment(today)
-        card, _log = _scheduler(self.retention).review_card(_card(state), _library().Rating(rating), moment)
+        card, _log = _scheduler(self.retention).review_card(_card(state), _ratings()[grade], moment)
         interval = (card.due - moment).days
         passed = grade >= PASSING
         return Schedule(
@@ -155,3 +185,24 @@ class FSRS:
 def _check_day(today: date) -> None:
     if isinstance(today, datetime) or not isinstance(today, date):
         raise TypeError(f"today must be a date (a study day), got {today!r}")
+
+
+class FSRSForecast:
+    """FSRS replayed on py-fsrs's own cards, for the calibration: each review goes straight from one
+    py-fsrs card to the next (no :class:`Schedule` in between), and the prediction is py-fsrs's
+    retrievability. The same computation as :meth:`FSRS.review`, in a quarter less time."""
+
+    name = "fsrs"
+
+    def __init__(self, retention: float = DEFAULT_RETENTION):
+        self._scheduler = _scheduler(check_retention(retention))
+        self._ratings = _ratings()
+
+    def start(self) -> fsrs.Card:
+        return _card(NEW)
+
+    def recall(self, memory: fsrs.Card, day: date) -> float:
+        return self._scheduler.get_card_retrievability(memory, _moment(day))
+
+    def review(self, memory: fsrs.Card, grade: int, day: date) -> fsrs.Card:
+        return self._scheduler.review_card(memory, self._ratings[grade], _moment(day))[0]

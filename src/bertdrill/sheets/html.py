@@ -16,7 +16,7 @@ from ..kinds import Kind
 from ..lesson import BLANK
 from .model import Question, Sheet, Version, letter, short_text, tolerance
 
-ANSWER_LINES = {"fact": 3, "numeric": 3, "practice": 10}
+ANSWER_LINES = {Kind.FACT: 3, Kind.NUMERIC: 3, Kind.PRACTICE: 10}
 SHORT_OPTION = 30  # options this short are set in two columns
 
 
@@ -165,12 +165,12 @@ def _blank_body(sheet: Sheet, question: Question) -> str:
 def _numeric_body(sheet: Sheet, question: Question) -> str:
     # Lines to work on, then the box for the number.
     labels = sheet.labels
-    return (f'<p class="work-label">{escape(labels.work)}:</p>{_lines(ANSWER_LINES["numeric"])}'
+    return (f'<p class="work-label">{escape(labels.work)}:</p>{_lines(ANSWER_LINES[Kind.NUMERIC])}'
             f'<p class="answer-cell">{escape(labels.answer)}: <span class="answer-box"></span></p>')
 
 
 def _fact_body(sheet: Sheet, question: Question) -> str:
-    return _lines(ANSWER_LINES["fact"])
+    return _lines(ANSWER_LINES[Kind.FACT])
 
 
 def _match_body(sheet: Sheet, question: Question) -> str:
@@ -188,7 +188,7 @@ def _match_body(sheet: Sheet, question: Question) -> str:
 
 
 def _practice_body(sheet: Sheet, question: Question) -> str:
-    return f'<pre class="code">{escape(question.code)}</pre>{_lines(ANSWER_LINES["practice"])}'
+    return f'<pre class="code">{escape(question.code)}</pre>{_lines(ANSWER_LINES[Kind.PRACTICE])}'
 
 
 def _lines(count: int) -> str:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 from dataclasses import replace
 from pathlib import Path
 
@@ -82,45 +79,3 @@ def _render(sheet: Sheet, fmt: str, *, sheets: bool, keys: bool, duplex: bool) -
                    ([html.render(part, sheets=False) for part in one] if keys else [])
         return pdf.render(sections, duplex=duplex)
     return html.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
-
-
-def check_writable(path: Path) -> None:
-    """Fail early, with a message a person can act on, when ``path`` cannot be written."""
-    folder = path.parent
-    if path.is_dir():
-        raise BertdrillError(f"cannot write {str(path)!r}: it is a folder; give a file name such as quiz.html")
-    if not folder.exists():
-        raise BertdrillError(f"cannot write {str(path)!r}: the folder {str(folder)!r} does not exist")
-    if not folder.is_dir():
-        raise BertdrillError(f"cannot write {str(path)!r}: {str(folder)!r} is a file, not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise BertdrillError(f"cannot write {str(path)!r}: permission denied for the folder {str(folder)!r}")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise BertdrillError(f"cannot write {str(path)!r}: the file is read-only")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
-
-    Readers see the old file or the new one, never a half-written one, and an
-    interrupted run leaves no partial output behind. A file being replaced keeps
-    its mode, as ``export anki`` keeps it; a new one gets what a plain open() gives.
-    """
-    check_writable(path)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        # 0o666 minus the umask: the permissions a plain open() would give.
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(descriptor, "wb") as handle:
-            with contextlib.suppress(FileNotFoundError):
-                os.fchmod(handle.fileno(), path.stat().st_mode & 0o777)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise BertdrillError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

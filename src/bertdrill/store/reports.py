@@ -8,6 +8,7 @@ from typing import Any
 
 from ..ports import CardState, DayCounts, Retention, Status
 from ..sm2 import LEECH_LAPSES
+from .database import Database, as_date, day_of
 from .schema import (
     ACTIVE,
     ANSWER_KINDS,
@@ -20,7 +21,6 @@ from .schema import (
     lesson_filter,
     state_of,
 )
-from .sqlite import Database
 
 
 class Reports(Database):
@@ -43,11 +43,11 @@ class Reports(Database):
     def status(self, today: date, *, lessons: Collection[str] | None = None) -> Status:
         due_now = self.due_count(today, lessons=lessons)
         new_cards = self._count(f"s.due IS NULL {ACTIVE}", today, lessons)
-        learned = self._count(f"s.due IS NOT NULL AND c.removed = 0 AND {REVIEWED_CARD}", today, lessons)
+        learned = self._count(f"s.due IS NOT NULL AND c.removed = false AND {REVIEWED_CARD}", today, lessons)
         next_due = self._first(f"SELECT min(s.due) {FROM_CARDS} WHERE s.due > :today {ACTIVE} "
                                f"{lesson_filter(lessons)}", lessons, today=today)
         return Status(due_now=due_now, new_cards=new_cards, learned=learned,
-                      next_due=date.fromisoformat(next_due) if next_due else None,
+                      next_due=as_date(next_due),
                       streak=self.streaks(today)[0], counts=self.day_counts(today, lessons=lessons))
 
     def _count(self, where: str, today: date, lessons: Collection[str] | None) -> int:
@@ -63,7 +63,7 @@ class Reports(Database):
         rows = self.rows(f"SELECT r.study_day, count(*) {from_review(lessons)} WHERE r.study_day BETWEEN :since AND :until "
                           f"{lesson_filter(lessons)} GROUP BY r.study_day ORDER BY r.study_day",
                           lessons, since=since, until=until)
-        return {date.fromisoformat(day): count for day, count in rows}
+        return {day_of(day): count for day, count in rows}
 
     def streaks(self, today: date, *, lessons: Collection[str] | None = None) -> tuple[int, int]:
         """(current, longest) runs of study days with at least one answer, up to ``today``.
@@ -74,7 +74,7 @@ class Reports(Database):
                           f"{lesson_filter(lessons)} ORDER BY r.study_day", lessons, today=today)
         longest = run = 0
         previous = None
-        for day in (date.fromisoformat(row[0]) for row in rows):
+        for day in (day_of(row[0]) for row in rows):
             run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
             longest = max(longest, run)
             previous = day
@@ -89,12 +89,11 @@ class Reports(Database):
         days = max(days, 1)
         last = today + timedelta(days=days - 1)
         rows = self.rows(
-            "SELECT max(s.due, coalesce(s.buried_until, s.due), :today) AS d, count(*) "
-            f"{FROM_CARDS} WHERE s.due IS NOT NULL AND s.suspended = 0 AND c.removed = 0 AND {REVIEWED_CARD} "
-            f"{lesson_filter(lessons)} GROUP BY d HAVING d <= :last", lessons, today=today, last=last)
-        counts = dict(rows)
-        return [(today + timedelta(days=i), counts.get((today + timedelta(days=i)).isoformat(), 0))
-                for i in range(days)]
+            f"SELECT d, count(*) FROM (SELECT {self.greatest}(s.due, coalesce(s.buried_until, s.due), :today) AS d "
+            f"{FROM_CARDS} WHERE s.due IS NOT NULL AND s.suspended = false AND c.removed = false AND {REVIEWED_CARD} "
+            f"{lesson_filter(lessons)}) shown WHERE d <= :last GROUP BY d", lessons, today=today, last=last)
+        counts = {day_of(day): count for day, count in rows}
+        return [(today + timedelta(days=i), counts.get(today + timedelta(days=i), 0)) for i in range(days)]
 
     def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention:
         """How often due reviews were passed (grade 3 or more), young (interval < 21 days) and mature.
@@ -103,10 +102,10 @@ class Reports(Database):
         checks say nothing about recall after an interval.
         """
         rows = self.rows(
-            f"SELECT r.interval_before >= {MATURE_DAYS} AS mature, sum(r.grade >= 3), count(*) {from_review(lessons)} "
+            f"SELECT r.interval_before >= {MATURE_DAYS} AS mature, sum(CASE WHEN r.grade >= 3 THEN 1 ELSE 0 END), count(*) {from_review(lessons)} "
             f"WHERE r.kind = 'review' AND r.study_day >= :since {lesson_filter(lessons)} GROUP BY mature",
             lessons, since=since or date.min)
-        found = {bool(mature): (passed, total) for mature, passed, total in rows}
+        found = {bool(mature): (int(passed), int(total)) for mature, passed, total in rows}
         young, mature = found.get(False, (0, 0)), found.get(True, (0, 0))
         return Retention(young[0], young[1], mature[0], mature[1])
 
@@ -121,18 +120,18 @@ class Reports(Database):
             "SELECT CASE WHEN c.removed THEN 'removed' WHEN s.suspended THEN 'suspended' "
             "WHEN s.due IS NULL THEN 'new' "
             f"WHEN s.repetitions < 2 THEN 'learning' WHEN s.interval < {MATURE_DAYS} THEN 'young' "
-            f"ELSE 'mature' END AS state, count(*) {FROM_CARDS} WHERE 1 {lesson_filter(lessons)} GROUP BY state",
+            f"ELSE 'mature' END AS state, count(*) {FROM_CARDS} WHERE 1 = 1 {lesson_filter(lessons)} GROUP BY state",
             lessons)
         counts = dict(rows)
         return {state: counts.get(state, 0) for state in CARD_STATES}
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
-        return int(self._first(f"SELECT count(*) {from_review(lessons)} WHERE 1 {lesson_filter(lessons)}", lessons))
+        return int(self._first(f"SELECT count(*) {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)}", lessons))
 
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         """Mean easiness factor of reviewed cards still in their lessons."""
-        value = self._first(f"SELECT avg(s.ef100) {FROM_CARDS} WHERE s.due IS NOT NULL AND c.removed = 0 "
+        value = self._first(f"SELECT avg(s.ef100) {FROM_CARDS} WHERE s.due IS NOT NULL AND c.removed = false "
                             f"{lesson_filter(lessons)}", lessons)
         return value / 100 if value is not None else None
 
@@ -146,8 +145,8 @@ class Reports(Database):
 
     def _states(self, where: str, order: str, lessons: Collection[str] | None, *, limit: int = -1,
                 **params: Any) -> list[CardState]:
-        """Cards still in their lessons (``c.removed = 0``) that meet ``where``, in ``order``; all when ``limit`` is -1."""
-        rows = self.rows(f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE {where} AND c.removed = 0 "
-                         f"{lesson_filter(lessons)} ORDER BY {order}, s.card_id LIMIT :limit",
+        """Cards still in their lessons (``c.removed = false``) that meet ``where``, in ``order``; all when ``limit`` is -1."""
+        rows = self.rows(f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE {where} AND c.removed = false "
+                         f"{lesson_filter(lessons)} ORDER BY {order}, s.card_id {'LIMIT :limit' if limit >= 0 else ''}",
                          lessons, limit=limit, **params)
         return [state_of(row) for row in rows]

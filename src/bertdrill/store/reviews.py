@@ -19,6 +19,7 @@ from ..errors import StoreError
 from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from ..ports import KEEP, Answer, CardState, Keep, SyncCard, SyncReport
 from ..sm2 import EF_START, LEECH_LAPSES, REDRILL_BELOW, Schedule, check_grade
+from .database import Database, as_date, as_utc, day_of, execute, execute_many, utc
 from .schema import (
     ACTIVE,
     ANSWER_KINDS,
@@ -28,7 +29,6 @@ from .schema import (
     lesson_filter,
     state_of,
 )
-from .sqlite import Database, execute, execute_many, parse_day, parse_moment, utc
 
 
 class ReviewWrites(Database):
@@ -68,12 +68,14 @@ class ReviewWrites(Database):
             report = SyncReport()
             for lesson_id in track(stale(session)):  # again, now under the write lock
                 report += _sync_lesson(session, lesson_id, by_lesson[lesson_id], stamp)
-                execute(session, "INSERT OR REPLACE INTO lesson (id, digest, cards, synced_at) "
-                        "VALUES (:id, :digest, :cards, :stamp)", id=lesson_id, digest=digests[lesson_id],
-                        cards=len(by_lesson[lesson_id]), stamp=stamp)
+                execute(session, "INSERT INTO lesson (id, digest, cards, synced_at) "
+                        "VALUES (:id, :digest, :cards, :stamp) ON CONFLICT (id) DO UPDATE SET "
+                        "digest = excluded.digest, cards = excluded.cards, synced_at = excluded.synced_at",
+                        id=lesson_id, digest=digests[lesson_id], cards=len(by_lesson[lesson_id]), stamp=stamp)
+            _add_schedules(session)
             return report
 
-        if not self._run(stale):
+        if not self._run(stale) and not self._run(_schedules_missing):
             return SyncReport()
         return self._run(apply, write=True)
 
@@ -92,9 +94,10 @@ class ReviewWrites(Database):
     def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
         """Cards whose latest answer on ``today`` was below 4: still to re-drill today, oldest first."""
         query = (
-            "SELECT r.card_id FROM review r JOIN schedule s ON s.card_id = r.card_id "
+            "SELECT r.card_id FROM review r JOIN schedule s ON s.card_id = r.card_id AND s.learner = :learner "
             "JOIN card c ON c.id = r.card_id "
-            "WHERE r.id IN (SELECT max(id) FROM review WHERE study_day = :today AND kind != 'practice' GROUP BY card_id) "
+            "WHERE r.id IN (SELECT max(id) FROM review WHERE learner = :learner AND study_day = :today "
+            "AND kind != 'practice' GROUP BY card_id) "
             f"AND r.grade < {REDRILL_BELOW} {ACTIVE} {lesson_filter(lessons)} ORDER BY r.id"
         )
         return [row[0] for row in self.rows(query, lessons, today=today)]
@@ -143,7 +146,7 @@ class ReviewWrites(Database):
         duration = max(0, min(int(duration_ms), 86_400_000))
 
         def work(session: Session) -> Answer:
-            before = _state(session, card_id, self.where).schedule
+            before = _state(session, card_id, self.where, lock=True).schedule
             change, logged_kind = reschedule, kind
             if once_per_day and reschedule is not None and _answered_on(session, card_id, study_day):
                 change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
@@ -151,8 +154,7 @@ class ReviewWrites(Database):
             _set_schedule(session, card_id, after)
             logged = execute(session, _LOG, card=card_id, at=moment, day=study_day, kind=logged_kind, grade=grade,
                              typed=kept, duration=duration, **_columns(before, "before"), **_columns(after, "after"))
-            review_id = logged.lastrowid
-            assert review_id is not None, "an inserted row has an id"
+            review_id = logged.scalar_one()
             return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after)
 
         return self._run(work, write=True)
@@ -161,16 +163,19 @@ class ReviewWrites(Database):
         """Delete a logged answer and put the card's schedule back exactly as it was before it."""
 
         def work(session: Session) -> CardState:
-            found = execute(session, f"SELECT {_ANSWER_COLUMNS} FROM review WHERE id = :id", id=review_id).first()
+            found = execute(session, f"SELECT {_ANSWER_COLUMNS} FROM review WHERE id = :id AND learner = :learner",
+                            id=review_id).first()
             if found is None:
                 raise StoreError(f"answer {review_id} is not in the log (already undone?)")
             review = _answer(found)
-            latest = execute(session, "SELECT max(id) FROM review WHERE card_id = :card", card=review.card_id).scalar()
+            _state(session, review.card_id, self.where, lock=True)  # another window's answer waits, or came first
+            latest = execute(session, "SELECT max(id) FROM review WHERE learner = :learner AND card_id = :card",
+                             card=review.card_id).scalar()
             if latest != review_id:
                 raise StoreError(f"{review.card_id} was answered again since (in another window?), "
                                  "and only its latest answer can be undone")
             _set_schedule(session, review.card_id, review.before)
-            execute(session, "DELETE FROM review WHERE id = :id", id=review_id)
+            execute(session, "DELETE FROM review WHERE id = :id AND learner = :learner", id=review_id)
             return _state(session, review.card_id, self.where)
 
         return self._run(work, write=True)
@@ -180,12 +185,12 @@ class ReviewWrites(Database):
         """Suspend or unsuspend a card, or bury it until a day (None unburies). Returns the state before."""
 
         def work(session: Session) -> CardState:
-            before = _state(session, card_id, self.where)
+            before = _state(session, card_id, self.where, lock=True)
             if suspended is not None:
-                execute(session, "UPDATE schedule SET suspended = :flag WHERE card_id = :card",
+                execute(session, "UPDATE schedule SET suspended = :flag WHERE learner = :learner AND card_id = :card",
                         flag=suspended, card=card_id)
             if not isinstance(buried_until, Keep):
-                execute(session, "UPDATE schedule SET buried_until = :day WHERE card_id = :card",
+                execute(session, "UPDATE schedule SET buried_until = :day WHERE learner = :learner AND card_id = :card",
                         day=buried_until, card=card_id)
             return before
 
@@ -193,20 +198,23 @@ class ReviewWrites(Database):
 
     def answers(self, card_id: str | None = None, *, since: date | None = None) -> list[Answer]:
         """The log, oldest first: for one card, or all of it (from a study day on)."""
-        rows = self.rows(f"SELECT {_ANSWER_COLUMNS} FROM review WHERE (:card IS NULL OR card_id = :card) "
-                         "AND (:since IS NULL OR study_day >= :since) ORDER BY id", card=card_id, since=since)
+        only_card = "" if card_id is None else "AND card_id = :card"
+        only_since = "" if since is None else "AND study_day >= :since"
+        rows = self.rows(f"SELECT {_ANSWER_COLUMNS} FROM review WHERE learner = :learner {only_card} {only_since} "
+                         "ORDER BY id", card=card_id, since=since)
         return [_answer(row) for row in rows]
 
 
 # --------------------------------------------------------------------------- helpers
 
-_SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses")
+_SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses", "stability", "difficulty")
 _ANSWER_COLUMNS = ("id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, "
                    + ", ".join(f"{column}_before" for column in ("reps", *_SCHEDULE[1:])) + ", "
                    + ", ".join(f"{column}_after" for column in ("reps", *_SCHEDULE[1:])))
-_LOG = (f"INSERT INTO review ({_ANSWER_COLUMNS.removeprefix('id, ')}) VALUES (:card, :at, :day, :kind, :grade, "
-        ":typed, :duration, :reps_before, :ef100_before, :interval_before, :due_before, :lapses_before, "
-        ":reps_after, :ef100_after, :interval_after, :due_after, :lapses_after)")
+_LOG = (f"INSERT INTO review ({_ANSWER_COLUMNS.removeprefix('id, ')}, learner) VALUES (:card, :at, :day, :kind, "
+        ":grade, :typed, :duration, :reps_before, :ef100_before, :interval_before, :due_before, :lapses_before, "
+        ":stability_before, :difficulty_before, :reps_after, :ef100_after, :interval_after, :due_after, "
+        ":lapses_after, :stability_after, :difficulty_after, :learner) RETURNING id")
 
 
 def _digest(rows: list[tuple[str, str, str, str]]) -> str:
@@ -237,47 +245,68 @@ def _sync_lesson(session: Session, lesson_id: str, rows: list[tuple[str, str, st
     removed = [{"id": card_id, "stamp": stamp} for card_id, row in stored.items()
                if not row[5] and card_id not in wanted]
     execute_many(session, "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, "
-                 "first_seen, updated) VALUES (:id, :lesson, :item, :kind, :position, :fingerprint, 0, :stamp, :stamp)",
-                 added)
-    execute_many(session, "INSERT OR IGNORE INTO schedule (card_id, repetitions, ef100, interval, due, lapses, "
-                 f"suspended, buried_until, leech) VALUES (:id, 0, {EF_START}, 0, NULL, 0, 0, NULL, 0)", added)
+                 "first_seen, updated) VALUES (:id, :lesson, :item, :kind, :position, :fingerprint, false, :stamp, "
+                 ":stamp)", added)
     execute_many(session, "UPDATE card SET item_id = :item, kind = :kind, position = :position, "
-                 "fingerprint = :fingerprint, removed = 0, updated = :stamp WHERE id = :id", changed + moved + restored)
-    execute_many(session, "UPDATE card SET removed = 1, updated = :stamp WHERE id = :id", removed)
+                 "fingerprint = :fingerprint, removed = false, updated = :stamp WHERE id = :id",
+                 changed + moved + restored)
+    execute_many(session, "UPDATE card SET removed = true, updated = :stamp WHERE id = :id", removed)
     return SyncReport(added=len(added), changed=len(changed), removed=len(removed), restored=len(restored),
                       moved=len(moved))
 
 
-def _state(session: Session, card_id: str, where: str) -> CardState:
-    found = execute(session, f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE s.card_id = :card", card=card_id).first()
+def _schedules_missing(session: Session) -> bool:
+    """Whether some card has no schedule of this learner yet (a card is never deleted, only marked removed,
+    so equal counts mean every card has one)."""
+    cards = execute(session, "SELECT count(*) FROM card").scalar_one()
+    return bool(execute(session, "SELECT count(*) FROM schedule WHERE learner = :learner").scalar_one() < cards)
+
+
+def _add_schedules(session: Session) -> None:
+    """A new schedule for this learner of every card that has none (a new card, or a learner new to the class)."""
+    execute(session, "INSERT INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, "
+            f"buried_until, leech, learner) SELECT c.id, 0, {EF_START}, 0, NULL, 0, false, NULL, false, :learner "
+            "FROM card c WHERE NOT EXISTS (SELECT 1 FROM schedule s WHERE s.learner = :learner AND s.card_id = c.id) "
+            "ON CONFLICT DO NOTHING")
+
+
+def _state(session: Session, card_id: str, where: str, *, lock: bool = False) -> CardState:
+    """The learner's state of a card; ``lock``: its schedule row stays locked until the transaction ends
+    (PostgreSQL; SQLite's write transaction holds the whole file already)."""
+    database: Database = session.info["database"]
+    found = execute(session, f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE s.card_id = :card "
+                    f"{database.lock_row if lock else ''}", card=card_id).first()
     if found is None:
         raise StoreError(f"no card {card_id!r} in {where}; sync its lesson first")
     return state_of(found)
 
 
 def _answered_on(session: Session, card_id: str, day: date) -> bool:
-    return execute(session, "SELECT 1 FROM review WHERE card_id = :card AND study_day = :day LIMIT 1",
+    return execute(session, "SELECT 1 FROM review WHERE learner = :learner AND card_id = :card AND study_day = :day "
+                   "LIMIT 1",
                    card=card_id, day=day).first() is not None
 
 
 def _set_schedule(session: Session, card_id: str, schedule: Schedule) -> None:
     execute(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, interval = :interval, "
-            "due = :due, lapses = :lapses, leech = :leech WHERE card_id = :card", card=card_id,
-            repetitions=schedule.repetitions, ef100=schedule.ef100, interval=schedule.interval, due=schedule.due,
-            lapses=schedule.lapses, leech=schedule.lapses >= LEECH_LAPSES)
+            "due = :due, lapses = :lapses, leech = :leech, stability = :stability, difficulty = :difficulty "
+            "WHERE learner = :learner AND card_id = :card", card=card_id, repetitions=schedule.repetitions,
+            ef100=schedule.ef100, interval=schedule.interval, due=schedule.due, lapses=schedule.lapses,
+            leech=schedule.lapses >= LEECH_LAPSES, stability=schedule.stability, difficulty=schedule.difficulty)
 
 
 def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
     return {f"reps_{suffix}": schedule.repetitions, f"ef100_{suffix}": schedule.ef100,
             f"interval_{suffix}": schedule.interval, f"due_{suffix}": schedule.due,
-            f"lapses_{suffix}": schedule.lapses}
+            f"lapses_{suffix}": schedule.lapses, f"stability_{suffix}": schedule.stability,
+            f"difficulty_{suffix}": schedule.difficulty}
 
 
 def _answer(row: Sequence[Any]) -> Answer:
     """An :class:`Answer` from a row of ``_ANSWER_COLUMNS``."""
     review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
-    before, after = (Schedule(reps, ef100, interval, parse_day(due), lapses)
-                     for reps, ef100, interval, due, lapses in (row[8:13], row[13:18]))
-    found = parse_day(study_day)
-    assert found is not None, "every answer has a study day"
-    return Answer(review_id, card_id, parse_moment(reviewed_at), found, kind, grade, typed, duration_ms, before, after)
+    before, after = (Schedule(reps, ef100, interval, as_date(due), lapses, stability, difficulty)
+                     for reps, ef100, interval, due, lapses, stability, difficulty in (row[8:15], row[15:22]))
+    moment = as_utc(reviewed_at)
+    assert moment is not None, "every answer has a time"
+    return Answer(review_id, card_id, moment, day_of(study_day), kind, grade, typed, duration_ms, before, after)

@@ -16,7 +16,7 @@ from sqlmodel import Field, SQLModel
 from ..kinds import Kind
 from ..ports import CardState
 from ..sm2 import EF_START, Schedule
-from .sqlite import parse_day
+from .database import as_date
 
 TYPED_MAX = 1000  # characters of a typed answer kept in the log
 MATURE_DAYS = 21  # an interval from which a card counts as mature (Anki's line)
@@ -65,7 +65,7 @@ class ScheduleRow(SQLModel, table=True):
     """The SM-2 state of a card, plus what the learner decided about it."""
 
     __tablename__ = "schedule"
-    __table_args__ = (Index("ix_schedule_due", "due"),)
+    __table_args__ = (Index("ix_schedule_due", "learner", "due"),)
     card_id: str = Field(primary_key=True, foreign_key="card.id")
     repetitions: int = 0
     ef100: int = EF_START
@@ -75,13 +75,16 @@ class ScheduleRow(SQLModel, table=True):
     suspended: bool = False
     buried_until: date | None = None  # hidden while the study day is before this
     leech: bool = False
+    learner: str = Field(primary_key=True)  # whose schedule (the primary key is learner, card_id)
+    stability: float | None = None  # FSRS's memory state, when FSRS scheduled the card (schema version 3)
+    difficulty: float | None = None
 
 
 class ReviewRow(SQLModel, table=True):
     """One answer, with the schedule before and after it so undo restores it exactly."""
 
     __tablename__ = "review"
-    __table_args__ = (Index("ix_review_card", "card_id", "id"), Index("ix_review_day", "study_day"))
+    __table_args__ = (Index("ix_review_card", "learner", "card_id", "id"), Index("ix_review_day", "learner", "study_day"))
     id: int | None = Field(default=None, primary_key=True)
     card_id: str = Field(foreign_key="card.id")
     reviewed_at: datetime  # UTC
@@ -100,33 +103,52 @@ class ReviewRow(SQLModel, table=True):
     interval_after: int
     due_after: date | None = None
     lapses_after: int
+    learner: str  # whose answer
+    stability_before: float | None = None  # FSRS's state before and after (schema version 3)
+    difficulty_before: float | None = None
+    stability_after: float | None = None
+    difficulty_after: float | None = None
+
+
+class SchedulerRow(SQLModel, table=True):
+    """The scheduler a learner chose (``bertdrill scheduler``); no row: SM-2, the default."""
+
+    __tablename__ = "scheduler"
+    learner: str = Field(primary_key=True)
+    name: str  # sm2 | fsrs
+    retention: float | None = None  # FSRS's desired retention
+    switched_at: datetime  # UTC
 
 
 
 # --------------------------------------------------------------------------- shared by the queries
 
-FROM_CARDS = "FROM schedule s JOIN card c ON c.id = s.card_id"
-ACTIVE = ("AND s.suspended = 0 AND (s.buried_until IS NULL OR s.buried_until <= :today) "
-          f"AND c.removed = 0 AND {REVIEWED_CARD}")
+FROM_CARDS = "FROM schedule s JOIN card c ON c.id = s.card_id AND s.learner = :learner"
+"""SQL: the learner's schedules with their cards (every query binds ``:learner``)."""
+ACTIVE = ("AND s.suspended = false AND (s.buried_until IS NULL OR s.buried_until <= :today) "
+          f"AND c.removed = false AND {REVIEWED_CARD}")
 """SQL: a card the learner can be shown on ``:today``: not suspended, not buried past it, not removed, reviewed."""
 
 
 def from_review(lessons: Collection[str] | None) -> str:
-    """The review log, joined to its cards only when a lesson filter needs them (the join costs a lookup per row)."""
-    return "FROM review r" if lessons is None else "FROM review r JOIN card c ON c.id = r.card_id"
+    """The learner's review log, joined to its cards only when a lesson filter needs them (the join costs a
+    lookup per row). A derived table, so the queries' own WHERE stays theirs; both databases flatten it."""
+    mine = "(SELECT * FROM review WHERE learner = :learner) r"
+    return f"FROM {mine}" if lessons is None else f"FROM {mine} JOIN card c ON c.id = r.card_id"
 
 
 def lesson_filter(lessons: Collection[str] | None) -> str:
     return "" if lessons is None else "AND c.lesson_id IN :lessons"
 
 
-STATE_COLUMNS = ("s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.suspended, s.buried_until, "
-                 "s.leech, c.removed")
+STATE_COLUMNS = ("s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.stability, s.difficulty, "
+                 "s.suspended, s.buried_until, s.leech, c.removed")
 """SQL: the columns :func:`state_of` reads, from ``schedule s`` joined to ``card c``."""
 
 
 def state_of(row: Sequence[Any]) -> CardState:
     """A :class:`CardState` from a row of :data:`STATE_COLUMNS`."""
-    card_id, repetitions, ef100, interval, due, lapses, suspended, buried_until, leech, removed = row
-    return CardState(card_id, Schedule(repetitions, ef100, interval, parse_day(due), lapses), bool(suspended),
-                     parse_day(buried_until), bool(leech), bool(removed))
+    card_id, repetitions, ef100, interval, due, lapses, stability, difficulty, suspended, buried_until, leech, \
+        removed = row
+    return CardState(card_id, Schedule(repetitions, ef100, interval, as_date(due), lapses, stability, difficulty),
+                     bool(suspended), as_date(buried_until), bool(leech), bool(removed))

@@ -1,7 +1,8 @@
 """Everything SQLite-specific, in one place: where the file is, pragmas, locking, WAL, errors.
 
-A :class:`Database` wraps an engine and runs every unit of work (one transaction each) and
-every query (one way: :meth:`Database.rows`). A PostgreSQL backend replaces this module.
+A :class:`SQLiteDatabase` wraps an engine and runs every unit of work (one transaction each);
+queries go through :func:`.database.execute`, with the values in this file's formats
+(:meth:`SQLiteDatabase.value`). :mod:`.postgresql` is the other backend.
 
 Durability choices:
 
@@ -27,19 +28,20 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Sequence
-from datetime import UTC, date, datetime
+from collections.abc import Callable
+from datetime import date, datetime
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 import platformdirs
-from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import Session
 
 from ..errors import StoreError
+from ..i18n import _
+from .database import Database, learner_name, login_name, utc, utc_text  # noqa: F401 (utc: re-exported)
 
 LOCK_TIMEOUT = 10.0  # seconds to wait for another program's lock before giving up ($BERTDRILL_LOCK_TIMEOUT)
 BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits, per statement, within that
@@ -50,8 +52,8 @@ def database_url(db: str | None = None) -> URL:
     """Where the database lives: ``--db``, else ``BERTDRILL_DB``, else ``BERTDRILL_HOME/bertdrill.db``,
     else the platform's user data folder (``~/.local/share/bertdrill/bertdrill.db`` on Linux).
 
-    A value with ``://`` (or starting ``sqlite:`` or ``sqlite+``) is an SQLAlchemy URL; anything else
-    is a file path.
+    A value with ``://`` (or starting ``sqlite:`` or ``sqlite+``) is an SQLAlchemy URL, SQLite's or
+    PostgreSQL's (``postgresql://``, a class: :mod:`.postgresql`); anything else is a file path.
     """
     raw = db or os.environ.get("BERTDRILL_DB")
     if not raw:
@@ -63,11 +65,10 @@ def database_url(db: str | None = None) -> URL:
             url = make_url(raw)
         except ArgumentError:
             raise StoreError(f"{raw!r} is not a database URL (try a file path, or sqlite:///path/to/file.db)") from None
-        if url.get_backend_name() != "sqlite":
-            raise StoreError(
-                f"{url.render_as_string(hide_password=True)}: bertdrill keeps reviews in SQLite "
-                "(it relies on WAL and SQLite's locking); use a file path or a sqlite:/// URL"
-            )
+        if url.get_backend_name() not in ("sqlite", "postgresql"):
+            raise StoreError(_(
+                "{url}: bertdrill keeps reviews in SQLite (a file path or a sqlite:/// URL) "
+                "or, for a class, in PostgreSQL (postgresql://)").format(url=url.render_as_string(hide_password=True)))
         return url
     return URL.create("sqlite", database=str(Path(raw).expanduser().absolute()))
 
@@ -150,38 +151,25 @@ def _is_locked(exc: Exception) -> bool:
     return "database is locked" in message or "database table is locked" in message or "busy" in message
 
 
-def utc(moment: datetime) -> datetime:
-    """An aware UTC time; a naive one is taken as local time (what datetime.astimezone does)."""
-    return moment.astimezone(UTC)
+class SQLiteDatabase(Database):
+    """An engine, and the one way to run work on it: a transaction, retried while the file is locked.
 
+    The learner is ``learner``, else ``$BERTDRILL_LEARNER``, else the login name: a file made before
+    learners existed is migrated to the learner who opens it first (it had only one).
+    """
 
-def utc_text(moment: datetime) -> str:
-    return utc(moment).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-class Database:
-    """An engine, and the one way to run work on it: a transaction, retried while the file is locked."""
-
-    def __init__(self, engine: Engine, *, lock_timeout: float = LOCK_TIMEOUT):
+    def __init__(self, engine: Engine, *, lock_timeout: float = LOCK_TIMEOUT, learner: str | None = None):
         self.engine = engine
         self.lock_timeout = lock_timeout
         self.where = describe(engine.url)
-
-    def close(self) -> None:
-        self.engine.dispose()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
+        self.learner = learner_name(learner, login_name)
 
     def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
         """Run ``work`` in one transaction, retried as a whole while the file is locked."""
 
         def transaction() -> T:
             with Session(self.engine, expire_on_commit=False) as session:
+                session.info["database"] = self
                 if write:
                     session.connection(execution_options={"immediate": True})
                 result = work(session)
@@ -190,10 +178,6 @@ class Database:
                 return result
 
         return self._retrying(transaction)
-
-    def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
-        """All rows of a read-only query, in its own transaction (see :func:`execute`)."""
-        return self._run(lambda session: list(execute(session, query, lessons, **params).all()))
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         """``attempt()``, again while the file is locked, until :attr:`lock_timeout` has passed."""
@@ -227,6 +211,37 @@ class Database:
             return StoreError(f"the disk holding {self.where} is full; nothing was written")
         return StoreError(f"{self.where}: {message}")
 
+    def value(self, value: Any) -> Any:
+        """Dates as ISO text, times as UTC text, flags as 0 or 1: the formats of the file."""
+        if isinstance(value, datetime):
+            return utc_text(value)
+        if isinstance(value, date):
+            return value.isoformat()
+        if isinstance(value, bool):
+            return int(value)
+        return value
+
+    def schema_version(self, connection: Connection) -> int:
+        return int(connection.exec_driver_sql("PRAGMA user_version").scalar_one())
+
+    def set_schema_version(self, connection: Connection, version: int) -> None:
+        connection.exec_driver_sql(f"PRAGMA user_version = {int(version)}")
+
+    def has_tables(self, connection: Connection) -> bool:
+        return bool(connection.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE type = 'table'").scalar_one())
+
+    def not_ours(self) -> str:
+        return f"{self.where} is an SQLite database but not a bertdrill one; use another file"
+
+    def prepare(self) -> None:
+        self._use_wal()
+
+    def day(self, value: date) -> object:
+        return value.isoformat()
+
+    def day_number(self, expression: str) -> str:
+        return f"CAST(julianday({expression}) AS INTEGER)"
+
     def _use_wal(self) -> None:
         """Switch the file to WAL (a lasting property of the file; a no-op once set).
 
@@ -241,43 +256,3 @@ class Database:
                 raw.close()
 
         self._retrying(switch)
-
-
-def execute(session: Session, query: str, lessons: Collection[str] | None = None, **params: Any) -> CursorResult[Any]:
-    """Run one SQL statement in the session's transaction: the one way bertdrill runs a query.
-
-    Parameters are named (``:today``); dates go in as ISO text, times as UTC text, flags as 0 or 1,
-    the formats of the file (see the module's docstring). ``:lessons``, if the query uses it,
-    expands to the lesson ids.
-    """
-    statement = text(query)
-    if lessons is not None:
-        statement = statement.bindparams(bindparam("lessons", expanding=True))
-        params["lessons"] = list(lessons)
-    return session.connection().execute(statement, {key: _value(value) for key, value in params.items()})
-
-
-def execute_many(session: Session, query: str, rows: Sequence[dict[str, Any]]) -> None:
-    """One statement for each of ``rows`` (named parameters), in the session's transaction."""
-    if rows:
-        session.connection().execute(text(query), [{key: _value(value) for key, value in row.items()} for row in rows])
-
-
-def _value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return utc_text(value)
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, bool):
-        return int(value)
-    return value
-
-
-def parse_day(text: str | None) -> date | None:
-    """A date as the file keeps it (ISO text), back as a date."""
-    return date.fromisoformat(text) if text else None
-
-
-def parse_moment(text: str) -> datetime:
-    """A time as the file keeps it (UTC text), back as an aware UTC datetime."""
-    return datetime.fromisoformat(text).replace(tzinfo=UTC)

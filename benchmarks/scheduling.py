@@ -1,0 +1,92 @@
+"""How fast are FSRS and its tools? Answering with FSRS, switching scheduler, and stats --calibration.
+
+    python benchmarks/scheduling.py [--cards 100000] [--reviews 1000000] [--answers 1000]
+
+On review.py's store of 100,000 cards and 1,000,000 logged answers (1,000 days of them):
+
+1. ``bertdrill scheduler fsrs``: every card's state rebuilt by replaying its log through FSRS,
+   in one transaction; beside ``bertdrill scheduler sm2`` on the same store, which replays the
+   same log through SM-2 (the baseline; target: FSRS under 60 s);
+2. ``bertdrill stats --calibration``: both schedulers replayed and scored on the whole log
+   (target: under 60 s), beside the same SM-2 replay;
+3. answering through the scripted review with FSRS as the stored scheduler, per answer, beside
+   the same review under SM-2 (target: 20 ms per answer).
+
+benchmarks/run.py prints these rows in its table too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from lessons import generated_lesson  # noqa: E402
+from review import build_store  # noqa: E402
+from run import bertdrill, environment, scripted_review, seconds  # noqa: E402
+
+
+def switch_and_calibration(db: Path) -> tuple[float, float, float]:
+    """Seconds of ``scheduler fsrs``, of ``scheduler sm2`` (back) and of ``stats --calibration`` on ``db``
+    (wall time; the CPU time of each, which a loaded machine inflates less, is printed as it goes)."""
+    env = environment(BERTDRILL_DB=str(db))
+    times = []
+    for command in (["scheduler", "fsrs"], ["scheduler", "sm2"], ["stats", "--calibration"]):
+        cpu = _children_cpu()
+        times.append(seconds(bertdrill() + command, env))
+        print(f"  (bertdrill {' '.join(command)}: {times[-1]:.1f} s, {_children_cpu() - cpu:.1f} s of CPU)",
+              flush=True)
+    return times[0], times[1], times[2]
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def answering(folder: Path, count: int, runs: int) -> tuple[float, float]:
+    """Seconds per answer of the scripted review with FSRS stored as the scheduler, and with SM-2."""
+    lesson = folder / "answers.toml"
+    lesson.write_text(generated_lesson(count, "answers"), encoding="utf-8")
+    with_fsrs, with_sm2 = [], []
+    for run in range(runs):
+        db = folder / f"fsrs-{run}.db"
+        seconds(bertdrill() + ["scheduler", "fsrs"], environment(BERTDRILL_DB=str(db)))
+        with_fsrs.append(scripted_review(lesson, db, count))
+        with_sm2.append(scripted_review(lesson, folder / f"sm2-{run}.db", count))
+    return statistics.median(with_fsrs), statistics.median(with_sm2)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=100_000)
+    parser.add_argument("--reviews", type=int, default=1_000_000)
+    parser.add_argument("--answers", type=int, default=1_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bertdrill-scheduling-") as name:
+        folder = Path(name)
+        fsrs, sm2 = answering(folder, args.answers, args.runs)
+        print(f"answer {args.answers:,} cards with FSRS: {fsrs * 1000:.2f} ms/answer "
+              f"(SM-2: {sm2 * 1000:.2f} ms; target <= 20 ms)", flush=True)
+        began = time.perf_counter()
+        big = folder / "big.db"
+        build_store(big, args.cards, args.reviews)
+        print(f"(store of {args.cards:,} cards and {args.reviews:,} reviews built in "
+              f"{time.perf_counter() - began:.0f} s)", flush=True)
+        to_fsrs, to_sm2, calibration = switch_and_calibration(big)
+        print(f"scheduler fsrs: {to_fsrs:.1f} s (replaying the same log through SM-2: {to_sm2:.1f} s; "
+              f"target < 60 s)")
+        print(f"stats --calibration: {calibration:.1f} s (SM-2 replay {to_sm2:.1f} s; target < 60 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""The translation catalogs that ship inside the package: ``locale/<lang>/LC_MESSAGES/bertdrill.mo``.
+
+The ``.po`` files beside them are the sources translators edit; the ``.mo`` files are compiled
+from them with ``python scripts/catalogs.py`` and committed, so a plain ``pip install .`` and an
+editable install both find them without a build step (``tests/test_i18n.py`` fails when a ``.mo``
+is older than its ``.po``). Adding a language is adding a folder here: see docs/translating.md.
+"""
+
+from __future__ import annotations
+
+import gettext
+from pathlib import Path
+
+from . import i18n
+
+DOMAIN = "bertdrill"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+
+def known_languages(locale_dir: Path = LOCALE_DIR) -> frozenset[str]:
+    """The languages with a compiled catalog, English (the messages as written) included."""
+    found = {path.parent.parent.name for path in locale_dir.glob(f"*/LC_MESSAGES/{DOMAIN}.mo")}
+    return frozenset(found | {i18n.ENGLISH})
+
+
+def translation(language: str, locale_dir: Path = LOCALE_DIR) -> gettext.NullTranslations:
+    """The catalog for ``language``; messages as written (English) when there is none."""
+    return gettext.translation(DOMAIN, localedir=locale_dir, languages=[language], fallback=True)
+
+
+def use(language: str, locale_dir: Path = LOCALE_DIR) -> None:
+    """Speak ``language`` from now on (every later ``_()`` goes through its catalog)."""
+    i18n.install(translation(language, locale_dir), language)

@@ -1,0 +1,79 @@
+"""``bertdrill stats --calibration``: how well SM-2 and FSRS predict this learner's recall."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection
+
+from ..i18n import _
+from .base import out, progress
+
+
+def calibration_report(store, lessons: Collection[str] | None):
+    """Score both schedulers on the learner's log (see :mod:`bertdrill.scheduling.calibration`)."""
+    from ..scheduling.calibration import Calibration, both_schedulers
+
+    calibration = Calibration(both_schedulers())
+    store.card_logs(calibration.add, lessons=lessons, track=lambda cards: progress(cards, _("Scoring the review log")))
+    return calibration.report()
+
+
+def show(store, lessons: Collection[str] | None, *, as_json: bool) -> None:
+    report = calibration_report(store, lessons)
+    if as_json:
+        out.print_json(json.dumps(as_data(report), ensure_ascii=False))
+        return
+    for line in lines(report):
+        out.print(line, markup=False)
+
+
+def as_data(report) -> dict[str, object]:
+    from ..scheduling.calibration import MIN_REVIEWS, verdict
+
+    def figure(value: float) -> float | None:
+        return None if math.isnan(value) else round(value, 4)
+
+    def score(each) -> dict[str, object]:
+        return {"name": each.name, "log_loss": figure(each.log_loss), "rmse_bins": figure(each.rmse_bins),
+                "table": [{"from": row.low, "to": row.high, "reviews": row.count,
+                           "predicted": round(row.predicted, 4), "observed": round(row.observed, 4)}
+                          for row in each.table]}
+
+    return {"reviews": report.reviews, "recalled": report.recalled,
+            "recall": round(report.recall, 4) if report.recall is not None else None,
+            "enough": report.enough, "min_reviews": MIN_REVIEWS,
+            "schedulers": [score(each) for each in report.scores], "baseline": score(report.baseline),
+            "best": report.best.name if report.best else None, "verdict": verdict(report)}
+
+
+def lines(report) -> list[str]:
+    """The screen, as plain lines (no colour is needed to read it)."""
+    from ..scheduling import TITLES
+    from ..scheduling.calibration import verdict
+
+    shown = [_("Calibration: how well each scheduler predicts your recall"), ""]
+    if not report.enough:
+        return [*shown, verdict(report)]
+    shown.append(_("{reviews} reviews scored (each the first answer of a day to a card also answered on an "
+                   "earlier day); you recalled {recall} of them.").format(
+        reviews=f"{report.reviews:,}", recall=percent(report.recall)))
+    shown.append("")
+    names = {**TITLES, "baseline": _("your average")}
+    width = max(len(name) for name in names.values()) + 2
+    shown.append(" " * width + f"{_('log loss'):>10}{_('RMSE (bins)'):>14}")
+    for each in sorted(report.scores, key=lambda each: each.log_loss) + [report.baseline]:
+        shown.append(f"{names[each.name]:<{width}}{each.log_loss:>10.3f}{each.rmse_bins:>14.3f}")
+    shown.append(_("Lower is better for both. Log loss weighs every review; RMSE (bins) compares "
+                   "average prediction and recall in groups of similar reviews."))
+    for each in sorted(report.scores, key=lambda each: each.log_loss):
+        shown += ["", _("{scheduler}: predicted against observed recall").format(scheduler=names[each.name])]
+        shown.append(f"  {_('band'):<12}{_('predicted'):>10}{_('recalled'):>10}{_('reviews'):>10}")
+        for row in each.table:
+            band = f"{row.low * 100:.0f}–{row.high * 100:.0f} %"
+            shown.append(f"  {band:<12}{percent(row.predicted):>10}{percent(row.observed):>10}{row.count:>10,}")
+    return [*shown, "", verdict(report)]
+
+
+def percent(share: float | None) -> str:
+    return "–" if share is None else f"{share * 100:.1f} %"

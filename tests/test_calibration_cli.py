@@ -1,0 +1,82 @@
+"""``bertdrill stats --calibration``: the figures of the pure calibration, on the learner's own log."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from learner_store import learner_store
+
+from bertdrill.scheduling.calibration import Calibration, both_schedulers, verdict
+
+
+@pytest.fixture
+def year(isolated_home):
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    return learner_store(isolated_home / "bertdrill.db")
+
+
+def expected_report(logs):
+    calibration = Calibration(both_schedulers())
+    for card_id in sorted(logs):
+        calibration.add(logs[card_id])
+    return calibration.report()
+
+
+def test_with_no_history_there_is_not_enough_yet(cli):
+    result = cli("stats", "--calibration")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "Calibration: how well each scheduler predicts your recall\n\n"
+        "Not enough history yet: 0 of the 100 reviews a fair comparison needs "
+        "(a review counts when the card was also reviewed on an earlier day).\n")
+
+
+def test_the_screen_shows_both_schedulers_beside_the_baseline(cli, year):
+    report = expected_report(year)
+    fsrs, sm2 = sorted(report.scores, key=lambda score: score.log_loss)
+    result = cli("stats", "--calibration")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[2] == (f"{report.reviews} reviews scored (each the first answer of a day to a card also answered on "
+                        f"an earlier day); you recalled {report.recall * 100:.1f} % of them.")
+    assert lines[4:8] == ["                log loss   RMSE (bins)",
+                          f"FSRS              {fsrs.log_loss:6.3f}        {fsrs.rmse_bins:6.3f}",
+                          f"SM-2              {sm2.log_loss:6.3f}        {sm2.rmse_bins:6.3f}",
+                          f"your average      {report.baseline.log_loss:6.3f}        {report.baseline.rmse_bins:6.3f}"]
+    assert fsrs.name == "fsrs"  # on this learner too, FSRS predicts better
+    assert "FSRS: predicted against observed recall" in lines
+    assert "SM-2: predicted against observed recall" in lines
+    for row in fsrs.table:
+        band = f"{row.low * 100:.0f}–{row.high * 100:.0f} %"
+        assert (f"  {band:<12}{row.predicted * 100:>8.1f} %{row.observed * 100:>8.1f} %{row.count:>10,}") in lines
+    assert lines[-1] == verdict(report) and lines[-1].startswith("FSRS predicts your recall better: log loss ")
+
+
+def test_json_has_the_same_figures(cli, year):
+    report = expected_report(year)
+    result = cli("stats", "--calibration", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["reviews"], data["recalled"], data["enough"], data["best"]) == (
+        report.reviews, report.recalled, True, "fsrs")
+    for shown, score in zip(data["schedulers"], report.scores):
+        assert shown["name"] == score.name
+        assert shown["log_loss"] == round(score.log_loss, 4) and shown["rmse_bins"] == round(score.rmse_bins, 4)
+        assert [(row["from"], row["reviews"]) for row in shown["table"]] == [(row.low, row.count) for row in score.table]
+    assert data["baseline"]["log_loss"] == round(report.baseline.log_loss, 4)
+    assert data["verdict"] == verdict(report)
+
+
+def test_a_lesson_filter_scores_only_its_cards(cli, year):
+    result = cli("stats", "--calibration", "--lesson", "bert-basics", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["reviews"] == 0
+
+
+def test_calibration_writes_nothing(cli, year, isolated_home):
+    path = isolated_home / "bertdrill.db"
+    cli("stats", "--calibration")  # the first run may sync the shipped lesson
+    before = path.read_bytes()
+    assert cli("stats", "--calibration").exit_code == 0
+    assert path.read_bytes() == before

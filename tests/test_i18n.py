@@ -1,0 +1,140 @@
+"""Which language bertdrill speaks, and catalogs that translate every message the code uses."""
+
+from __future__ import annotations
+
+import gettext
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from bertdrill import catalogs, i18n
+from bertdrill.i18n import choose_language, language_code
+
+REPO = Path(__file__).resolve().parent.parent
+KNOWN = frozenset({"en", "tr"})
+
+
+def load_tool():
+    """scripts/catalogs.py, the translators' tool: the tests check what it checks."""
+    spec = importlib.util.spec_from_file_location("catalogs_tool", REPO / "scripts" / "catalogs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --------------------------------------------------------------------------- choosing the language
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("tr", "tr"), ("TR", "tr"), ("tr-TR", "tr"), ("tr_TR.UTF-8", "tr"), ("de_DE@euro", "de"), ("fil", "fil"),
+    ("C", None), ("POSIX", None), ("C.UTF-8", None), ("", None), ("tr TR", None), ("t", None), ("turkish", None),
+])
+def test_language_code_reads_codes_and_locale_names(text, code):
+    assert language_code(text) == code
+
+
+@pytest.mark.parametrize(("option", "environ", "chosen"), [
+    (None, {}, "en"),
+    ("tr", {"BERTDRILL_LANG": "en", "LANG": "en_US.UTF-8"}, "tr"),  # --lang first
+    (None, {"BERTDRILL_LANG": "tr", "LC_ALL": "en_US.UTF-8"}, "tr"),  # then $BERTDRILL_LANG
+    (None, {"LANG": "tr_TR.UTF-8"}, "tr"),  # then the locale
+    (None, {"LC_MESSAGES": "tr_TR.UTF-8", "LANG": "en_GB.UTF-8"}, "tr"),
+    (None, {"LC_ALL": "en_GB.UTF-8", "LC_MESSAGES": "tr_TR.UTF-8"}, "en"),  # LC_ALL over LC_MESSAGES
+    (None, {"LC_ALL": "C", "LANG": "tr_TR.UTF-8"}, "en"),  # LC_ALL=C: no preference, and it decides
+    (None, {"LC_ALL": "", "LANG": "tr_TR.UTF-8"}, "tr"),  # an empty variable is not set
+    (None, {"LANG": "de_DE.UTF-8"}, "en"),  # a locale language without a catalog: English, not an error
+    ("de", {}, "de"),  # an explicit choice is taken as given (a lesson without it then says so)
+    (None, {"BERTDRILL_LANG": "pt_BR"}, "pt"),
+])
+def test_choose_language_in_order(option, environ, chosen):
+    assert choose_language(option, environ, KNOWN) == chosen
+
+
+@pytest.mark.parametrize("bad", ["d!", "turkish", "C"])
+def test_an_explicit_choice_that_names_no_language_is_refused(bad):
+    with pytest.raises(ValueError):
+        choose_language(bad, {}, KNOWN)
+    with pytest.raises(ValueError):
+        choose_language(None, {"BERTDRILL_LANG": bad}, KNOWN)
+
+
+def test_the_shipped_catalogs_are_found():
+    assert {"en", "tr"} <= catalogs.known_languages()
+    assert isinstance(catalogs.translation("tr"), gettext.GNUTranslations)
+    assert type(catalogs.translation("xx")) is gettext.NullTranslations  # no catalog: messages as written
+
+
+def test_a_language_is_a_folder_of_data(tmp_path):
+    """Adding a language needs no code: a compiled catalog in the locale folder is enough."""
+    tool = load_tool()
+    from babel.messages.catalog import Catalog
+
+    catalog = Catalog(locale="fr", domain="bertdrill")
+    catalog.add("Session over", "Séance terminée")
+    (tmp_path / "fr" / "LC_MESSAGES").mkdir(parents=True)
+    (tmp_path / "fr" / "LC_MESSAGES" / "bertdrill.mo").write_bytes(tool.mo_bytes(catalog))
+    assert catalogs.known_languages(tmp_path) == {"en", "fr"}
+    assert choose_language(None, {"LANG": "fr_FR.UTF-8"}, catalogs.known_languages(tmp_path)) == "fr"
+    catalogs.use("fr", tmp_path)
+    assert i18n._("Session over") == "Séance terminée"
+    assert i18n._("Saved") == "Saved"  # not translated yet: English
+
+
+def test_turkish_uses_one_form_after_a_number():
+    """'3 kart', never '3 kartlar': the Turkish catalog has one plural form."""
+    translation = catalogs.translation("tr")
+    assert translation.plural(1) == translation.plural(2) == translation.plural(0) == 0
+    tool = load_tool()
+    catalog = tool.read(REPO / "src/bertdrill/locale/tr/LC_MESSAGES/bertdrill.po")
+    assert catalog.num_plurals == 1
+
+
+# --------------------------------------------------------------------------- the catalogs against the code
+
+
+def test_every_catalog_translates_every_message_the_code_uses():
+    """Fails when code adds or changes a message a catalog lacks: run scripts/catalogs.py, then translate."""
+    tool = load_tool()
+    wanted = tool.template()
+    assert len(wanted) > 1, "the extractor found no messages: is src/bertdrill still where it was?"
+    complaints = [complaint for path in tool.po_paths()
+                  for complaint in tool.problems(path.relative_to(REPO), tool.read(path), wanted)]
+    assert complaints == [], "\n".join(complaints)
+
+
+def test_every_compiled_catalog_is_compiled_from_its_po():
+    tool = load_tool()
+    paths = tool.po_paths()
+    assert paths, "no catalog found"
+    complaints = [complaint for path in paths for complaint in tool.stale(path.relative_to(REPO), tool.read(path))]
+    assert complaints == [], "\n".join(complaints)
+
+
+def test_the_checks_fail_on_a_missing_or_stale_message(tmp_path):
+    """The two tests above can fail: a message the catalog lacks, and a .po edited but not compiled."""
+    tool = load_tool()
+    from babel.messages.catalog import Catalog
+
+    wanted = Catalog()
+    wanted.add("Session over")
+    wanted.add(("{count} card", "{count} cards"))
+    have = Catalog(locale="tr")
+    have.add("Session over", "Oturum bitti")
+    assert [line.split(": ", 1)[1] for line in tool.problems(Path("tr.po"), have, wanted)] == [
+        "missing '{count} card'"]
+    have.add(("{count} card", "{count} cards"), ("", ""))
+    assert [line.split(": ", 1)[1] for line in tool.problems(Path("tr.po"), have, wanted)] == [
+        "not translated '{count} card'"]
+
+    monkey_root = tmp_path
+    po = monkey_root / "tr.po"
+    po.write_bytes(tool.po_bytes(have))
+    po.with_suffix(".mo").write_bytes(tool.mo_bytes(have))
+    tool.ROOT = monkey_root
+    assert tool.stale(Path("tr.po"), have) == []
+    have.add("Saved", "Kaydedildi")
+    assert tool.stale(Path("tr.po"), have) == ["tr.mo: not compiled from its .po (run scripts/catalogs.py)"]
