@@ -79,7 +79,7 @@ class SetCard(CardBase):
 
     set_name: str
     set_title: str
-    env: Mapping[str, Number]  # every name's value in the card's set
+    env: Mapping[str, Number]  # the set's parameters: all a typed expression may use (never a formula's name)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +104,7 @@ class BlankCard(CardBase):
     code: str  # the text with ____
     fill: str  # what goes in the blank
     check_envs: tuple[Mapping[str, Number], ...] = ()  # sets to compare expressions over
+    allowed: frozenset[str] = frozenset()  # names a typed fill may use: the parameters, and the fill's own
     checks: str = ""  # the formula the filled text equals: what a wrong fill is diagnosed against
 
     @property
@@ -270,7 +271,7 @@ def _in_set(lesson: Lesson, item: Item, key: str, set_name: str) -> dict[str, An
     return _base(lesson, item, key, set_name) | dict(
         set_name=set_name,
         set_title=lesson.params[set_name].title,
-        env=lesson.values(set_name),
+        env=lesson.params[set_name].values,
     )
 
 
@@ -287,7 +288,7 @@ def _choice(lesson: Lesson, item: ChoiceItem) -> ChoiceCard:
 def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...]) -> BlankCard:
     answer = {lang: item.text.replace(BLANK, item.fill) for lang in lesson.languages}
     return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs,
-                     checks=item.checks)
+                     checks=item.checks, allowed=_parameter_names(lesson) | _names(item.fill))
 
 
 def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
@@ -340,6 +341,18 @@ def _practice(lesson: Lesson, item: PracticeItem) -> PracticeCard:
     return PracticeCard(**_in_set(lesson, item, item.id, set_name), answer=answer,
                         code=item.starter.strip("\n") + "\n", expected_output=output,
                         solution=item.solution.strip("\n") + "\n")
+
+
+def _parameter_names(lesson: Lesson) -> frozenset[str]:
+    return frozenset(name for params in lesson.params.values() for name in params.values)
+
+
+def _names(source: str) -> frozenset[str]:
+    """The names an expression uses; none if it is not one (a blank of words)."""
+    try:
+        return formula.parse(source).names
+    except FormulaError:
+        return frozenset()
 
 
 def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]]:
