@@ -17,14 +17,16 @@ from ..formula import Formula, Number
 from ..i18n import _
 from ..text import CONTROL
 from .items import read_item
-from .model import Item, Lesson, ParamSet
+from .model import Item, Lesson, ParamSet, SheetSettings
 from .positions import TOML_POSITION, Lines
 from .verify import verify
 
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
-LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}$")
+ID_PATTERN = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: "$" would let "mini\n" through
+NAME_PATTERN = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]{0,31}\Z")
+LANGUAGE_PATTERN = re.compile(r"\A[a-z]{2,3}\Z")
 MAX_TEXT = 20_000
+RESERVED_NAMES = frozenset({"set"})
+"""Names bertdrill defines: ``{set}`` in a text is the parameter set's title, never a value."""
 
 
 def parse(text: str, path: str = "<lesson>") -> Lesson:
@@ -91,7 +93,7 @@ class Parser:
     # -- top level
 
     def lesson(self, data: dict[str, Any]) -> Lesson | None:
-        known = {"lesson", "params", "formulas", "item"}
+        known = {"lesson", "params", "formulas", "item", "sheet"}
         for key in data:
             if key not in known:
                 self.fail(self.lines.key("", key, 1), f"unknown table [{key}] (expected one of: {', '.join(sorted(known))})")
@@ -109,10 +111,37 @@ class Parser:
         except Skip:
             return None
         params = self.param_sets(data.get("params", {}))
-        formulas, formula_lines = self.formula_table(data.get("formulas", {}))
+        formulas, formula_lines = self.formula_table(data.get("formulas", {}), self.parameter_lines(params))
         items = self.item_list(data.get("item", []))
+        sheet = self.sheet_settings(data.get("sheet", {}), params)
         return Lesson(lesson_id, self.path, self.languages, title, summary, source, tags,
-                      params, formulas, items, formula_lines)
+                      params, formulas, items, formula_lines, sheet=sheet)
+
+    def sheet_settings(self, table: object, params: dict[str, ParamSet]) -> SheetSettings:
+        """``[sheet]``: ``instructions`` (a text) and ``legend`` (a text per parameter name)."""
+        line = self.lines.tables.get("sheet", 1)
+        if not isinstance(table, dict):
+            self.fail(line, "[sheet] must be a table with instructions and a legend")
+            return SheetSettings()
+        for key in table:
+            if key not in ("instructions", "legend"):
+                self.fail(self.lines.key("sheet", key, line), f"[sheet]: unknown key {key!r} (expected instructions, legend)")
+        try:
+            instructions = self.text(table, "instructions", "sheet")
+            raw_legend = table.get("legend", {})
+            if not isinstance(raw_legend, dict):
+                raise self.fail(self.lines.tables.get("sheet.legend", line),
+                                "[sheet.legend] must map parameter names to texts")
+            names = {name for params_set in params.values() for name in params_set.values}
+            legend = {}
+            for name in raw_legend:
+                if name not in names:
+                    raise self.fail(self.lines.key("sheet.legend", name, line),
+                                    f"[sheet.legend]: {formula.unknown_name_message(name, names)}")
+                legend[name] = self.text(raw_legend, name, "sheet.legend", required=True)
+        except Skip:
+            return SheetSettings()
+        return SheetSettings(instructions, legend)
 
     def language_list(self, value: object) -> tuple[str, ...]:
         line = self.lines.key("lesson", "languages")
@@ -146,6 +175,9 @@ class Parser:
                         continue
                     if not NAME_PATTERN.match(key):
                         raise self.fail(key_line, f"parameter name {key!r} is not a valid name")
+                    if key in RESERVED_NAMES:
+                        raise self.fail(key_line, _("{name!r} is bertdrill's own name ({{set}} in a text is the set's "
+                                                    "title); choose another").format(name=key))
                     numbers[key] = self.number(value, key_line, f"parameter {key!r} of {name!r}")
                 sets[name] = ParamSet(name, title, numbers, line)
             except Skip:
@@ -159,7 +191,16 @@ class Parser:
                     self.fail(other.line, f"parameter set {other.name!r} and {first.name!r} differ in: {', '.join(missing)}")
         return sets
 
-    def formula_table(self, table: object) -> tuple[dict[str, Formula], dict[str, int]]:
+    def parameter_lines(self, sets: dict[str, ParamSet]) -> dict[str, int]:
+        """Each parameter's name and the line of its first definition."""
+        lines: dict[str, int] = {}
+        for params in sets.values():
+            for name in params.values:
+                lines.setdefault(name, self.lines.key(f"params.{params.name}", name, params.line) or params.line)
+        return lines
+
+    def formula_table(self, table: object, parameters: dict[str, int]) -> tuple[dict[str, Formula], dict[str, int]]:
+        """The formulas; a name is defined once: a formula named like a parameter would silently replace it."""
         formulas: dict[str, Formula] = {}
         lines: dict[str, int] = {}
         if not isinstance(table, dict):
@@ -170,6 +211,14 @@ class Parser:
             lines[name] = line
             if not NAME_PATTERN.match(name):
                 self.fail(line, f"formula name {name!r} is not a valid name")
+                continue
+            if name in RESERVED_NAMES:
+                self.fail(line, _("{name!r} is bertdrill's own name ({{set}} in a text is the set's "
+                                  "title); choose another").format(name=name))
+                continue
+            if name in parameters:
+                self.fail(line, _("formula {name!r} has the name of a parameter (line {first}): "
+                                  "a name is defined once; rename one of them").format(name=name, first=parameters[name]))
                 continue
             try:
                 formulas[name] = formula.parse(source)
