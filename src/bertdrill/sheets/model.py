@@ -251,7 +251,7 @@ def _choice(card: ChoiceCard, ctx: _Context) -> Question:
 
 
 def _blank(card: BlankCard, ctx: _Context) -> Question:
-    return Question(**_common(card, ctx), answer=card.fill, code=card.code,
+    return Question(**_common(card, ctx), answer=card.fill, code=card.code[ctx.language],
                     accept=tuple(card.accept.get(ctx.language, ())))
 
 
@@ -277,7 +277,8 @@ def _match(entry: _Entry, cards: list[MatchCard], ctx: _Context) -> Question:
 
 
 def _practice(card: PracticeCard, ctx: _Context) -> Question:
-    return Question(**_common(card, ctx), answer=card.answer[ctx.language], code=card.code, solution=card.solution)
+    return Question(**_common(card, ctx), answer=card.answer[ctx.language], code=card.code[ctx.language],
+                    solution=card.solution[ctx.language])
 
 
 def _given(lesson: Lesson, item: NumericItem, card: NumericCard, language: str) -> tuple[tuple[str, str], ...]:
