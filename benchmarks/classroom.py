@@ -52,10 +52,10 @@ def server() -> str:
 
 def lesson_cards(count: int) -> list:
     """``count`` fact cards in one lesson, as a lesson file would give."""
-    from bertdrill.cards import Card
+    from bertdrill.cards import FactCard
 
-    return [Card(id=f"bench/item-{i:04d}", lesson_id="bench", item_id=f"item-{i:04d}", kind="fact",
-                 prompt={"en": f"Question {i}?"}, answer={"en": f"Answer {i}."}) for i in range(count)]
+    return [FactCard(id=f"bench/item-{i:04d}", lesson_id="bench", item_id=f"item-{i:04d}",
+                     prompt={"en": f"Question {i}?"}, answer={"en": f"Answer {i}."}) for i in range(count)]
 
 
 # --------------------------------------------------------------------------- databases and roles
@@ -97,9 +97,15 @@ def learner_process(url: str, learner: str, card_ids: list[str], windows: int, s
 
     rng = random.Random(seed)
     grades = {card_id: rng.choice([1, 2, 3, 4, 4, 5, 5]) for card_id in card_ids}
-    stores = [Store.open(url, learner=learner) for _ in range(windows)]
-    for store in stores:
-        store.state(card_ids[0])  # connected and warm before the start
+    try:
+        stores = [Store.open(url, learner=learner) for _ in range(windows)]
+        stores[0].sync(lesson_cards(len(card_ids)))  # the learner's first command: schedules of every card
+        for store in stores:
+            store.state(card_ids[0])  # connected and warm before the start
+    except Exception as exc:  # noqa: BLE001 - the parent reports it, and must not wait for this learner
+        barrier.abort()
+        results.put((learner, [], [], [f"{learner}: {exc}"], 0.0))
+        raise
     latencies: list[list[float]] = [[] for _ in range(windows)]
     acknowledged: list[list[int]] = [[] for _ in range(windows)]
     errors: list[str] = []
@@ -121,7 +127,7 @@ def learner_process(url: str, learner: str, card_ids: list[str], windows: int, s
             acknowledged[index].append(answer.id)
 
     threads = [threading.Thread(target=window, args=(index,)) for index in range(windows)]
-    barrier.wait()
+    barrier.wait(timeout=600)
     began = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -144,7 +150,7 @@ def load_run(urls: dict[str, str], card_ids: list[str], windows: int) -> dict:
                  for seed, (learner, url) in enumerate(sorted(urls.items()))]
     for process in processes:
         process.start()
-    barrier.wait()  # every learner is connected: go
+    barrier.wait(timeout=600)  # every learner is connected: go
     began = time.perf_counter()
     gathered = [results.get(timeout=600) for _ in processes]
     wall = time.perf_counter() - began
@@ -155,35 +161,37 @@ def load_run(urls: dict[str, str], card_ids: list[str], windows: int) -> dict:
             "errors": [e for _, _, _, each, _ in gathered for e in each], "wall": wall}
 
 
-def audit(store, learners: list[str], card_ids: list[str], acknowledged: dict[str, list[int]], windows: int) -> list[str]:
-    """What went wrong, as sentences (empty: nothing). ``store`` is opened as the teacher."""
+def audit(url: str, learners: list[str], card_ids: list[str], acknowledged: dict[str, list[int]],
+          windows: int) -> list[str]:
+    """What went wrong, as sentences (empty: nothing), read through ``url`` (the teacher's, on PostgreSQL)."""
     from bertdrill import sm2
+    from bertdrill.store import Store
 
     problems = []
-    log = store.class_log()  # learner -> [Answer], oldest first
     for learner in learners:
-        answers = log.get(learner, [])
+        with Store.open(url, learner=learner) as store:
+            answers = store.answers()
+            states = {card_id: store.state(card_id).schedule for card_id in card_ids}
         ids = [answer.id for answer in answers]
-        lost = set(acknowledged.get(learner, [])) - set(ids)
-        if lost:
-            problems.append(f"{learner}: {len(lost)} acknowledged answers are not in the log")
-        if len(ids) != len(set(ids)) or len(ids) != len(acknowledged.get(learner, [])):
-            problems.append(f"{learner}: {len(ids)} answers logged, {len(acknowledged.get(learner, []))} acknowledged")
+        mine = acknowledged.get(learner, [])
+        if set(mine) - set(ids):
+            problems.append(f"{learner}: {len(set(mine) - set(ids))} acknowledged answers are not in the log")
+        if len(ids) != len(set(ids)) or sorted(ids) != sorted(mine):
+            problems.append(f"{learner}: {len(ids)} answers logged, {len(mine)} acknowledged")
         by_card: dict[str, list] = {}
         for answer in answers:
             by_card.setdefault(answer.card_id, []).append(answer)
         for card_id in card_ids:
-            mine = by_card.get(card_id, [])
-            scheduling = [a for a in mine if a.kind in ("new", "review")]
-            if len(scheduling) != 1 or len(mine) != windows:
-                problems.append(f"{learner} {card_id}: {len(scheduling)} scheduling answers of {len(mine)}")
+            logged = by_card.get(card_id, [])
+            scheduling = [a for a in logged if a.kind in ("new", "review")]
+            if len(scheduling) != 1 or len(logged) != windows:
+                problems.append(f"{learner} {card_id}: {len(scheduling)} scheduling answers of {len(logged)}")
                 continue
             replayed = sm2.NEW
             for answer in scheduling:
                 replayed = sm2.review(replayed, answer.grade, today=answer.study_day)
-            stored = store.state(card_id, learner=learner).schedule
-            if stored != replayed:
-                problems.append(f"{learner} {card_id}: schedule {stored} but the log replays to {replayed}")
+            if states[card_id] != replayed:
+                problems.append(f"{learner} {card_id}: schedule {states[card_id]} but the log replays to {replayed}")
     return problems
 
 
@@ -209,10 +217,9 @@ def load(args) -> bool:
             teacher.class_init(cards)
             learners = [f"{scratch.name}_learner{n:03d}" for n in range(args.learners)]
             for learner in learners:
-                teacher.add_learner(learner, password=uuid.uuid4().hex)
+                teacher.add_learner(learner, uuid.uuid4().hex)
         run = load_run({learner: scratch.url(learner) for learner in learners}, card_ids, args.windows)
-        with Store.open(scratch.url()) as teacher:
-            problems = run["errors"] + audit(teacher, learners, card_ids, run["acknowledged"], args.windows)
+        problems = run["errors"] + audit(scratch.url(), learners, card_ids, run["acknowledged"], args.windows)
     finally:
         scratch.drop()
     with tempfile.TemporaryDirectory() as folder:
@@ -220,8 +227,7 @@ def load(args) -> bool:
         with Store.open(path, learner="solo") as solo:
             solo.sync(cards)
         baseline = load_run({"solo": path}, card_ids, args.windows)
-        with Store.open(path, learner="solo") as solo:
-            problems += baseline["errors"] + audit(solo, ["solo"], card_ids, baseline["acknowledged"], args.windows)
+        problems += baseline["errors"] + audit(path, ["solo"], card_ids, baseline["acknowledged"], args.windows)
     print(f"1. load: {args.learners} learners x {args.cards} cards x {args.windows} windows, all at once")
     print_load(f"PostgreSQL, {args.learners} learner processes", run)
     print_load("SQLite, one learner (baseline)", baseline)
@@ -278,7 +284,13 @@ def report(args) -> None:
         env = dict(os.environ, BERTDRILL_DB=scratch.url(), BERTDRILL_NOW=MOMENT.isoformat(), NO_COLOR="1")
         command = [sys.executable, "-m", "bertdrill", "class", "report"]
         baseline = [sys.executable, "-c", "import sqlmodel, psycopg"]
-        times = {name: [] for name in ("report", "json", "baseline")}
+        times: dict[str, list[float]] = {name: [] for name in ("report", "json", "baseline", "query")}
+        with Store.open(scratch.url()) as teacher:
+            for _ in range(3):
+                started = time.perf_counter()
+                found = teacher.class_report(DAY)
+                times["query"].append(time.perf_counter() - started)
+            shape = (len(found.learners), len(found.cards))
         for _ in range(3):
             for name, argv in (("report", command), ("json", command + ["--json"]), ("baseline", baseline)):
                 started = time.perf_counter()
@@ -289,7 +301,9 @@ def report(args) -> None:
     median = {name: statistics.median(values) for name, values in times.items()}
     print(f"2. report: {args.report_learners:,} learners x {args.report_cards} cards, "
           f"{per * args.report_learners:,} reviews (written in {filled:.1f} s)")
+    print(f"  (the report: {shape[0]:,} learners and {shape[1]} cards)")
     for name, label in (("report", "bertdrill class report"), ("json", "bertdrill class report --json"),
+                        ("query", "Store.class_report in process"),
                         ("baseline", 'python -c "import sqlmodel, psycopg"')):
         print(f"  {label:<34} {1000 * median[name]:7,.0f} ms (median of 3)")
     verdict = "PASS" if median["report"] < 2 and median["json"] < 2 else "MISS"

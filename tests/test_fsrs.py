@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bertdrill import sm2
 from bertdrill.errors import BertdrillError
 from bertdrill.scheduling.fsrs import FSRS, RATING_OF_GRADE, RetentionError
 from bertdrill.scheduling.replay import replay
@@ -105,7 +106,8 @@ def test_next_states_are_what_each_grade_would_give():
     assert sorted(previews) == [0, 1, 2, 3, 4, 5]
     for grade, preview in previews.items():
         assert preview == scheduler.review(state, grade, today=today)
-    assert previews[0] == previews[1] == previews[2]  # all Again
+    again = [(preview.due, preview.stability, preview.difficulty) for preview in (previews[0], previews[1], previews[2])]
+    assert again[0] == again[1] == again[2]  # all Again to FSRS (only SM-2's EF differs)
     assert previews[2].interval < previews[3].interval < previews[4].interval < previews[5].interval
 
 
@@ -152,3 +154,16 @@ def test_the_grade_mapping_is_the_documented_one():
 def test_it_is_a_scheduler_by_name():
     assert FSRS().name == "fsrs"
     assert FSRS().initial == NEW
+
+
+@settings(max_examples=200, deadline=None)
+@given(histories)
+def test_repetitions_ef_and_lapses_are_sm2s_under_fsrs_too(history):
+    """They depend on the grades alone: FSRS keeps them by SM-2's rules, so leeches and EF mean the same."""
+    day, fsrs_state, sm2_state = START, NEW, NEW
+    for grade, gap in history:
+        day += timedelta(days=gap)
+        fsrs_state = FSRS().review(fsrs_state, grade, today=day)
+        sm2_state = sm2.review(sm2_state, grade, today=day)
+        assert (fsrs_state.repetitions, fsrs_state.ef100, fsrs_state.lapses) == (
+            sm2_state.repetitions, sm2_state.ef100, sm2_state.lapses)

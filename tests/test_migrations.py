@@ -17,6 +17,7 @@ import shutil
 import sqlite3
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -143,7 +144,9 @@ def test_two_programs_opening_an_old_file_at_once_migrate_it_once(tmp_path, monk
 def newer(tmp_path: Path, journal: str) -> Path:
     path = tmp_path / f"newer-{journal}.db"
     shutil.copy(FIXTURES / "store-v1.db", path)
-    with sqlite3.connect(path) as connection:
+    # closing(): `with connect()` only commits; a connection left to the garbage collector would checkpoint the
+    # WAL into the file whenever it is collected, perhaps in the middle of the test (seen under load).
+    with closing(sqlite3.connect(path)) as connection:
         connection.execute(f"PRAGMA journal_mode = {journal}")
         connection.execute(f"PRAGMA user_version = {store.SCHEMA_VERSION + 1}")
     return path

@@ -29,12 +29,29 @@ def cards():
     return all_cards(load_lessons())
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path):
+    """Open a fresh store on each backend: an SQLite file, or a database of the test's own on PostgreSQL."""
+    if request.param == "sqlite":
+        return lambda name="review.db", **options: Store.open(str(tmp_path / name), **options)
+    server = request.getfixturevalue("postgres")
+    return lambda name=None, **options: Store.open(server.url, **options)
+
+
 @pytest.fixture
-def db(tmp_path, cards):
-    opened = Store.open(str(tmp_path / "review.db"))
-    opened.sync(cards, now=MORNING)
-    yield opened
-    opened.close()
+def db(backend, cards):
+    """A store with the shipped lessons synced, on each backend."""
+    with backend() as opened:
+        opened.sync(cards, now=MORNING)
+        yield opened
+
+
+@pytest.fixture
+def sqlite_db(tmp_path, cards):
+    """The same, on SQLite only: for what is about the file (pragmas, locks, its bytes)."""
+    with Store.open(str(tmp_path / "review.db")) as opened:
+        opened.sync(cards, now=MORNING)
+        yield opened
 
 
 def ids(cards, *keys):
@@ -91,7 +108,8 @@ def test_other_databases_are_refused_clearly():
 # --------------------------------------------------------------------------- how it opens
 
 
-def test_pragmas_and_schema_version(db, tmp_path):
+def test_pragmas_and_schema_version(sqlite_db, tmp_path):
+    db = sqlite_db
     with db.engine.connect() as connection:
         pragma = lambda name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()  # noqa: E731
         assert pragma("journal_mode") == "wal"
@@ -124,7 +142,7 @@ def test_migrations_build_exactly_the_models(tmp_path):
 
 def test_foreign_keys_are_enforced(db):
     insert = "INSERT INTO schedule (card_id, learner) VALUES ('bert-basics/no-such-card', 'me')"
-    with pytest.raises(StoreError, match="FOREIGN KEY constraint failed"):
+    with pytest.raises(StoreError, match="FOREIGN KEY constraint failed|violates foreign key constraint"):
         db._run(lambda session: session.connection().exec_driver_sql(insert), write=True)
 
 
@@ -160,7 +178,7 @@ def test_a_folder_is_not_a_database(tmp_path):
         Store.open(str(tmp_path))
 
 
-def test_read_only_uri_is_refused_at_open_not_at_the_first_answer(db, tmp_path):
+def test_read_only_uri_is_refused_at_open_not_at_the_first_answer(sqlite_db, tmp_path):
     path = tmp_path / "review.db"
     with pytest.raises(StoreError, match="is read-only; bertdrill writes every answer to it"):
         Store.open(f"sqlite:///file:{path}?mode=ro&uri=true")
@@ -194,7 +212,8 @@ def test_locked_by_another_process_gives_up_with_a_clear_message(tmp_path):
         holder.close()
 
 
-def test_a_short_lock_is_waited_out_and_never_seen(db, cards, tmp_path):
+def test_a_short_lock_is_waited_out_and_never_seen(sqlite_db, cards, tmp_path):
+    db = sqlite_db
     holder = sqlite3.connect(tmp_path / "review.db", isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")
     threading.Timer(0.3, lambda: holder.execute("COMMIT")).start()
@@ -279,14 +298,15 @@ def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- sync
 
 
-def test_sync_adds_then_finds_nothing_to_do(tmp_path, cards):
-    fresh = Store.open(str(tmp_path / "fresh.db"))
+def test_sync_adds_then_finds_nothing_to_do(backend, cards):
+    fresh = backend("fresh.db")
     assert fresh.sync(cards) == store.SyncReport(added=len(cards))
     assert fresh.sync(cards).unchanged
     assert fresh.state(cards[0].id).schedule == sm2.NEW
 
 
-def test_unchanged_sync_writes_nothing(db, cards, tmp_path):
+def test_unchanged_sync_writes_nothing(sqlite_db, cards, tmp_path):
+    db = sqlite_db
     path = tmp_path / "review.db"
     before = path.stat().st_mtime_ns, (tmp_path / "review.db-wal").stat().st_size
     assert db.sync(cards).unchanged

@@ -146,10 +146,7 @@ class Session:
     def _build_queue(self) -> list[Entry]:
         counts = self.store.day_counts(self.day, lessons=self.lessons)
         due = self.store.due_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0])
-        room = room_today(counts, self.limits, len(due))[1]
-        # The order of new cards is fixed by the lesson (interleaved over all its cards), whatever was seen.
-        unseen = set(self.store.new_ids(self.day, lessons=self.lessons, limit=len(self.cards))) if room else set()
-        new = [card for card in interleave_by_kind(self.cards.values()) if card.id in unseen][:room]
+        new = self._new_cards(room_today(counts, self.limits, len(due))[1])
         redrill = self.store.redrill_ids(self.day, lessons=self.lessons)
         queue: list[Entry] = []
         seen: set[str] = set()
@@ -159,6 +156,28 @@ class Session:
                     seen.add(card_id)
                     queue.append(Entry(self.cards[card_id], kind))
         return queue
+
+    def _new_cards(self, room: int) -> list[Card]:
+        """At most ``room`` new cards, interleaved by kind, lesson by lesson.
+
+        The order is fixed by the lesson (interleaved over all its cards, then the ones seen left
+        out), so two short sessions show what one long one would. Lessons are asked one at a time,
+        only until the room is filled: a big collection is not read whole for ten new cards.
+        """
+        if room <= 0:
+            return []
+        lessons: dict[str, list[Card]] = {}
+        included = set(self.lessons)
+        for card in self.cards.values():
+            if card.lesson_id in included:
+                lessons.setdefault(card.lesson_id, []).append(card)
+        chosen: list[Card] = []
+        for lesson_id, cards in lessons.items():
+            unseen = set(self.store.new_ids(self.day, lessons=[lesson_id], limit=len(cards)))
+            chosen.extend(card for card in interleave_by_kind(cards) if card.id in unseen)
+            if len(chosen) >= room:
+                break
+        return chosen[:room]
 
     @property
     def current(self) -> Entry | None:

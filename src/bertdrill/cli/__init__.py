@@ -7,6 +7,7 @@ from __future__ import annotations
 
 # Importing a command module registers its commands on `app`.
 from . import (  # noqa: E402,F401
+    classroom,
     export,
     lessons,
     practice,

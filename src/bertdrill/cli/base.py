@@ -172,8 +172,11 @@ LangOption = Annotated[str, typer.Option(
          "locale's language, else en).")]
 DbOption = Annotated[str | None, typer.Option(
     "--db", metavar="PATH_OR_URL", show_default=False,
-    help="Database file or sqlite:/// URL (default: $BERTDRILL_DB, else $BERTDRILL_HOME/bertdrill.db, "
-         "else the user data folder).")]
+    help="Database file or sqlite:/// URL, or a class's postgresql:// URL (default: $BERTDRILL_DB, else "
+         "$BERTDRILL_HOME/bertdrill.db, else the user data folder).")]
+LearnerOption = Annotated[str | None, typer.Option(
+    "--learner", envvar="BERTDRILL_LEARNER", show_default=False,
+    help="Whose reviews (default: $BERTDRILL_LEARNER, else your login name; in a class, your database role).")]
 FilesOption = Annotated[list[Path] | None, typer.Option(
     "--file", "-f", metavar="FILE", show_default=False, help="Use these lesson files instead of the shipped lessons.")]
 LessonOption = Annotated[str | None, typer.Option("--lesson", show_default=False, help="Only this lesson (id).")]
@@ -256,7 +259,8 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
 
 
 def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,
-               read_only: bool = False, loaded: list[Lesson] | None = None) -> tuple[ReviewStore, list[Card], list[str]]:
+               read_only: bool = False, loaded: list[Lesson] | None = None,
+               learner: str | None = None) -> tuple[ReviewStore, list[Card], list[str]]:
     """The store (created or migrated), synced with the lessons; the cards and lessons to review.
 
     Use the store in a ``with`` block, so it is closed on every path. ``read_only``: for the
@@ -281,7 +285,7 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
                                      .format(lesson=lesson.id, language=language,
                                              languages=", ".join(lesson.languages), first=lesson.languages[0]))
     compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, _("Building cards"))}
-    store = Store.open(db, read_only=read_only)
+    store = Store.open(db, read_only=read_only, learner=learner)
     with _closed_on_error(store):
         store.sync([card for cards in compiled.values() for card in cards],
                    track=lambda stale: progress(stale, _("Syncing lessons")))

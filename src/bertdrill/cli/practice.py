@@ -12,7 +12,20 @@ from ..errors import BertdrillError
 from ..i18n import _
 from ..kinds import Kind
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, FilesOption, LangOption, RolloverOption, app, clock, decimal, escape, load, open_store, out
+from .base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    LearnerOption,
+    RolloverOption,
+    app,
+    clock,
+    decimal,
+    escape,
+    load,
+    open_store,
+    out,
+)
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
@@ -65,6 +78,7 @@ def check_command(
     args: Annotated[list[str], typer.Argument(metavar="[ITEM] SCRIPT", help="Optional practice item id, then your script.")],
     lang: LangOption = "",
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -79,7 +93,7 @@ def check_command(
         raise typer.BadParameter(_("give at most an item id and a script"), param_hint="[ITEM] SCRIPT")
     item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
     now = clock()
-    store, cards, _lessons = open_store(db, paths, None, None)  # first, so a bad database fails before the run
+    store, cards, _lessons = open_store(db, paths, None, None, learner=learner)  # first, so a bad database fails before the run
     with store:
         card = practice_card(cards, item)
         outcome = practice.check(card, Path(script))

@@ -30,6 +30,7 @@ from .base import (
     DbOption,
     FilesOption,
     LangOption,
+    LearnerOption,
     LessonOption,
     LimitOption,
     NewOption,
@@ -90,6 +91,7 @@ def review(
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
     leech_action: LeechOption = LeechChoice.suspend,
@@ -104,7 +106,7 @@ def review(
     from .base import load
 
     loaded = load(paths)
-    store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded, learner=learner)
     diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
     with store:
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
@@ -122,6 +124,7 @@ def status(
     new: NewOption = DEFAULT_NEW,
     limit: LimitOption = DEFAULT_REVIEWS,
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -130,7 +133,7 @@ def status(
     from ..kinds import Kind
     from ..session import Limits, room_today
 
-    store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True)
+    store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True, learner=learner)
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)

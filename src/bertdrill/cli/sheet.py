@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from ..i18n import _, ngettext
-from .base import LangOption, LessonsArgument, app, escape, load, number, out
+from .base import DbOption, LangOption, LessonsArgument, app, escape, load, number, out
+from .classroom import hardest_items
 
 
 class Format(StrEnum):
@@ -48,6 +49,10 @@ def sheet(
                                                 help="pages: each version's key on its own pages at the end (default); "
                                                      "separate: in OUT-key.EXT; none: no key.")] = None,
     given: Annotated[bool, typer.Option("--given", help="Print the parameter values under numeric questions.")] = False,
+    from_class: Annotated[bool, typer.Option("--from-class", help="Only the items the class fails most "
+                                             "(from the class's reviews in --db; see bertdrill class report).")] = False,
+    hardest: Annotated[int, typer.Option("--hardest", min=1, help="With --from-class: how many items.")] = 10,
+    db: DbOption = None,
 ) -> None:
     """Write quiz sheets in versions, with answer keys: HTML, PDF, Markdown or Moodle GIFT."""
     import random
@@ -69,6 +74,7 @@ def sheet(
     sheet_model = model.build_sheet(
         load(paths), language=lang, seed=seed, versions=versions, count=count,
         kinds=model.parse_kinds(kinds), title=title, given=given,
+        items=hardest_items(db, hardest) if from_class else None,
     )
     files = documents(sheet_model, chosen_format, output, key_mode)
     for path, data in files:

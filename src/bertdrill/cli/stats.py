@@ -19,6 +19,7 @@ from .base import (
     DbOption,
     FilesOption,
     LangOption,
+    LearnerOption,
     LessonOption,
     RolloverOption,
     app,
@@ -77,6 +78,7 @@ def stats(
     days: DaysOption = 14,
     lang: LangOption = "",
     db: DbOption = None,
+    learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
@@ -84,7 +86,7 @@ def stats(
     from .. import sm2
 
     _import_rich()
-    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
     if calibration:
         from . import calibration as scores
 

@@ -16,8 +16,9 @@ is added to the study day: ``due = d + interval``.
 State. FSRS's memory state (stability, difficulty) lives in :class:`bertdrill.sm2.Schedule`
 beside SM-2's fields. Without steps, py-fsrs's card state is Learning before the first review
 (a new card: ``due is None``) and Review after it, so it is not stored. The day of the last
-review is ``due - interval``. ``repetitions`` and ``lapses`` follow the same rules as SM-2
-(successful recalls in a row; failures after one); EF is SM-2's and left as it was.
+review is ``due - interval``. ``repetitions``, ``lapses`` and EF are kept by SM-2's rules (they
+depend on the grades alone, not on the intervals), so they are exactly what SM-2 would hold, and what
+``stats`` says about them (leeches, hardest cards by EF) means the same under both schedulers.
 
 Pure: py-fsrs is pure computation (no I/O, no clock when every time is passed in), and it is
 imported on first use so that ``bertdrill --help`` does not pay for it.
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BertdrillError
 from ..i18n import _
-from ..sm2 import NEW, PASSING, Schedule, check_grade
+from ..sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
 
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
     import fsrs
@@ -137,28 +138,29 @@ class FSRS:
     def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
         """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
         _check_day(today)
-        by_rating: dict[int, Schedule] = {}
+        cards: dict[int, fsrs.Card] = {}  # py-fsrs runs once per rating: grades 0-2 share Again's memory
         for grade, rating in RATING_OF_GRADE.items():
-            if rating not in by_rating:
-                by_rating[rating] = self._review(state, grade, today)
-        return {grade: by_rating[rating] for grade, rating in RATING_OF_GRADE.items()}
+            if rating not in cards:
+                cards[rating] = self._memory(state, grade, today)
+        return {grade: _after(state, grade, cards[rating], today) for grade, rating in RATING_OF_GRADE.items()}
 
     def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
         """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
         gives answer after answer, computed on py-fsrs's own cards without a :class:`Schedule` between
         them (a switch replays a million answers)."""
         forecast = FSRSForecast(self.retention)
-        card, repetitions, lapses, last = forecast.start(), 0, 0, None
+        card, repetitions, ef100, lapses, last = forecast.start(), 0, NEW.ef100, 0, None
         for day, grade in answers:
             card = forecast.review(card, check_grade(grade), day)
             passed = grade >= PASSING
             lapses += not passed and repetitions >= 1
             repetitions = repetitions + 1 if passed else 0
+            ef100 = max(EF_FLOOR, ef100 + DELTA[grade])
             last = day
         if last is None:
             return NEW
         interval = (card.due - _moment(last)).days
-        return Schedule(repetitions=repetitions, ef100=NEW.ef100, interval=interval,
+        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval,
                         due=last + timedelta(days=interval), lapses=lapses, stability=card.stability,
                         difficulty=card.difficulty)
 
@@ -167,19 +169,27 @@ class FSRS:
         return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
 
     def _review(self, state: Schedule, grade: int, today: date) -> Schedule:
-        moment = _moment(today)
-        card, _log = _scheduler(self.retention).review_card(_card(state), _ratings()[grade], moment)
-        interval = (card.due - moment).days
-        passed = grade >= PASSING
-        return Schedule(
-            repetitions=state.repetitions + 1 if passed else 0,
-            ef100=state.ef100,
-            interval=interval,
-            due=today + timedelta(days=interval),
-            lapses=state.lapses + (1 if not passed and state.repetitions >= 1 else 0),
-            stability=card.stability,
-            difficulty=card.difficulty,
-        )
+        return _after(state, grade, self._memory(state, grade, today), today)
+
+    def _memory(self, state: Schedule, grade: int, today: date) -> fsrs.Card:
+        """py-fsrs's card after this review."""
+        return _scheduler(self.retention).review_card(_card(state), _ratings()[grade], _moment(today))[0]
+
+
+def _after(state: Schedule, grade: int, card: fsrs.Card, today: date) -> Schedule:
+    """The state after a review graded ``grade`` on ``today`` that left py-fsrs's ``card``: FSRS's memory and
+    interval, and SM-2's bookkeeping (repetitions, EF, lapses: they depend on the grades alone)."""
+    interval = (card.due - _moment(today)).days
+    passed = grade >= PASSING
+    return Schedule(
+        repetitions=state.repetitions + 1 if passed else 0,
+        ef100=max(EF_FLOOR, state.ef100 + DELTA[grade]),
+        interval=interval,
+        due=today + timedelta(days=interval),
+        lapses=state.lapses + (1 if not passed and state.repetitions >= 1 else 0),
+        stability=card.stability,
+        difficulty=card.difficulty,
+    )
 
 
 def _check_day(today: date) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby
@@ -135,6 +135,7 @@ def build_sheet(
     versions: int = 1,
     count: int | None = None,
     kinds: Iterable[Kind] = DEFAULT_KINDS,
+    items: Collection[tuple[str, str]] | None = None,
     title: str | None = None,
     given: bool = False,
 ) -> Sheet:
@@ -151,7 +152,8 @@ def build_sheet(
             raise BertdrillError(f"lesson {lesson.id!r} has no {language!r} texts "
                                  f"(its languages: {', '.join(lesson.languages)})")
     kinds = tuple(kinds)
-    pool = [entry for lesson in lessons for entry in _entries(lesson) if entry.item.kind in kinds]
+    pool = [entry for lesson in lessons for entry in _entries(lesson) if entry.item.kind in kinds
+            and (items is None or (lesson.id, entry.item.id) in items)]  # items: (lesson id, item id), e.g. --from-class
     if not pool:
         raise BertdrillError(f"no questions of the kinds {', '.join(kinds)} in the chosen lessons")
     if count is not None and not 1 <= count <= len(pool):

@@ -145,7 +145,7 @@ class PostgresStore(Store, PostgresDatabase):
 
     def class_init(self, cards: Sequence[SyncCard]) -> str:
         """Sync the class's lessons and put row-level security on; returns the learners' group role."""
-        self.sync(cards)
+        self.sync(cards, schedules=False)  # the lessons; the teacher is no learner
         return self._run(lambda session: postgresql.class_init(session.connection()), write=True)
 
     def add_learner(self, name: str, password: str) -> tuple[bool, str]:

@@ -133,7 +133,7 @@ class Reports(Database):
         """Mean easiness factor of reviewed cards still in their lessons."""
         value = self._first(f"SELECT avg(s.ef100) {FROM_CARDS} WHERE s.due IS NOT NULL AND c.removed = false "
                             f"{lesson_filter(lessons)}", lessons)
-        return value / 100 if value is not None else None
+        return float(value) / 100 if value is not None else None  # PostgreSQL averages to a Decimal
 
     def leeches(self, min_lapses: int = LEECH_LAPSES, *, lessons: Collection[str] | None = None) -> list[CardState]:
         """Cards that lapsed at least ``min_lapses`` times, most lapses first."""

@@ -37,7 +37,7 @@ class ReviewWrites(Database):
     # ----------------------------------------------------------------- sync
 
     def sync(self, cards: Sequence[SyncCard], *, now: datetime | None = None,
-             track: Callable[[list[str]], Iterable[str]] = iter) -> SyncReport:
+             track: Callable[[list[str]], Iterable[str]] = iter, schedules: bool = True) -> SyncReport:
         """Make the store's cards match the lessons' cards, keeping every schedule and history.
 
         Cards are matched by id. A new fingerprint (edited text) keeps the schedule; a card
@@ -72,10 +72,11 @@ class ReviewWrites(Database):
                         "VALUES (:id, :digest, :cards, :stamp) ON CONFLICT (id) DO UPDATE SET "
                         "digest = excluded.digest, cards = excluded.cards, synced_at = excluded.synced_at",
                         id=lesson_id, digest=digests[lesson_id], cards=len(by_lesson[lesson_id]), stamp=stamp)
-            _add_schedules(session)
+            if schedules:
+                _add_schedules(session)
             return report
 
-        if not self._run(stale) and not self._run(_schedules_missing):
+        if not self._run(stale) and not (schedules and self._run(_schedules_missing)):
             return SyncReport()
         return self._run(apply, write=True)
 
