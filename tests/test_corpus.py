@@ -33,6 +33,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from datetime import date
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -478,6 +479,9 @@ REFUSED_LESSONS = {
     "claim-tiny-power": (68, "item 'claim': result too precise (an exact fraction finer than 1/10^60) in "),
     "claim-too-many-digits": (68, "item 'claim': a stated number has at most 30 digits, not 4,002"),
     "formula-fraction-tower": (23, "formula 'share': result too precise (an exact fraction finer than 1/10^60)"),
+    "toml-nested-arrays": (5, "TOML nested too deeply: arrays or inline tables inside one another"),  # RecursionError
+    "toml-nested-tables": (5, "TOML nested too deeply: arrays or inline tables inside one another"),
+    "toml-number-too-long": (8, "a number too long to read (thousands of digits)"),  # ValueError from int()
 }
 
 
@@ -495,3 +499,83 @@ def test_a_refused_lesson_is_named_with_its_line_at_once(cli, name):
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr.startswith(f"{path}:{line}: {message}"), result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- numbers with decimals (issue 11)
+
+DECIMALS = CORPUS / "lessons" / "decimals.toml"
+
+
+def test_decimals_are_shown_with_the_languages_mark(cli):
+    cards = {card.key: card for card in compile_lesson(parse(DECIMALS.read_text(encoding="utf-8"), str(DECIMALS)))}
+    assert cards["half@big"].answer == {"en": "3,072,000.5", "tr": "3.072.000,5"}  # not 3.072.000.5
+    assert cards["share@big"].answer == {"en": "0.3998438110113237", "tr": "0,3998438110113237"}
+    assert cards["half@big"].prompt["tr"] == "Yarım? 3.072.000,5"
+    shown = json.loads(cli("cards", "--file", str(DECIMALS), "--lang", "tr", "--json").stdout)
+    assert [card["answer"] for card in shown] == ["3.072.000,5", "0,3998438110113237", "0,3998438110113237",
+                                                  "3.072.000,5"]
+
+
+@pytest.mark.parametrize("path", [DECIMALS, HOSTILE, Path(__file__).parent.parent / "decks" / "bert-basics.toml"],
+                         ids=lambda path: path.stem)
+def test_every_number_card_takes_its_answer_as_shown(path):
+    """A value with no end of decimals is shown rounded; typing exactly that is right, in every language."""
+    from bertdrill.grading import grade
+
+    lesson = parse(path.read_text(encoding="utf-8"), str(path))
+    numbers = [card for card in compile_lesson(lesson) if getattr(card, "value", None) is not None]
+    assert numbers or path == HOSTILE
+    for card in numbers:
+        for language in lesson.languages:
+            verdict = grade(card, card.answer[language], language)
+            assert (verdict.correct, verdict.suggested, verdict.feedback) == (True, 4, "Correct"), (card.key, language)
+
+
+# --------------------------------------------------------------------------- clocks and database URLs (issue 11)
+
+@pytest.mark.parametrize("now", ["0001-01-01T00:00", "0001-01-01T09:00+03:00", "9999-12-31T23:00",
+                                 "9999-12-31T09:00-05:00", "1969-12-31T23:59", "9001-01-01T00:00"])
+@pytest.mark.parametrize("command", ["review", "status", "stats"])
+def test_a_clock_at_the_ends_of_the_calendar_is_refused(cli, monkeypatch, now, command):
+    monkeypatch.setenv("BERTDRILL_NOW", now)
+    result = cli(command, input="4\n")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: BERTDRILL_NOW={now!r} is outside the years 1970 to 9000\n"
+
+
+def test_a_due_date_past_the_calendar_is_an_error_not_a_crash():
+    from bertdrill import sm2
+    from bertdrill.errors import BertdrillError
+
+    late = sm2.Schedule(repetitions=9, ef100=300, interval=400_000, due=date(9000, 1, 1), lapses=0)
+    with pytest.raises(BertdrillError, match=r"due date 9000-01-01 \+ 1200000 days is past 9999-12-31"):
+        sm2.review(late, 5, today=date(9000, 1, 1))
+
+
+URLS = [line.split("\t") for line in (CORPUS / "databases" / "urls.tsv").read_text(encoding="utf-8").splitlines()
+        if not line.startswith("#")]
+
+
+@pytest.mark.parametrize("url, message", URLS, ids=[url for url, _ in URLS])
+@pytest.mark.parametrize("command", ["review", "status"])
+def test_a_database_url_that_cannot_keep_answers_is_refused(cli, tmp_path, monkeypatch, url, message, command):
+    monkeypatch.chdir(tmp_path)
+    result = cli(command, "--db", url, input="4\n")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: {url}{message}\n"
+    assert list(tmp_path.iterdir()) == []  # nothing was created
+
+
+def test_mode_ro_is_honoured_for_readers_and_refused_for_a_review(cli, tmp_path):
+    path = tmp_path / "kept.db"
+    assert cli("review", "--db", str(path), "--new", "1", input="5\n").exit_code == 0
+    Store.open(str(path)).close()
+    before = digest(path)
+    url = f"sqlite:///{path}?mode=ro"
+    status = cli("status", "--db", url, "--json")
+    assert status.exit_code == 0 and status.stderr == ""  # no SAWarning: the option is SQLite's own, not ignored
+    assert json.loads(status.stdout)["database"] == str(path)
+    review = cli("review", "--db", url, input="4\n")
+    assert review.exit_code == 1 and "Card 1" not in review.stdout
+    assert review.stderr.startswith(f"Error: {path} is read-only; bertdrill writes every answer to it.")
+    assert digest(path) == before

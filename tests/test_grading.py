@@ -773,3 +773,27 @@ def test_hostile_arithmetic_typed_as_an_answer_is_graded_within_100_ms(name):
 def test_a_too_precise_answer_says_so():
     result = assert_wrong("embedding-params@bert-base", "((0.999999999**256)**256)**256")
     assert result.feedback == "Incorrect: result too precise (an exact fraction finer than 1/10^60)"
+
+
+# --- issue 11, item 7: a typed expression uses the card's parameters and numbers only ---------
+
+def formula_name_answers() -> list[tuple[str, str]]:
+    lines = (Path(__file__).parent / "corpus" / "typed" / "formula-names.tsv").read_text(encoding="utf-8")
+    return [tuple(line.split("\t")) for line in lines.splitlines() if not line.startswith("#")]
+
+
+@pytest.mark.parametrize("key, typed", formula_name_answers())
+def test_a_formula_name_is_no_part_of_an_answer(key, typed):
+    result = assert_wrong(key, typed)
+    assert result.feedback.startswith("Incorrect: unknown name '")
+
+
+@pytest.mark.parametrize("key, typed", [
+    ("total-params@bert-base", "(V + L + T) * d + 2 * d + n * (4 * (d * d + d) + 2 * d + d * f + f + f * d + d "
+                               "+ 2 * d) + d * d + d"),
+    ("attention-projections", "2 + 2"),
+    ("attention-projections", "dikkat = 4*d*d + 4*d"),
+    ("bert-base-match#layers", "n * 1"),
+])
+def test_the_same_answers_from_parameters_are_right(key, typed):
+    assert_right(key, typed)

@@ -93,8 +93,7 @@ def test_sqlite_urls_are_accepted_and_relative_paths_made_absolute(tmp_path, mon
     assert store.database_url("here.db").database == str(tmp_path / "here.db")
     Store.open(f"sqlite:///{tmp_path}/url.db").close()
     assert (tmp_path / "url.db").is_file()
-    memory = Store.open("sqlite://")
-    assert memory.where == "the in-memory database"
+    assert store.database_url("sqlite+pysqlite:///rel.db").database == "rel.db"
 
 
 def test_other_databases_are_refused_clearly():

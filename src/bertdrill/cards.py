@@ -80,7 +80,7 @@ class SetCard(CardBase):
 
     set_name: str
     set_title: str
-    env: Mapping[str, Number]  # every name's value in the card's set
+    env: Mapping[str, Number]  # the set's parameters: all a typed expression may use (never a formula's name)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,6 +105,7 @@ class BlankCard(CardBase):
     code: Text  # the text with ____, per language
     fill: str  # what goes in the blank
     check_envs: tuple[Mapping[str, Number], ...] = ()  # sets to compare expressions over
+    allowed: frozenset[str] = frozenset()  # names a typed fill may use: the parameters, and the fill's own
     checks: str = ""  # the formula the filled text equals: what a wrong fill is diagnosed against
 
     @property
@@ -278,7 +279,7 @@ def _in_set(lesson: Lesson, item: Item, key: str, set_name: str) -> dict[str, An
     return _base(lesson, item, key, set_name) | dict(
         set_name=set_name,
         set_title=lesson.params[set_name].title,
-        env=lesson.values(set_name),
+        env=lesson.params[set_name].values,
     )
 
 
@@ -295,7 +296,7 @@ def _choice(lesson: Lesson, item: ChoiceItem) -> ChoiceCard:
 def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...]) -> BlankCard:
     answer = {lang: item.text[lang].replace(BLANK, item.fill) for lang in lesson.languages}
     return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs,
-                     checks=item.checks)
+                     checks=item.checks, allowed=_parameter_names(lesson) | _names(item.fill))
 
 
 def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
@@ -349,6 +350,18 @@ def _practice(lesson: Lesson, item: PracticeItem) -> PracticeCard:
                         code={lang: code.strip("\n") + "\n" for lang, code in item.starter.items()},
                         expected_output=output,
                         solution={lang: code.strip("\n") + "\n" for lang, code in item.solution.items()})
+
+
+def _parameter_names(lesson: Lesson) -> frozenset[str]:
+    return frozenset(name for params in lesson.params.values() for name in params.values)
+
+
+def _names(source: str) -> frozenset[str]:
+    """The names an expression uses; none if it is not one (a blank of words)."""
+    try:
+        return formula.parse(source).names
+    except FormulaError:
+        return frozenset()
 
 
 def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]]:

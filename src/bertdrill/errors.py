@@ -47,3 +47,7 @@ class LessonErrors(BertdrillError):
 
 class StoreError(BertdrillError):
     """The review database cannot be opened, read or written."""
+
+
+class DateRangeError(BertdrillError, OverflowError):
+    """A date bertdrill works out falls past the calendar's end (``date.max``, in year 9999)."""

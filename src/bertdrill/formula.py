@@ -23,7 +23,7 @@ import ast
 import difflib
 import functools
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -246,7 +246,7 @@ def _power(base: Number, exponent: Number) -> Number:
     return base**exponent
 
 
-def unknown_name_message(name: str, known: Mapping[str, object] | set[str]) -> str:
+def unknown_name_message(name: str, known: Collection[str]) -> str:
     """``unknown name 'dd'; did you mean 'd'?`` with the nearest known names."""
     close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
@@ -317,10 +317,11 @@ def decimal_exponent(value: Number) -> int:
     return exponent
 
 
-def format_number(value: Number, *, grouping: str = "") -> str:
+def format_number(value: Number, *, grouping: str = "", decimal: str = ".") -> str:
     """Show a value as Python would print it: ints plainly, fractions as decimals.
 
-    ``grouping`` is a thousands separator ("," in English, "." in Turkish).
+    ``grouping`` is a thousands separator ("," in English, "." in Turkish), ``decimal`` the
+    decimal mark ("," in Turkish: 3.072.000,5, never 3.072.000.5).
     Fractions that are exact decimals (``333/500``) print exactly (``0.666``);
     others fall back to the shortest float representation.
     """
@@ -339,5 +340,5 @@ def format_number(value: Number, *, grouping: str = "") -> str:
         scaled = abs(value.numerator * 10**digits // value.denominator)
         whole, frac = divmod(scaled, 10**digits)
         sign = "-" if value < 0 else ""
-        return f"{sign}{format_number(whole, grouping=grouping)}.{frac:0{digits}d}"
-    return repr(float(value))
+        return f"{sign}{format_number(whole, grouping=grouping)}{decimal}{frac:0{digits}d}"
+    return repr(float(value)).replace(".", decimal)

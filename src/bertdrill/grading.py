@@ -305,6 +305,8 @@ def _grade_number(want: Number, tolerance: Fraction, env: Mapping[str, Number], 
     miss = abs(Fraction(read.value) - Fraction(want))
     if miss <= tolerance * abs(Fraction(want)):
         return _right(expected, "" if miss == 0 else _("within the item's tolerance"))
+    if not read.expression and read.value == parse_number(expected, language):
+        return _right(expected)  # the answer as shown: a value with no end of decimals, shown rounded
     figures = _figures(Fraction(read.value))
     if not read.expression and figures and _rounded(Fraction(read.value), want) and \
             (figures >= CLOSE_FIGURES or read.approximate):
@@ -547,6 +549,8 @@ def _grade_blank(card: BlankCard, text: str, language: str, expected: str,
     want = _values(filled_expression(code, card.fill), envs)
     if want is None:  # the blank is prose, not arithmetic: compare as text
         return _grade_text(text, [card.fill], language, expected)
+    if (unknown := _unknown_name(text.rsplit("=", 1)[-1], card.allowed)) is not None:
+        return _wrong(expected, unknown)  # "embeddings / d": a formula's name does the work asked for
     if _agrees(filled_expression(code, text), want, envs):
         return _right(expected)
     side = _expression(text.rsplit("=", 1)[-1])  # "dikkat = 4*d*d + 4*d" or just its right side
@@ -590,7 +594,8 @@ def _grade_match(card: MatchCard, text: str, language: str, expected: str,
         read = _read_number(text, card.env, language)
         values = [parse_number(option, language) for option in options]
         if isinstance(read, _Number) and read.value in values:
-            return _right(expected) if read.value == card.value else _diagnosed(_wrong(expected), card, text,
+            shown = read.value == parse_number(expected, language)  # a value with no end, as shown
+            return _right(expected) if read.value == card.value or shown else _diagnosed(_wrong(expected), card, text,
                                                                                    language, diagnoser)
     picked = _option_index(text, language)
     if picked is not None and options and (card.value is None or not text[:1].isdigit() or picked < len(options)):
@@ -602,6 +607,16 @@ def _grade_match(card: MatchCard, text: str, language: str, expected: str,
         return _diagnosed(_grade_number(card.value, Fraction(0), card.env, text, language, expected),
                           card, text, language, diagnoser)
     return _grade_text(text, [expected], language, expected)
+
+
+def _unknown_name(text: str, allowed: frozenset[str]) -> str | None:
+    """What is wrong with a typed expression that names something beyond ``allowed`` (a formula), or None."""
+    try:
+        parsed = formula.parse(_as_formula(text))
+    except FormulaError:
+        return None
+    others = sorted(parsed.names - allowed)
+    return formula.unknown_name_message(others[0], allowed) if others else None
 
 
 def _values(source: str, envs: Iterable[Mapping[str, Number]]) -> list[Number | None] | None:

@@ -12,7 +12,7 @@ from fractions import Fraction
 from . import formula
 from .formula import Number
 from .i18n import _
-from .languages import thousands_separator
+from .languages import decimal_mark, thousands_separator
 
 SCALES = {
     "k": 10**3, "thousand": 10**3, "bin": 10**3,
@@ -27,7 +27,7 @@ _APPROX = re.compile(r"^~?\s*(\d+(?:[.,]\d+)?)(?:\s*/\s*(\d+))?\s*([A-Za-z]+)?$"
 
 def format_number(value: Number, language: str) -> str:
     """A number as shown to a reader of ``language``: 23,837,184 in English, 23.837.184 in Turkish."""
-    return formula.format_number(value, grouping=thousands_separator(language))
+    return formula.format_number(value, grouping=thousands_separator(language), decimal=decimal_mark(language))
 
 
 def parse_approx(stated: str) -> tuple[Fraction, int]:

@@ -20,6 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from .errors import DateRangeError
+from .i18n import _
+
 EF_START = 250
 """Starting easiness factor, in hundredths (2.50)."""
 
@@ -128,7 +131,7 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
     resets it to 0 with a 1-day interval, and counts as a lapse if the card
     had been recalled before. EF changes on every review.
 
-    There is no cap on EF or the interval, as pinned. Raises OverflowError if
+    There is no cap on EF or the interval, as pinned. Raises DateRangeError (an OverflowError) if
     the due date would fall after ``date.max`` (year 9999); in real time that
     cannot happen, but a simulation that keeps answering 4 or 5 reaches it
     after a dozen or so reviews.
@@ -148,9 +151,8 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
     try:
         due = today + timedelta(days=interval)
     except OverflowError:
-        raise OverflowError(
-            f"due date {today} + {interval} days is past {date.max}"
-        ) from None
+        raise DateRangeError(_("due date {today} + {interval} days is past {last}").format(
+            today=today, interval=interval, last=date.max)) from None
     return Schedule(
         repetitions=repetitions,
         ef100=ef100,

@@ -310,6 +310,11 @@ def _closed_on_error(store: ReviewStore) -> Iterator[None]:
         raise
 
 
+CLOCK_YEARS = (1970, 9000)
+"""The years BERTDRILL_NOW may name: every date worked out from it (a study day, due dates years ahead,
+a year of history behind, another time zone) is then a date Python can hold."""
+
+
 def clock():
     """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks.
 
@@ -326,6 +331,9 @@ def clock():
     except ValueError:
         raise BertdrillError(_("BERTDRILL_NOW={value!r} is not a date and time such as 2024-05-01T09:00").format(
             value=start_text)) from None
+    if not CLOCK_YEARS[0] <= start.year <= CLOCK_YEARS[1]:  # room for due dates, a year of history, time zones
+        raise BertdrillError(_("BERTDRILL_NOW={text!r} is outside the years {first} to {last}").format(
+            text=start_text, first=CLOCK_YEARS[0], last=CLOCK_YEARS[1]))
     start = start if start.tzinfo else start.astimezone()
     began = time.monotonic()
     return lambda: start + timedelta(seconds=time.monotonic() - began)

@@ -14,6 +14,7 @@ from typing import Any
 from .. import formula
 from ..errors import FormulaError, LessonError, LessonErrors
 from ..formula import Formula, Number
+from ..i18n import _
 from ..text import CONTROL
 from .items import read_item
 from .model import Item, Lesson, ParamSet
@@ -38,6 +39,12 @@ def parse(text: str, path: str = "<lesson>") -> Lesson:
         line = int(match.group(1)) if match and match.group(1) else len(text.splitlines()) or 1
         message = TOML_POSITION.sub("", message).strip()
         raise LessonErrors([LessonError(path, line, f"TOML syntax error: {message}")]) from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise LessonErrors([LessonError(path, _deepest_line(text), _(
+            "TOML nested too deeply: arrays or inline tables inside one another, hundreds of levels"))]) from None
+    except ValueError:  # tomllib reads integers with int(), which refuses more than 4,300 digits
+        line = _line_of(text, LONG_NUMBER.search(text))
+        raise LessonErrors([LessonError(path, line, _("a number too long to read (thousands of digits)"))]) from None
     parser = Parser(path, Lines(text))
     lesson = parser.lesson(data)
     if lesson is None or parser.errors:
@@ -46,6 +53,24 @@ def parse(text: str, path: str = "<lesson>") -> Lesson:
     if parser.errors:
         raise LessonErrors(parser.errors)
     return replace(lesson, verified=verified)
+
+
+LONG_NUMBER = re.compile(r"[0-9_]{4000,}")
+
+
+def _line_of(text: str, match: re.Match[str] | None) -> int:
+    return text.count("\n", 0, match.start()) + 1 if match else 1
+
+
+def _deepest_line(text: str) -> int:
+    """The line where brackets first nest a hundred deep (strings are not told apart: a pointer, not a parse)."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        for ch in line:
+            depth += (ch in "[{") - (ch in "]}")
+            if depth > 100:
+                return number
+    return 1
 
 
 class Skip(Exception):

@@ -69,8 +69,38 @@ def database_url(db: str | None = None) -> URL:
             raise StoreError(_(
                 "{url}: bertdrill keeps reviews in SQLite (a file path or a sqlite:/// URL) "
                 "or, for a class, in PostgreSQL (postgresql://)").format(url=url.render_as_string(hide_password=True)))
-        return url
+        return _sqlite_file(url, raw) if url.get_backend_name() == "sqlite" else url
     return URL.create("sqlite", database=str(Path(raw).expanduser().absolute()))
+
+
+FILE_MODES = ("ro", "rw", "rwc")
+"""SQLite's ``mode`` options that name a file; ``memory`` keeps nothing once the command ends."""
+
+
+def _sqlite_file(url: URL, shown: str) -> URL:
+    """A SQLite URL naming a file through Python's sqlite3, so every answer is kept; ``?mode=ro`` honoured.
+
+    Refused: another driver (``sqlite+pysqlcipher://`` needs a library bertdrill does not use), an
+    in-memory database (``sqlite://``, ``:memory:``, ``mode=memory``: answers gone at exit) and
+    options SQLite's URI filenames do not take from bertdrill. ``sqlite:///x.db?mode=ro`` becomes
+    SQLite's own ``file:x.db?mode=ro`` URI, which the driver honours (it ignores a bare ``mode``).
+    """
+    if url.get_driver_name() != "pysqlite":
+        raise StoreError(_("{url}: bertdrill opens SQLite with Python's own sqlite3 (sqlite:///path), "
+                           "not the {driver} driver").format(url=shown, driver=url.get_driver_name()))
+    database = url.database or ""
+    path = database.removeprefix("file:")
+    options = {key: value for key, value in url.query.items() if key != "uri"}
+    mode = options.pop("mode", "rwc")
+    if path in ("", ":memory:") or mode == "memory" or options.get("vfs") == "memdb":
+        raise StoreError(_("{url} is an in-memory database: every answer would be gone when the command ends; "
+                           "give a file path").format(url=shown))
+    if options or mode not in FILE_MODES:
+        raise StoreError(_("{url}: the only option bertdrill takes after '?' is mode=ro (read-only: "
+                           "status and stats), mode=rw or mode=rwc").format(url=shown))
+    if "mode" not in url.query or database.startswith("file:"):
+        return url
+    return URL.create("sqlite", database=f"file:{path}", query={"mode": mode, "uri": "true"})
 
 
 def describe(url: URL) -> str:
