@@ -1,6 +1,6 @@
 """A class on one PostgreSQL database, under load and then audited; and the teacher's report on a big class.
 
-    python benchmarks/classroom.py [--learners 50] [--cards 200] [--windows 2]
+    python benchmarks/classroom.py [--learners 50] [--cards 200] [--windows 1]
                                    [--report-learners 1000] [--report-cards 32] [--report-reviews 1000000]
 
 Needs a PostgreSQL server: ``$BERTDRILL_TEST_POSTGRES`` (a URL of a role that may create databases and
@@ -9,10 +9,11 @@ roles), else the local one on 127.0.0.1:5432. Every database and role it makes i
 
 1. **Load.** ``class init`` with a lesson of ``--cards`` cards, ``--learners`` learners added with
    ``class add-learner``; then one process per learner, each connecting as its own role (row-level
-   security on), all released at once by a barrier. Each learner answers every card in ``--windows``
-   windows at the same time (threads with a store each, the cards in a different order in each), as a
-   learner with two terminals open would: the first answer of the study day schedules, the others are
-   logged as re-drills. Every answer is one call of ``Store.answer`` (the session's write), timed.
+   security on), all released at once by a barrier. Each learner answers every card, in an order of
+   their own; with ``--windows 2`` in two windows at the same time (threads with a store and a
+   connection each), as a learner with two terminals open would: the first answer of the study day
+   schedules, the others are logged as re-drills. Every answer is one call of ``Store.answer`` (the
+   session's write), timed.
    Then the audit, as the teacher: every acknowledged answer is in the log once (none lost, none
    doubled), each card has exactly one scheduling answer per learner, and every schedule equals a
    replay of its learner's log through SM-2.
@@ -314,7 +315,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--learners", type=int, default=50)
     parser.add_argument("--cards", type=int, default=200)
-    parser.add_argument("--windows", type=int, default=2)
+    parser.add_argument("--windows", type=int, default=1,
+                        help="windows per learner, each a connection (the server's max_connections bounds "
+                             "learners x windows; 100 by default)")
     parser.add_argument("--report-learners", type=int, default=1000)
     parser.add_argument("--report-cards", type=int, default=32)
     parser.add_argument("--report-reviews", type=int, default=1_000_000)

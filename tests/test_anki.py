@@ -324,7 +324,9 @@ def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
 
     match = card_of(collection, guid("bert-base-match#ffn-size"))
     assert visible(match.question()) == "Match the BERT-base settings. FFN size → ?"  # a question, not a fragment
-    assert visible(match.answer()).endswith("3072 Machine Learning course, expert section, lesson 17/44: What is BERT?")
+    assert visible(match.answer()).endswith(  # the answer, then the table's explanation
+        "→ ? 3,072 BERT-base: n = 12 layers, d_model = 768, FFN size f = 3,072, vocabulary V = 30,522. "
+        "Machine Learning course, expert section, lesson 17/44: What is BERT?")
 
     practice = card_of(collection, guid("count-bert-base"))
     assert "# write here" in visible(practice.question())

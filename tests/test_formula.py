@@ -102,7 +102,7 @@ def test_resolve_orders_formulas_and_reports_cycles():
 @pytest.mark.parametrize(
     "value, grouping, text",
     [(23837184, "", "23837184"), (23837184, ",", "23,837,184"), (23837184, ".", "23.837.184"),
-     (3072, ".", "3072"), (Fraction(333, 500), "", "0.666"), (Fraction(-5, 4), "", "-1.25"),
+     (3072, ".", "3.072"), (768, ",", "768"), (Fraction(333, 500), "", "0.666"), (Fraction(-5, 4), "", "-1.25"),
      (Fraction(1, 3), "", "0.3333333333333333")],
 )
 def test_format_number(value, grouping, text):

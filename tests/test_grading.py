@@ -699,8 +699,8 @@ def test_fact_cards_grade_a_typed_answer_against_the_answer_and_accept_list():
 
 def test_match_cards_offer_the_tables_values_and_accept_value_letter_or_number():
     layers = card("bert-base-match#layers")
-    assert layers.options["en"] == ("12", "768", "3072", "30,522")  # sorted: the order gives nothing away
-    assert layers.options["tr"] == ("12", "768", "3072", "30.522")
+    assert layers.options["en"] == ("12", "768", "3,072", "30,522")  # sorted: the order gives nothing away; one separator rule
+    assert layers.options["tr"] == ("12", "768", "3.072", "30.522")
     assert layers.phrased["en"] == "BERT-base: how many layers?"
     for typed in ("12", "1", "a", "A)", "twelve"):
         assert_right("bert-base-match#layers", typed)

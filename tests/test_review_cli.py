@@ -126,7 +126,7 @@ Saved: grade 4 · next review tomorrow (2025-03-04).
 
 Card 2 of 2 · 0 review · 1 new · 0 re-drill
 bert-basics/total-params@bert-base · numeric · new
-How many parameters does BERT-base have in total (embeddings + 12 layers + pooler)?
+How many parameters does BERT-base have in total (embeddings + 12 layers + pooler), biases and LayerNorms included?
 Your answer: 4*(768*768+768)
 ✗ Incorrect
   2,362,368 is attention of BERT-base, not total.
@@ -138,13 +138,13 @@ Saved: grade 1 · next review tomorrow (2025-03-04); back later in this session.
 
 Card 3 of 3 · 0 review · 0 new · 1 re-drill
 bert-basics/total-params@bert-base · numeric · re-drill
-How many parameters does BERT-base have in total (embeddings + 12 layers + pooler)?
+How many parameters does BERT-base have in total (embeddings + 12 layers + pooler), biases and LayerNorms included?
 Your answer: :undo
 Undone: bert-basics/total-params@bert-base is back as it was.
 
 Card 2 of 2 · 0 review · 1 new · 0 re-drill
 bert-basics/total-params@bert-base · numeric · new
-How many parameters does BERT-base have in total (embeddings + 12 layers + pooler)?
+How many parameters does BERT-base have in total (embeddings + 12 layers + pooler), biases and LayerNorms included?
 Your answer: 109,482,240
 ✓ Correct
 Answer: 109,482,240
@@ -181,7 +181,7 @@ def test_turkish_session_with_turkish_numbers(cli):
     result = cli("review", "--lang", "tr", "--new", "2", input="4\n109.482.240\n\n")  # a fact, then the total
     assert result.exit_code == 0, result.stderr
     assert "BERT nedir?" in result.stdout
-    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler)?\nCevabın: 109.482.240\n✓ " \
+    assert "BERT-base toplam kaç parametreye sahiptir (gömme + 12 katman + pooler), sapmalar ve LayerNorm'lar dahil?\nCevabın: 109.482.240\n✓ " \
         in result.stdout
     assert store().answers()[-1].typed == "109.482.240"
 
@@ -678,7 +678,7 @@ def test_a_match_card_is_a_real_matching_exercise(cli):
         "BERT-base: how many layers?",
         "  1  a)  12",
         "  2  b)  768",
-        "  3  c)  3072",
+        "  3  c)  3,072",
         "  4  d)  30,522",
         "Your answer: f",
         "No such option: choose 1 to 4 or a to d",

@@ -73,11 +73,40 @@ def test_versions_hold_the_same_items_in_their_own_order(lesson):
     assert [version.letter for version in sheet.versions] == ["A", "B", "C"]
 
 
-def test_numeric_questions_cycle_through_the_parameter_sets(lesson):
+def test_numeric_questions_take_turns_over_the_sets_so_versions_are_equal(lesson):
     sheet = build(lesson, versions=3)
-    for version, expected in zip(sheet.versions, ["bert-base", "bert-large", "bert-base"]):
-        numeric = [q for q in version.questions if q.kind == "numeric"]
-        assert numeric and all(q.id.endswith(f"@{expected}") for q in numeric)
+    asked = [{q.id.split("@")[0]: q.id.split("@")[1] for q in version.questions if q.kind == "numeric"}
+             for version in sheet.versions]
+    for version in asked:  # within a version: half about BERT-base, half about BERT-large
+        sets = list(version.values())
+        assert abs(sets.count("bert-base") - sets.count("bert-large")) <= 1
+    for item in asked[0]:  # between versions: each item about the other set in the next version
+        assert asked[0][item] != asked[1][item] and asked[0][item] == asked[2][item]
+
+
+def test_every_version_has_the_same_kinds_and_points(lesson):
+    sheet = build(lesson, versions=4)
+    profiles = {tuple(sorted((q.kind, q.points) for q in version.questions)) for version in sheet.versions}
+    assert len(profiles) == 1
+
+
+def test_no_two_questions_on_a_sheet_give_each_other_away(lesson):
+    from bertdrill import leaks
+    from bertdrill.cards import compile_lesson
+
+    found = leaks.lesson_leaks(compile_lesson(lesson), lesson.languages)
+    pairs = {frozenset((leak.source, leak.target)) for leak in found}
+    assert frozenset(("bert-base-match", "bert-base-settings")) in pairs  # the lesson has leaks to avoid
+    sheet = build(lesson)
+    assert sheet.left_out == ("bert-basics/bert-acronym", "bert-basics/bert-base-settings",
+                              "bert-basics/embedding-parts")  # one of each pair; facts go first
+    for count in (5, 10, 15):
+        for seed in range(8):
+            for version in build(lesson, count=count, seed=seed).versions:
+                on_sheet = {q.id.split("/")[1].split("@")[0] for q in version.questions}
+                assert not any(pair <= on_sheet for pair in pairs), (count, seed)
+    with pytest.raises(model.BertdrillError, match=r"--count 20: only 18 of these questions can share a sheet"):
+        build(lesson, count=20)
 
 
 def test_every_numeric_answer_is_the_formula_over_its_set(lesson):
@@ -112,9 +141,18 @@ def test_matching_is_one_question_with_a_shuffled_lettered_column(lesson):
         assert len(matches) == 1
         question = matches[0]
         assert question.rows == ("layer", "d_model", "FFN size", "vocabulary")
-        assert [question.choices[i] for i in question.correct] == ["12", "768", "3072", "30,522"]
+        assert [question.choices[i] for i in question.correct] == ["12", "768", "3,072", "30,522"]  # one rule
         assert list(question.correct) != [0, 1, 2, 3]  # never in row order
         assert question.points == 4
+
+
+def test_letters_differ_between_versions(lesson):
+    """Options and the matching column turn by one place per version: no letter is right twice."""
+    sheet = build(lesson, versions=3)
+    for kind in ("choice", "match"):
+        letters = [next(q for q in version.questions if q.kind == kind).correct for version in sheet.versions]
+        for row in range(len(letters[0])):
+            assert len({version[row] for version in letters}) == 3, (kind, letters)
 
 
 def test_count_draws_the_same_questions_for_every_version(lesson):
@@ -132,13 +170,18 @@ def test_kinds_filter_and_practice_only_when_asked(lesson):
     assert practice.answer.splitlines() == ["23837184 7087872 590592", "109482240", "0.666"]
 
 
-def test_given_values_are_the_parameters_a_formula_needs(lesson):
-    plain = build(lesson)
-    assert all(not q.given for v in plain.versions for q in v.questions)
+def test_given_prints_one_legend_the_same_on_every_version(lesson):
+    assert build(lesson).legend == ()
     sheet = build(lesson, given=True, language="tr")
-    by_id = {q.id: q for q in sheet.versions[1].questions}
-    assert by_id["bert-basics/embedding-params@bert-large"].given == (("V", "30.522"), ("L", "512"), ("T", "2"), ("d", "1024"))
-    assert by_id["bert-basics/head-size@bert-large"].given == (("d", "1024"), ("h", "16"))
+    legend = {row.name: row for row in sheet.legend}
+    assert list(legend) == ["V", "L", "T", "d", "f", "n", "h"]  # every parameter a numeric question uses
+    assert legend["d"].values == (("BERT-base", "768"), ("BERT-large", "1.024"))
+    assert legend["V"].values == (("BERT-base", "30.522"), ("BERT-large", "30.522"))
+    page = html.render(sheet)
+    assert page.count('<div class="legend">') == 2  # one per version, the same
+    shipped = model.build_sheet([read_lesson(TESTS.parent / "decks" / "bert-basics.toml")], language="en", seed=1,
+                                given=True)
+    assert {row.name: row.meaning for row in shipped.legend}["V"] == "vocabulary size"  # from [sheet.legend]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -170,7 +213,8 @@ def test_html_is_self_contained_and_labels_follow_the_language(lesson):
     for needle in ("http://", "https://", "<link", "<script", "@import", "url(", " src="):
         assert needle not in page.lower()
     assert "default-src 'none'" in page  # and a browser would refuse anything remote anyway
-    for label in ("Ad Soyad:", "Tarih:", "Grup A", "Grup B", "Cevap anahtarı · Grup A", "42 puan"):
+    for label in ("Ad Soyad:", "Öğrenci no:", "Sınıf:", "Tarih:", "Grup A", "Grup B", "Cevap anahtarı · Grup A",
+                  "36 puan"):
         assert label in page
     for letter in TURKISH_LETTERS:
         assert letter in page
@@ -184,9 +228,10 @@ def test_html_sheet_has_numbers_points_boxes_and_keys_on_their_own_pages(lesson)
     assert page.index('id="key-A"') > page.index('id="version-B"')
     css = html.stylesheet()
     assert ".sheet, .key { break-before: page; }" in css
-    assert "#version-B { page: version-B; } @page :nth(1 of version-B) { counter-reset: page 1; }" in page
+    assert "#version-B { page: version-B; } @page version-B { @bottom-left" in page
+    assert "string(" not in page  # Chromium leaves string() empty in margin boxes
     first = sheet.versions[0].questions[0]
-    assert f'<span class="q-num">1.</span><span class="q-text">{first.prompt}</span>' in page
+    assert f'<span class="q-num">1.</span><span class="q-text">{html_lib.escape(first.prompt)}</span>' in page
     assert page.count('<span class="box"></span>') >= 2 * (4 + 4)  # four options, four match rows per version
 
 
@@ -262,8 +307,11 @@ def test_golden_files(lesson, tmp_path, name, fmt, language):
 # --- GIFT, read back by Moodle's rules -------------------------------------------------------
 
 def _read_gift(sheet) -> list[gift_parser.GiftQuestion]:
-    questions = gift_parser.read(gift.render(sheet))
-    assert len(questions) == len(sheet.bank)
+    """The questions Moodle reads, after the one category line of each lesson."""
+    read = gift_parser.read(gift.render(sheet))
+    assert read[0].qtype == "category" and read[0].category.startswith("$course$/top/bertdrill/")
+    questions = [q for q in read if q.qtype != "category"]
+    assert len(questions) == len(sheet.bank) == len(read) - 1
     return questions
 
 
@@ -335,7 +383,8 @@ def test_gift_numeric_tolerance_is_absolute():
     question = model.Question(number=1, id="x/y@z", kind="numeric", prompt="How many?", points=2,
                               answer="2,000", value=2000, tolerance=Fraction(1, 100))
     sheet = model.Sheet("t", "en", 1, model.LABELS["en"], (), bank=(question,))
-    read, = gift_parser.read(gift.render(sheet))
+    category, read = gift_parser.read(gift.render(replace(sheet, categories=(("x", "Units / sizes"),))))
+    assert category.category == "$course$/top/bertdrill/Units // sizes"
     assert (read.qtype, read.answers, read.tolerances) == ("numerical", ["2000"], ["20"])
 
 
@@ -368,7 +417,8 @@ def turkish_pdf(lesson, tmp_path_factory):
     from bertdrill.sheets import pdf
 
     sheet = build(lesson, language="tr", versions=2, seed=7, title=TURKISH_TITLE)
-    return sheet, pdf.render(html.render(sheet))
+    return sheet, pdf.render([html.render(replace(sheet, versions=(version,)), keys=False)
+                              for version in sheet.versions] + [html.render(sheet, sheets=False)])
 
 
 def test_pdf_text_holds_every_question_and_the_key_in_turkish(turkish_pdf):
@@ -391,7 +441,7 @@ def test_pdf_text_holds_every_question_and_the_key_in_turkish(turkish_pdf):
     for letter in TURKISH_LETTERS:
         assert letter in text, letter
     assert TURKISH_TITLE in text
-    assert "Grup A · Sayfa 1" in text and "Grup B · Sayfa 1" in text
+    assert "Grup A · Sayfa 1 / " in text and "Grup B · Sayfa 1 / " in text  # each version counts from 1
 
 
 def test_pdf_is_reproducible(turkish_pdf, lesson):
@@ -399,7 +449,9 @@ def test_pdf_is_reproducible(turkish_pdf, lesson):
 
     sheet, data = turkish_pdf
     assert data.startswith(b"%PDF-")
-    assert pdf.render(html.render(sheet)) == data
+    again = pdf.render([html.render(replace(sheet, versions=(version,)), keys=False) for version in sheet.versions]
+                       + [html.render(sheet, sheets=False)])
+    assert again == data
     other = build(lesson, language="tr", versions=2, seed=8, title=TURKISH_TITLE)
     assert pdf.render(html.render(other)) != data
 
@@ -421,8 +473,10 @@ def test_cli_writes_html_and_reports_the_seed(cli, tmp_path):
     out = tmp_path / "quiz.html"
     result = cli("sheet", str(FROZEN), "-o", str(out), "--versions", "2", "--seed", "7")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == (f"Wrote {out}: 2 versions (A, B), 21 questions and 42 points each; answer keys on "
-                             "the last pages. Seed 7 (--seed 7 writes the same again).\n")
+    assert result.stdout == (f"Wrote {out}: 2 versions (A, B), 18 questions and 36 points each; answer keys on "
+                             "the last pages. Seed 7 (--seed 7 writes the same again).\n"
+                             "Left out 3 questions that would give others away: bert-basics/bert-acronym, "
+                             "bert-basics/bert-base-settings, bert-basics/embedding-parts (bertdrill check says how).\n")
     assert out.read_bytes() == (GOLDEN / "sheet-seed7.html").read_bytes()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
@@ -448,7 +502,7 @@ def test_cli_format_option_beats_the_extension(cli, tmp_path):
     out = tmp_path / "moodle.txt"
     result = cli("sheet", "-o", str(out), "--format", "gift", "--seed", "1", "--kinds", "choice,match")
     assert result.exit_code == 0, result.stderr
-    assert [q.qtype for q in gift_parser.read(out.read_text(encoding="utf-8"))] == ["multichoice", "match"]
+    assert [q.qtype for q in gift_parser.read(out.read_text(encoding="utf-8"))] == ["category", "multichoice", "match"]
     assert "2 questions for Moodle's question bank." in result.stdout
 
 
@@ -462,11 +516,11 @@ def test_cli_key_separate_writes_a_second_file(cli, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["-o", "{tmp}/quiz.docx"], "Error: cannot tell the format from the name '{tmp}/quiz.docx'; end it in .html, "
-                                ".pdf, .md or .gift, or pass --format html|pdf|md|gift"),
+                                ".pdf, .md, .gift or .xml, or pass --format html|pdf|md|gift|moodle-xml"),
     (["-o", "{tmp}/missing/quiz.html"], "Error: cannot write {tmp}/missing/quiz.html: the folder "
                                         "{tmp}/missing does not exist"),
-    (["-o", "{tmp}"], "Error: cannot tell the format from the name '{tmp}'; end it in .html, .pdf, .md or .gift, "
-                      "or pass --format html|pdf|md|gift"),
+    (["-o", "{tmp}"], "Error: cannot tell the format from the name '{tmp}'; end it in .html, .pdf, .md, .gift or "
+                      ".xml, or pass --format html|pdf|md|gift|moodle-xml"),
     (["-o", "{tmp}", "--format", "html"], "Error: cannot write {tmp}: it is a folder; give a file name such as "
                                           "{tmp}/quiz.html"),
     (["-o", "{tmp}/file.txt/quiz.html"], "Error: cannot write {tmp}/file.txt/quiz.html: {tmp}/file.txt is not a "

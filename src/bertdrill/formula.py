@@ -327,8 +327,8 @@ def format_number(value: Number, *, grouping: str = "", decimal: str = ".") -> s
     """
     value = _normalise(value)
     if isinstance(value, int):
-        # Four-digit numbers stay ungrouped (3072, not 3,072), as the lessons write them.
-        return f"{value:,}".replace(",", grouping) if grouping and abs(value) >= 10_000 else str(value)
+        # One rule for every number from 1,000 up, so 3,072 stands beside 30,522 in the same column.
+        return f"{value:,}".replace(",", grouping) if grouping else str(value)
     denominator, digits = value.denominator, 0
     for factor in (2, 5):
         count = 0

@@ -41,6 +41,15 @@ class SheetLabels:
     answer: str
     seed: str
     match_hint: str
+    student_id: str
+    class_name: str
+    instructions: str  # the default line under the header, when the lesson and --instructions give none
+    of: str  # "Page 2 of 3"
+    question: str  # the score table's first column
+    total: str
+    accepted: str  # the key: other answers to accept
+    tolerance: str  # the key: "within ±1%"
+    work: str  # the room to work a number out
 
     def points(self, count: int) -> str:
         return f"{count} {self.point if count == 1 else self.points_plural}"
@@ -49,11 +58,19 @@ class SheetLabels:
 _ENGLISH_SHEET = SheetLabels(version="Version", name="Name", date="Date", score="Score", key="Answer key",
                              point="point", points_plural="points", points_title="Points", questions="questions", page="Page",
                              given="Given", answer="Answer", seed="seed",
-                             match_hint="Write the letter of the matching entry in each box.")
-_TURKISH_SHEET = SheetLabels(version="Grup", name="Ad Soyad", date="Tarih", score="Puan", key="Cevap anahtarı",
+                             match_hint="Write the letter of the matching entry in each box.",
+                             student_id="Student ID", class_name="Class",
+                             instructions="Answer every question. For each number, show your working.",
+                             of="of", question="Question", total="Total", accepted="Also accepted",
+                             tolerance="within", work="Working")
+_TURKISH_SHEET = SheetLabels(version="Grup", name="Ad Soyad", date="Tarih", score="Alınan puan", key="Cevap anahtarı",
                              point="puan", points_plural="puan", points_title="Puan", questions="soru", page="Sayfa",
                              given="Verilenler", answer="Cevap", seed="tohum",
-                             match_hint="Her kutuya eşleşen seçeneğin harfini yazın.")
+                             match_hint="Her kutuya eşleşen seçeneğin harfini yazın.",
+                             student_id="Öğrenci no", class_name="Sınıf",
+                             instructions="Bütün soruları cevaplayın. Her sayı için işleminizi gösterin.",
+                             of="/", question="Soru", total="Toplam", accepted="Kabul edilenler",
+                             tolerance="tolerans", work="İşlem")
 
 
 @dataclass(frozen=True)

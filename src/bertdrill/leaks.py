@@ -23,6 +23,7 @@ from itertools import groupby
 from typing import assert_never
 
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+from .languages import thousands_separator
 
 MIN_DIGITS = 3  # a number with fewer digits is too common to give anything away
 MIN_LETTERS = 4  # shorter words (articles, conjunctions, "BERT"'s neighbours "the", "ve") are not key
@@ -99,19 +100,22 @@ def without_conflicts(order: Sequence[str], graph: dict[str, set[str]], limit: i
     return kept
 
 
-def fewest_dropped(order: Sequence[str], graph: dict[str, set[str]]) -> list[str]:
-    """``order`` without the items that conflict most, until none conflict (ties: the later goes).
+def fewest_dropped(order: Sequence[str], graph: dict[str, set[str]],
+                   preference: Sequence[str] | None = None) -> list[str]:
+    """``order`` without the items that conflict most, until none conflict.
 
-    For a sheet of every question: it drops one item of each leaking pair, and one item instead
-    of two where that item leaks into both.
+    Ties go by ``preference`` (most wanted first; default: ``order``): the least wanted goes. For a
+    sheet of every question it drops one item of each leaking pair, and one item instead of two
+    where that item leaks into both. What is kept stays in ``order``.
     """
+    rank = {item_id: index for index, item_id in enumerate(preference if preference is not None else order)}
     kept = list(order)
     while True:
         degree = {item_id: len(graph.get(item_id, set()) & set(kept)) for item_id in kept}
         worst = max(degree.values(), default=0)
         if worst == 0:
             return kept
-        drop = [item_id for item_id in kept if degree[item_id] == worst][-1]
+        drop = max((item_id for item_id in kept if degree[item_id] == worst), key=lambda item_id: rank[item_id])
         kept.remove(drop)
 
 
@@ -191,16 +195,26 @@ def _phrases(words: list[tuple[str, tuple[int, int]]]) -> list[tuple[int, tuple[
 
 # --- from cards ---------------------------------------------------------------------------------
 
+def lesson_leaks(cards: Sequence[Card], languages: Sequence[str]) -> list[Leak]:
+    """The leaks of a lesson's cards in any of its languages, each pair and place once (its first
+    language's clue): a leak in one language is a leak in all, but wording may hide one in another."""
+    found: dict[tuple[str, str, Where], Leak] = {}
+    for language in languages:
+        for leak in find_leaks(exposures(cards, language), thousands=thousands_separator(language)):
+            found.setdefault((leak.source, leak.target, leak.where), leak)
+    return list(found.values())
+
+
 def exposures(cards: Sequence[Card], language: str) -> list[Exposure]:
     """One exposure per item, from its compiled cards (in lesson order, an item's cards together)."""
     found = []
     for _, group in groupby(cards, key=lambda card: card.item_id):
-        item_cards = list(group)
-        found.append(_exposure(item_cards, language))
+        found.append(exposure(list(group), language))
     return found
 
 
-def _exposure(cards: list[Card], language: str) -> Exposure:
+def exposure(cards: Sequence[Card], language: str) -> Exposure:
+    """What one item (its cards, in order) shows and asks for, in ``language``."""
     first = cards[0]
     item_id, prompt = first.item_id, first.prompt[language]
     answers = tuple(card.answer[language] for card in cards)

@@ -28,10 +28,12 @@ def check(
 
     Prints a summary per lesson; on any problem prints `path:line: message`
     lines on stderr and exits 1. Warnings (`path:line: warning: ...`) do not
-    change the exit status unless --strict is given.
+    change the exit status unless --strict is given; questions that give each
+    other away are reported too, and never fail (sheets keep them apart).
     """
     from ..cards import compile_lesson, giveaways
     from ..errors import LessonErrors
+    from ..leaks import lesson_leaks
 
     warned = 0
     wrong = []
@@ -59,6 +61,11 @@ def check(
                 typer.echo(_("{path}:{line}: warning: item {item}: the prompt gives its answer away "
                              "({words!r} in {language})").format(
                     path=_short(lesson.path), line=card.line, item=card.item_id, words=words, language=language), err=True)
+        # Questions that give each other away are worth knowing, not failing: sheets keep them apart.
+        lines = {item.id: item.line for item in lesson.items}
+        for leak in lesson_leaks(cards, lesson.languages):
+            typer.echo(_leak_warning(leak).format(path=_short(lesson.path), line=lines[leak.source], source=leak.source,
+                                                  target=leak.target, clue=leak.clue), err=True)
     if wrong:
         raise LessonErrors(wrong)
     if warned and strict:
@@ -94,6 +101,18 @@ def solution_errors(path: str, cards) -> list:
                                                                  "wrong: {why}").format(item=card.item_id,
                                                                                         language=language, why=why)))
     return errors
+def _leak_warning(leak) -> str:
+    from ..leaks import Where
+
+    match leak.where:
+        case Where.QUESTION:
+            return _("{path}:{line}: warning: the question of {source} shows \u201c{clue}\u201d, "
+                     "the answer to {target}; a sheet never puts the two on one version")
+        case Where.ANSWER:
+            return _("{path}:{line}: warning: the answer of {source} shows \u201c{clue}\u201d, "
+                     "the answer to {target}; a sheet never puts the two on one version")
+        case _:
+            assert_never(leak.where)
 
 
 @app.command()

@@ -18,6 +18,7 @@ class Format(StrEnum):
     pdf = "pdf"
     md = "md"
     gift = "gift"
+    moodle_xml = "moodle-xml"
 
 
 class KeyMode(StrEnum):
@@ -29,7 +30,7 @@ class KeyMode(StrEnum):
 @app.command()
 def sheet(
     output: Annotated[Path, typer.Option("--output", "-o", metavar="OUT", show_default=False,
-                                         help="File to write; its extension picks the format (.html, .pdf, .md, .gift).")],
+                                         help="File to write; its extension picks the format (.html, .pdf, .md, .gift, .xml).")],
     paths: LessonsArgument = None,
     fmt: Annotated[Format | None, typer.Option("--format", show_default=False,
                                                help="Output format, when the file name does not tell.")] = None,
@@ -48,44 +49,63 @@ def sheet(
     key: Annotated[KeyMode | None, typer.Option("--key", show_default=False,
                                                 help="pages: each version's key on its own pages at the end (default); "
                                                      "separate: in OUT-key.EXT; none: no key.")] = None,
-    given: Annotated[bool, typer.Option("--given", help="Print the parameter values under numeric questions.")] = False,
+    given: Annotated[bool, typer.Option("--given", help="Print a legend of the parameters numeric questions use: "
+                                                        "what each letter stands for and its values.")] = False,
+    instructions: Annotated[str | None, typer.Option("--instructions", show_default=False,
+                                                     help="A line of instructions under the header "
+                                                          "(default: the lesson's [sheet] instructions).")] = None,
+    split: Annotated[bool, typer.Option("--split", help="One file per version: OUT-A.EXT, OUT-B.EXT, ...")] = False,
+    duplex: Annotated[bool, typer.Option("--duplex/--no-duplex",
+                                         help="PDF: pad each version and each key to an even number of pages, "
+                                              "so printed on both sides each starts on a new sheet.")] = True,
     from_class: Annotated[bool, typer.Option("--from-class", help="Only the items the class fails most "
                                              "(from the class's reviews in --db; see bertdrill class report).")] = False,
     hardest: Annotated[int, typer.Option("--hardest", min=1, help="With --from-class: how many items.")] = 10,
     db: DbOption = None,
 ) -> None:
-    """Write quiz sheets in versions, with answer keys: HTML, PDF, Markdown or Moodle GIFT."""
+    """Write quiz sheets in versions, with answer keys: HTML, PDF, Markdown, Moodle GIFT or Moodle XML."""
     import random
 
     from ..errors import BertdrillError
     from ..files import check_writable, write_atomic
     from ..sheets import model
-    from ..sheets.output import documents, format_for, key_path
+    from ..sheets.output import BANKS, documents, format_for, key_path, version_path
 
     chosen_format = fmt.value if fmt else format_for(output)
     if chosen_format == "gift" and key is not None:
         raise BertdrillError(_("--key does not apply to GIFT: a GIFT file carries its answers in each question"))
+    if chosen_format == "moodle-xml" and key is not None:
+        raise BertdrillError(_("--key does not apply to Moodle XML: the file carries its answers in each question"))
+    if chosen_format in BANKS and split:
+        raise BertdrillError(_("--split does not apply to a question bank: Moodle shuffles per attempt"))
     key_mode = (key or KeyMode.pages).value
-    check_writable(output, example="quiz.html")
-    if key_mode == "separate":
-        check_writable(key_path(output), example="quiz.html")
+    targets = [version_path(output, model.letter(index)) for index in range(versions)] if split else [output]
+    for target in targets:
+        check_writable(target, example="quiz.html")
+        if key_mode == "separate":
+            check_writable(key_path(target), example="quiz.html")
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
     sheet_model = model.build_sheet(
         load(paths), language=lang, seed=seed, versions=versions, count=count,
-        kinds=model.parse_kinds(kinds), title=title, given=given,
+        kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
         items=hardest_items(db, hardest) if from_class else None,
     )
-    files = documents(sheet_model, chosen_format, output, key_mode)
+    files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
         write_atomic(path, data, example="quiz.html")
     out.print(_report(sheet_model, chosen_format, files, key_mode))
+    if sheet_model.left_out and chosen_format not in BANKS:
+        out.print(escape(ngettext(
+            "Left out {count} question that would give another away: {items} (bertdrill check says how).",
+            "Left out {count} questions that would give others away: {items} (bertdrill check says how).",
+            len(sheet_model.left_out)).format(count=len(sheet_model.left_out), items=", ".join(sheet_model.left_out))))
 
 
 def _report(sheet_model, chosen_format: str, files: list[tuple[Path, bytes]], key_mode: str) -> str:
     """One line on what was written, and the seed that writes it again."""
     written = _(" and ").join(escape(str(path)) for path, _data in files)
-    if chosen_format == "gift":
+    if chosen_format in ("gift", "moodle-xml"):
         note = _(" (Moodle shuffles per attempt, so --versions does not apply)") if len(sheet_model.versions) > 1 else ""
         what = ngettext("{count} question for Moodle's question bank{note}",
                         "{count} questions for Moodle's question bank{note}", len(sheet_model.bank)).format(

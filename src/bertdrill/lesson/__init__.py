@@ -22,6 +22,7 @@ from .model import (
     Pair,
     ParamSet,
     PracticeItem,
+    SheetSettings,
     Text,
     filled_expression,
     item_texts,
@@ -31,5 +32,5 @@ from .parse import parse
 
 __all__ = [
     "BLANK", "BlankItem", "ChoiceItem", "Claim", "FactItem", "Item", "ItemBase", "Lesson", "MatchItem",
-    "NumericItem", "Pair", "ParamSet", "PracticeItem", "Text", "filled_expression", "item_texts", "own_set", "parse",
+    "NumericItem", "Pair", "ParamSet", "PracticeItem", "SheetSettings", "Text", "filled_expression", "item_texts", "own_set", "parse",
 ]

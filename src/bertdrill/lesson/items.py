@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 MAX_OPTIONS = 10
 KIND_NAMES = tuple(kind.value for kind in Kind)
 _KIND_BY_NAME = {kind.value: kind for kind in Kind}  # a dict lookup: Kind(name) costs a few µs per item
-COMMON_FIELDS = frozenset({"id", "kind", "explanation", "source", "tags", "claims", "accept"})
+COMMON_FIELDS = frozenset({"id", "kind", "explanation", "source", "tags", "claims", "accept", "points"})
+MAX_POINTS = 100
 
 
 def fields(kind: Kind) -> frozenset[str]:
@@ -74,6 +75,7 @@ def read_item(parser: Parser, data: object, table: str, line: int) -> Item:
         tags=parser.tags(data, table),
         accept=reader.accept(),
         claims=read_claims(reader),
+        points=reader.points(),
     )
     match kind:
         case Kind.FACT:
@@ -134,6 +136,15 @@ class ItemReader:
             raise self.fail("accept", "accept must be a list of texts, or a table of lists per language")
         return {language: tuple(self.p.visible(t, self.at("accept"), "an accepted answer") for t in texts)
                 for language, texts in value.items()}
+
+    def points(self) -> int | None:
+        """What the item is worth on a sheet, when the lesson says (a whole number of points)."""
+        if "points" not in self.data:
+            return None
+        value = self.data["points"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_POINTS:
+            raise self.fail("points", f"points must be a whole number from 1 to {MAX_POINTS}, not {value!r}")
+        return value
 
     def set_list(self, *, single: bool) -> tuple[str, ...]:
         value = self.require("params")

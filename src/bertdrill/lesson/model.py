@@ -60,6 +60,7 @@ class ItemBase:
     tags: tuple[str, ...] = ()
     accept: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     claims: tuple[Claim, ...] = ()
+    points: int | None = None  # what the item is worth on a sheet; None: its kind's default
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,6 +183,14 @@ def filled_expression(text: str, fill: str) -> str:
 
 
 @dataclass(frozen=True)
+class SheetSettings:
+    """The lesson's ``[sheet]`` table: what a quiz sheet of it prints besides the questions."""
+
+    instructions: Text = field(default_factory=dict)  # a line under the header, per language
+    legend: Mapping[str, Text] = field(default_factory=dict)  # parameter name -> what it stands for
+
+
+@dataclass(frozen=True)
 class Lesson:
     id: str
     path: str
@@ -195,6 +204,7 @@ class Lesson:
     items: tuple[Item, ...]
     formula_lines: Mapping[str, int] = field(default_factory=dict)
     verified: int = 0  # how many stated numbers were proven against their formulas
+    sheet: SheetSettings = field(default_factory=SheetSettings)
 
     # memo for values()/evaluate(): keys are a set name or an (expression, set name) pair
     _resolved: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)

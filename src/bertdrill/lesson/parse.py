@@ -17,7 +17,7 @@ from ..formula import Formula, Number
 from ..i18n import _
 from ..text import CONTROL
 from .items import read_item
-from .model import Item, Lesson, ParamSet
+from .model import Item, Lesson, ParamSet, SheetSettings
 from .positions import TOML_POSITION, Lines
 from .verify import verify
 
@@ -91,7 +91,7 @@ class Parser:
     # -- top level
 
     def lesson(self, data: dict[str, Any]) -> Lesson | None:
-        known = {"lesson", "params", "formulas", "item"}
+        known = {"lesson", "params", "formulas", "item", "sheet"}
         for key in data:
             if key not in known:
                 self.fail(self.lines.key("", key, 1), f"unknown table [{key}] (expected one of: {', '.join(sorted(known))})")
@@ -111,8 +111,35 @@ class Parser:
         params = self.param_sets(data.get("params", {}))
         formulas, formula_lines = self.formula_table(data.get("formulas", {}))
         items = self.item_list(data.get("item", []))
+        sheet = self.sheet_settings(data.get("sheet", {}), params)
         return Lesson(lesson_id, self.path, self.languages, title, summary, source, tags,
-                      params, formulas, items, formula_lines)
+                      params, formulas, items, formula_lines, sheet=sheet)
+
+    def sheet_settings(self, table: object, params: dict[str, ParamSet]) -> SheetSettings:
+        """``[sheet]``: ``instructions`` (a text) and ``legend`` (a text per parameter name)."""
+        line = self.lines.tables.get("sheet", 1)
+        if not isinstance(table, dict):
+            self.fail(line, "[sheet] must be a table with instructions and a legend")
+            return SheetSettings()
+        for key in table:
+            if key not in ("instructions", "legend"):
+                self.fail(self.lines.key("sheet", key, line), f"[sheet]: unknown key {key!r} (expected instructions, legend)")
+        try:
+            instructions = self.text(table, "instructions", "sheet")
+            raw_legend = table.get("legend", {})
+            if not isinstance(raw_legend, dict):
+                raise self.fail(self.lines.tables.get("sheet.legend", line),
+                                "[sheet.legend] must map parameter names to texts")
+            names = {name for params_set in params.values() for name in params_set.values}
+            legend = {}
+            for name in raw_legend:
+                if name not in names:
+                    raise self.fail(self.lines.key("sheet.legend", name, line),
+                                    f"[sheet.legend]: {formula.unknown_name_message(name, names)}")
+                legend[name] = self.text(raw_legend, name, "sheet.legend", required=True)
+        except Skip:
+            return SheetSettings()
+        return SheetSettings(instructions, legend)
 
     def language_list(self, value: object) -> tuple[str, ...]:
         line = self.lines.key("lesson", "languages")

@@ -78,8 +78,28 @@ def render(sheet: Sheet) -> str:
         f"// bertdrill {__version__}: {len(sheet.bank)} questions, language {sheet.language}, seed {sheet.seed}.",
         "// Moodle: Question bank > Import > GIFT format.",
     ]
-    blocks = ["\n".join(header)] + [_question(sheet, question) for question in sheet.bank]
+    blocks = ["\n".join(header)]
+    lesson = None
+    for question in sheet.bank:
+        if lesson_of(question) != lesson:
+            lesson = lesson_of(question)
+            blocks.append(f"$CATEGORY: {category(sheet, lesson)}")
+        blocks.append(_question(sheet, question))
     return "\n\n".join(blocks) + "\n"
+
+
+def lesson_of(question: Question) -> str:
+    return question.id.split("/", 1)[0]
+
+
+def category(sheet: Sheet, lesson_id: str) -> str:
+    """The lesson's category in the course's question bank: ``$course$/top/bertdrill/<title>``.
+
+    Moodle splits a category path at ``/``; a ``/`` in the title is written ``//``. Moodle shows a
+    category's name as HTML, so the title is escaped.
+    """
+    title = html_escape(" ".join(dict(sheet.categories).get(lesson_id, lesson_id).split()), quote=False)
+    return "$course$/top/bertdrill/" + title.replace("/", "//")
 
 
 def _question(sheet: Sheet, question: Question) -> str:
@@ -97,10 +117,12 @@ def _question(sheet: Sheet, question: Question) -> str:
 
 
 def _given(sheet: Sheet, question: Question) -> str:
-    if not question.given:
+    """--given: the legend's values for the parameter set a numeric question asks about."""
+    if question.kind != Kind.NUMERIC or not sheet.legend:
         return ""
-    values = ", ".join(f"{name} = {value}" for name, value in question.given)
-    return escape("<br>") + html(f"{sheet.labels.given} ({question.set_title}): {values}")
+    values = ", ".join(f"{row.name} = {value}" for row in sheet.legend for title, value in row.values
+                       if title == question.set_title)
+    return escape("<br>") + html(f"{sheet.labels.given} ({question.set_title}): {values}") if values else ""
 
 
 def _short_answer(question: Question) -> bool:

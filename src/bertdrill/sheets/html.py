@@ -11,12 +11,12 @@ from html import escape
 from importlib import resources
 from typing import assert_never
 
-from .. import __version__, formula
+from .. import __version__
 from ..kinds import Kind
 from ..lesson import BLANK
-from .model import Question, Sheet, Version, letter
+from .model import Question, Sheet, Version, letter, short_text, tolerance
 
-ANSWER_LINES = {Kind.FACT: 3, Kind.PRACTICE: 10}
+ANSWER_LINES = {Kind.FACT: 3, Kind.NUMERIC: 3, Kind.PRACTICE: 10}
 SHORT_OPTION = 30  # options this short are set in two columns
 
 
@@ -57,29 +57,82 @@ def _document(sheet: Sheet, title: str, body: str) -> str:
 
 
 def _page_rules(sheet: Sheet) -> str:
-    """The footer's word for "page", and page numbers that start at 1 for each version and each key."""
-    rules = [f'@page {{ @bottom-right {{ content: string(version-label) "  ·  " {_css_string(sheet.labels.page)} " " counter(page); }} }}']
+    """Each section's running footer as a named page with its words written out.
+
+    Margin boxes read no ``string()``: Chromium leaves them empty, so a browser's Print would lose
+    the footer from page 2 on. A named page per version and per key prints in Chromium and
+    WeasyPrint alike. Page numbers run through the file; a PDF lays out each version on its own,
+    so there they count from 1 for each version (and ``--split`` does the same for every format).
+    """
+    labels = sheet.labels
+    title = _css_string(sheet.title)
+    page = f'{_css_string(labels.page + " ")} counter(page) {_css_string(" " + labels.of + " ")} counter(pages)'
+    rules = []
     for version in sheet.versions:
-        for section in (f"version-{version.letter}", f"key-{version.letter}"):  # the sections' ids
-            rules.append(f"#{section} {{ page: {section}; }} @page :nth(1 of {section}) {{ counter-reset: page 1; }}")
+        for section, label in ((f"version-{version.letter}", f"{labels.version} {version.letter}"),
+                               (f"key-{version.letter}", f"{labels.key} · {labels.version} {version.letter}")):
+            rules.append(f"#{section} {{ page: {section}; }} @page {section} {{ @bottom-left {{ content: {title}; }} "
+                         f"@bottom-right {{ content: {_css_string(label + '  ·  ')} {page}; }} }}")
     return "\n".join(rules)
 
 
 def _css_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+    """A CSS string: backslashes, quotes and line breaks escaped; nothing in it can end the rule."""
+    escaped = "".join(f"\\{ord(character):06x}" if character in '\\"\n\r\f<>' else character for character in text)
+    return f'"{escaped}"'
 
 
 # --- a version's sheet -----------------------------------------------------------------------
 
 def _sheet(sheet: Sheet, version: Version) -> str:
     labels = sheet.labels
+    fields = "".join(f'<td class="label">{escape(label)}:</td><td class="fill {css}"></td>'
+                     for label, css in ((labels.name, "name"), (labels.student_id, "student-id")))
+    fields_2 = "".join(f'<td class="label">{escape(label)}:</td><td class="fill {css}"></td>'
+                       for label, css in ((labels.class_name, "class"), (labels.date, "date")))
+    instructions = f'<p class="instructions">{escape(sheet.instructions)}</p>' if sheet.instructions else ""
     head = f"""<header class="sheet-head">
 <div class="title-row"><h1 class="sheet-title">{escape(sheet.title)}</h1><div class="version-tag version-label">{escape(labels.version)} {version.letter}</div></div>
-<table class="student"><tr><td class="label">{escape(labels.name)}:</td><td class="fill name"></td><td class="label">{escape(labels.date)}:</td><td class="fill date"></td><td class="label">{escape(labels.score)}:</td><td class="fill score"></td><td class="label">/ {version.points}</td></tr></table>
+<table class="student"><tr>{fields}</tr><tr>{fields_2}</tr></table>
+{instructions}
 <p class="summary">{_summary(sheet, version)}</p>
+{_score_table(sheet, version)}
+{_legend(sheet)}
 </header>"""
     questions = "\n".join(_question(sheet, version, question) for question in version.questions)
     return f'<section class="sheet" id="version-{version.letter}">\n{head}\n{questions}\n</section>'
+
+
+SCORE_COLUMNS = 20  # questions per row of the score table: about 8 mm each on A4
+
+
+def _score_table(sheet: Sheet, version: Version) -> str:
+    """A row per question for the teacher to mark: its number, what it is worth, what it scored."""
+    labels = sheet.labels
+    questions = list(version.questions)
+    parts = []
+    for start in range(0, len(questions), SCORE_COLUMNS):
+        chunk = questions[start:start + SCORE_COLUMNS]
+        last = start + SCORE_COLUMNS >= len(questions)
+        total = (f'<th class="total">{escape(labels.total)}</th>', f'<td class="total">{version.points}</td>',
+                 '<td class="total mark"></td>') if last else ("", "", "")
+        parts.append(
+            f'<tr><th>{escape(labels.question)}</th>{"".join(f"<th>{q.number}</th>" for q in chunk)}{total[0]}</tr>'
+            f'<tr><th>{escape(labels.points_title)}</th>{"".join(f"<td>{q.points}</td>" for q in chunk)}{total[1]}</tr>'
+            f'<tr><th>{escape(labels.score)}</th>{"".join("<td class=mark></td>" for _ in chunk)}{total[2]}</tr>')
+    return f'<table class="score-table">{"".join(parts)}</table>'
+
+
+def _legend(sheet: Sheet) -> str:
+    """--given: each parameter with what it stands for and its value in every set asked about."""
+    if not sheet.legend:
+        return ""
+    rows = "".join(
+        f'<tr><td class="mono name">{escape(row.name)}</td><td>{escape(row.meaning)}</td>'
+        + "".join(f'<td class="set">{escape(title)}</td><td class="mono value">{escape(value)}</td>'
+                  for title, value in row.values) + "</tr>"
+        for row in sheet.legend)
+    return f'<div class="legend"><p class="legend-title">{escape(sheet.labels.given)}</p><table>{rows}</table></div>'
 
 
 def _summary(sheet: Sheet, version: Version) -> str:
@@ -110,14 +163,10 @@ def _blank_body(sheet: Sheet, question: Question) -> str:
 
 
 def _numeric_body(sheet: Sheet, question: Question) -> str:
+    # Lines to work on, then the box for the number.
     labels = sheet.labels
-    given = ""
-    if question.given:
-        values = ", ".join(f'<span class="mono">{escape(name)} = {escape(value)}</span>' for name, value in question.given)
-        given = f'<p class="given">{escape(labels.given)} ({escape(question.set_title)}): {values}</p>'
-    # Room to work on the left, the box for the number on the right.
-    return (f'{given}<table class="numeric"><tr><td class="work"></td>'
-            f'<td class="answer-cell">{escape(labels.answer)}: <span class="answer-box"></span></td></tr></table>')
+    return (f'<p class="work-label">{escape(labels.work)}:</p>{_lines(ANSWER_LINES[Kind.NUMERIC])}'
+            f'<p class="answer-cell">{escape(labels.answer)}: <span class="answer-box"></span></p>')
 
 
 def _fact_body(sheet: Sheet, question: Question) -> str:
@@ -169,7 +218,8 @@ def _body(sheet: Sheet, question: Question) -> str:
 def _key(sheet: Sheet, version: Version) -> str:
     labels = sheet.labels
     rows = "\n".join(
-        f'<tr><td class="num">{q.number}.</td><td>{_key_answer(q)}{_why(q)}</td><td class="pts">{q.points}</td></tr>'
+        f'<tr><td class="num">{q.number}.</td><td><div class="key-question">{escape(short_text(q.prompt))}</div>'
+        f'{_key_answer(q)}{_also(sheet, q)}{_why(q)}</td><td class="pts">{q.points}</td></tr>'
         for q in version.questions
     )
     return f"""<section class="key" id="key-{version.letter}">
@@ -186,35 +236,41 @@ def _key(sheet: Sheet, version: Version) -> str:
 
 
 def _key_answer(question: Question) -> str:
+    """The answer, in one style for every kind; code and output below it where there is some."""
     match question.kind:
         case Kind.CHOICE:
             right = question.correct[0]
             return f'<div class="key-answer">{letter(right)} · {escape(question.choices[right])}</div>'
         case Kind.MATCH:
             lines = "".join(
-                f"<div>{row_number}. {escape(term)} → <b>{letter(index)}</b> ({escape(question.choices[index])})</div>"
+                f"<div>{row_number}. {escape(term)} → {letter(index)} ({escape(question.choices[index])})</div>"
                 for row_number, (term, index) in enumerate(zip(question.rows, question.correct), start=1)
             )
             return f'<div class="key-answer">{lines}</div>'
         case Kind.BLANK:
             before, _, after = question.code.partition(BLANK)
-            return (f'<div class="key-answer mono">{escape(question.answer)}</div>'
+            return (f'<div class="key-answer">{escape(question.answer)}</div>'
                     f'<pre class="code">{escape(before)}<b>{escape(question.answer)}</b>{escape(after)}</pre>')
         case Kind.NUMERIC:
-            return f'<div class="key-answer">{escape(question.answer)}{_tolerance(question)} <span class="why">({escape(question.set_title)})</span></div>'
+            return (f'<div class="key-answer">{escape(question.answer)}'
+                    f' <span class="key-note">({escape(question.set_title)})</span></div>')
         case Kind.PRACTICE:
-            return (f'<pre class="code key-answer">{escape(question.answer)}</pre>'
-                    f'<pre class="code">{escape(question.solution)}</pre>')
+            return (f'<div class="key-answer">{escape(question.answer.splitlines()[0] if question.answer else "")}</div>'
+                    f'<pre class="code">{escape(question.answer)}</pre><pre class="code">{escape(question.solution)}</pre>')
         case Kind.FACT:
             return f'<div class="key-answer">{escape(question.answer)}</div>'
         case _:
             assert_never(question.kind)
 
 
-def _tolerance(question: Question) -> str:
-    if not question.tolerance:
-        return ""
-    return f" ± {formula.format_number(question.tolerance * 100)}%"
+def _also(sheet: Sheet, question: Question) -> str:
+    """What else the key accepts: the lesson's accepted answers, a numeric tolerance."""
+    notes = []
+    if question.accept:
+        notes.append(f"{escape(sheet.labels.accepted)}: " + "; ".join(escape(a) for a in question.accept))
+    if question.tolerance:
+        notes.append(f"{escape(sheet.labels.tolerance)} {escape(tolerance(question, sheet.language))}")
+    return "".join(f'<div class="key-also">{note}</div>' for note in notes)
 
 
 def _why(question: Question) -> str:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from typing import assert_never
 
-from .. import formula
 from ..kinds import Kind
 from ..lesson import BLANK
-from .model import Question, Sheet, Version, letter
+from .model import Question, Sheet, Version, letter, short_text, tolerance
 
 BLANK_LINE = "_" * 12  # every blank is this wide, whatever the answer's length
 ANSWER_LINE = "_" * 40
+BOX = "☐"  # a box to tick or fill: GitHub's "- [ ]" shows as brackets in other renderers
+WORK_LINES = 3
 PAGE_BREAK = '<div style="page-break-before: always"></div>'
 
 _INLINE = re.compile(r"[\\`*\[\]<>|&~#!{}]")
@@ -59,10 +60,28 @@ def _summary(sheet: Sheet, version: Version) -> str:
 def _sheet(sheet: Sheet, version: Version) -> str:
     labels = sheet.labels
     head = (f"# {escape(sheet.title)} — {escape(labels.version)} {version.letter}\n\n"
-            f"{escape(labels.name)}: {'_' * 30}  {escape(labels.date)}: {'_' * 14}  "
-            f"{escape(labels.score)}: {'_' * 6} / {version.points}\n\n"
-            f"{_summary(sheet, version)}\n\n---")
+            f"{escape(labels.name)}: {'_' * 30}  {escape(labels.student_id)}: {'_' * 14}\\\n"
+            f"{escape(labels.class_name)}: {'_' * 14}  {escape(labels.date)}: {'_' * 14}\n\n"
+            + (f"{escape(sheet.instructions)}\n\n" if sheet.instructions else "")
+            + f"{_summary(sheet, version)}\n\n{_score_table(sheet, version)}{_legend(sheet)}\n\n---")
     return "\n\n".join([head] + [_question(sheet, question) for question in version.questions])
+
+
+def _score_table(sheet: Sheet, version: Version) -> str:
+    labels = sheet.labels
+    numbers = [str(q.number) for q in version.questions] + [escape(labels.total)]
+    worth = [str(q.points) for q in version.questions] + [str(version.points)]
+    rows = [[escape(labels.question), *numbers], ["---"] + [":-:"] * len(numbers),
+            [escape(labels.points_title), *worth], [escape(labels.score)] + [" "] * len(numbers)]
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def _legend(sheet: Sheet) -> str:
+    if not sheet.legend:
+        return ""
+    lines = [f"`{row.name}`" + (f" {escape(row.meaning)}" if row.meaning else "") + ": "
+             + ", ".join(f"{escape(title)} `{value}`" for title, value in row.values) for row in sheet.legend]
+    return f"\n\n**{escape(sheet.labels.given)}**\\\n" + "\\\n".join(lines)
 
 
 def _question(sheet: Sheet, question: Question) -> str:
@@ -72,7 +91,7 @@ def _question(sheet: Sheet, question: Question) -> str:
 
 
 def _choice_body(sheet: Sheet, question: Question) -> str:
-    return "\n".join(f"- [ ] **{letter(i)}** {escape(choice)}" for i, choice in enumerate(question.choices))
+    return "\n".join(f"- {BOX} **{letter(i)}** {escape(choice)}" for i, choice in enumerate(question.choices))
 
 
 def _blank_body(sheet: Sheet, question: Question) -> str:
@@ -82,12 +101,8 @@ def _blank_body(sheet: Sheet, question: Question) -> str:
 
 def _numeric_body(sheet: Sheet, question: Question) -> str:
     labels = sheet.labels
-    lines = []
-    if question.given:
-        values = ", ".join(f"`{name} = {value}`" for name, value in question.given)
-        lines.append(f"{escape(labels.given)} ({escape(question.set_title)}): {values}\n")
-    lines.append(f"{escape(labels.answer)}: {ANSWER_LINE}")
-    return "\n".join(lines)
+    work = "\\\n".join([f"{escape(labels.work)}:"] + [ANSWER_LINE] * WORK_LINES)
+    return f"{work}\n\n{escape(labels.answer)}: {ANSWER_LINE}"
 
 
 def _fact_body(sheet: Sheet, question: Question) -> str:
@@ -95,12 +110,10 @@ def _fact_body(sheet: Sheet, question: Question) -> str:
 
 
 def _match_body(sheet: Sheet, question: Question) -> str:
-    lines = [f"*{escape(sheet.labels.match_hint)}*", "", "|  |  |  |  |  |", "|--:|---|:-:|--:|---|"]
-    for i in range(max(len(question.rows), len(question.choices))):
-        left = f"{i + 1}. | {escape(question.rows[i])} | [ ]" if i < len(question.rows) else " | |"
-        right = f"{letter(i)} | {escape(question.choices[i])}" if i < len(question.choices) else " |"
-        lines.append(f"| {left} | {right} |")
-    return "\n".join(lines)
+    """The rows with a box each, then the lettered column on one line: no table, so no empty header."""
+    rows = "\\\n".join(f"{i}\\. {escape(term)} {BOX}" for i, term in enumerate(question.rows, start=1))
+    column = " · ".join(f"**{letter(i)}** {escape(choice)}" for i, choice in enumerate(question.choices))
+    return f"*{escape(sheet.labels.match_hint)}*\n\n{rows}\n\n{column}"
 
 
 def _practice_body(sheet: Sheet, question: Question) -> str:
@@ -135,7 +148,11 @@ def _key(sheet: Sheet, version: Version) -> str:
 def _key_entry(sheet: Sheet, question: Question) -> str:
     points = f"*({escape(sheet.labels.points(question.points))})*"
     answer, block = _key_answer(question)
-    entry = f"**{question.number}.** {answer} {points}"
+    entry = f"**{question.number}.** {escape(short_text(question.prompt))}\\\n{answer} {points}"
+    if question.accept:
+        entry += f"\\\n{escape(sheet.labels.accepted)}: " + "; ".join(escape(a) for a in question.accept)
+    if question.tolerance:
+        entry += f"\\\n{escape(sheet.labels.tolerance)} {escape(tolerance(question, sheet.language))}"
     if question.explanation:
         entry += f"\\\n*{escape(question.explanation)}*"
     return f"{entry}\n\n{block}" if block else entry
@@ -148,17 +165,17 @@ def _key_answer(question: Question) -> tuple[str, str]:
             right = question.correct[0]
             return f"**{letter(right)}** {escape(question.choices[right])}", ""
         case Kind.MATCH:
-            pairs = ", ".join(f"{row}. {escape(term)} → **{letter(index)}** ({escape(question.choices[index])})"
+            pairs = ", ".join(f"**{row}. {escape(term)} → {letter(index)}** ({escape(question.choices[index])})"
                               for row, (term, index) in enumerate(zip(question.rows, question.correct), start=1))
             return pairs, ""
         case Kind.BLANK:
             before, _, after = question.code.partition(BLANK)
             return f"**{escape(question.answer)}**", fenced(before + question.answer + after)
         case Kind.NUMERIC:
-            tolerance = f" ± {formula.format_number(question.tolerance * 100)}%" if question.tolerance else ""
-            return f"**{escape(question.answer)}**{tolerance} ({escape(question.set_title)})", ""
+            return f"**{escape(question.answer)}** ({escape(question.set_title)})", ""
         case Kind.PRACTICE:
-            return "", fenced(question.answer) + "\n\n" + fenced(question.solution, "python")
+            first = question.answer.splitlines()[0] if question.answer else ""
+            return f"**{escape(first)}**", fenced(question.answer) + "\n\n" + fenced(question.solution, "python")
         case Kind.FACT:
             return f"**{escape(question.answer)}**", ""
         case _:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 from contextlib import contextmanager
 
 from ..errors import BertdrillError
@@ -18,8 +19,14 @@ INSTALL = "pip install 'bertdrill[pdf]'"
 FIXED_EPOCH = "315532800"
 
 
-def render(html: str) -> bytes:
-    """Lay out an HTML sheet (from :mod:`.html`) as PDF bytes, the same bytes for the same sheet."""
+# An empty page the size of the sheets, to pad a section to an even number of pages.
+BLANK_PAGE = '<!DOCTYPE html><html><head><style>@page { size: A4; margin: 0; }</style></head><body></body></html>'
+
+
+def render(sections: str | Sequence[str], *, duplex: bool = True) -> bytes:
+    """Lay out HTML documents (from :mod:`.html`; one, or several in order) in one PDF, the same bytes
+    for the same sheet. Each section numbers its own pages; with ``duplex`` each gets an even number of pages
+    (a blank one at its end where needed), so printed on both sides every section starts on a new sheet."""
     try:
         from weasyprint import HTML
     except ImportError:
@@ -29,8 +36,17 @@ def render(html: str) -> bytes:
                              "see https://doc.courtbouillon.org/weasyprint/stable/first_steps.html") from None
     # WeasyPrint logs what it skips or substitutes as warnings; the CSS is ours, not the user's.
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    if isinstance(sections, str):
+        sections = [sections]
     with _reproducible():
-        return HTML(string=html, base_url=None).write_pdf()
+        documents = [HTML(string=section, base_url=None).render() for section in sections]
+        blank = HTML(string=BLANK_PAGE, base_url=None).render().pages[0]
+        pages = []
+        for document in documents:
+            pages += document.pages
+            if duplex and len(document.pages) % 2:
+                pages.append(blank)
+        return bytes(documents[0].copy(pages).write_pdf())
 
 
 @contextmanager

@@ -1,0 +1,255 @@
+"""Sheets as they leave the printer: Chromium's Print, WeasyPrint's PDF with duplex padding and
+--split, Moodle XML read back by Moodle's rules, and the lesson's own say over points and
+instructions."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from io import BytesIO
+from pathlib import Path
+
+import moodle_xml
+import pytest
+from chromium import pdf_pages, print_pdf, requires_chromium
+
+from bertdrill.errors import LessonErrors
+from bertdrill.lesson import parse
+from bertdrill.loader import read_lesson
+from bertdrill.sheets import html, markdown, model, moodle
+from bertdrill.sheets.output import documents
+
+TESTS = Path(__file__).resolve().parent
+FROZEN = TESTS / "golden" / "bert-basics.toml"
+SHIPPED = TESTS.parent / "decks" / "bert-basics.toml"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return read_lesson(FROZEN)
+
+
+def build(lesson, **options):
+    options = {"language": "en", "seed": 7, "versions": 2, **options}
+    return model.build_sheet([lesson], **options)
+
+
+def visible(fragment: str) -> str:
+    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+# --- printed from a browser -------------------------------------------------------------------
+
+@requires_chromium
+def test_chromium_prints_the_footer_on_every_page(lesson, tmp_path):
+    """Chromium has no string() in margin boxes: the footer must not depend on it (issue 16)."""
+    sheet = build(lesson, versions=2)
+    pages = pdf_pages(print_pdf(html.render(sheet), tmp_path / "printed.pdf"))
+    assert len(pages) >= 6  # two versions of several pages, and their keys
+    total = len(pages)
+    for number, text in enumerate(pages, start=1):
+        flat = " ".join(text.split())
+        assert "What is BERT?" in flat, number  # the title, bottom left
+        footer = re.search(r"(Version [AB]|Answer key · Version [AB]) · Page (\d+) of (\d+)", flat)
+        assert footer, (number, flat[-200:])
+        assert (int(footer.group(2)), int(footer.group(3))) == (number, total)
+    # each version's pages say which version they belong to, and the keys come last
+    labels = [re.search(r"(Answer key · )?Version ([AB])", " ".join(text.split())).group(0) for text in pages]
+    assert labels == sorted(labels, key=lambda label: (label.startswith("Answer"), label))
+
+
+# --- PDF: even pages for duplex printing, one file per version ---------------------------------
+
+def _pages(data: bytes) -> list[str]:
+    pytest.importorskip("weasyprint")
+    from pypdf import PdfReader
+
+    return [" ".join((page.extract_text() or "").split()) for page in PdfReader(BytesIO(data)).pages]
+
+
+@pytest.fixture(scope="module")
+def duplex_pdf(lesson, tmp_path_factory):
+    pytest.importorskip("weasyprint")
+    sheet = build(lesson, versions=2)
+    folder = tmp_path_factory.mktemp("pdf")
+    (_, padded), = documents(sheet, "pdf", folder / "quiz.pdf")
+    (_, plain), = documents(sheet, "pdf", folder / "quiz.pdf", duplex=False)
+    return sheet, _pages(padded), _pages(plain)
+
+
+def _sections(pages: list[str]) -> list[tuple[str, int, int]]:
+    """(section, page number, of) for each page that has a footer; None for a blank page."""
+    found = []
+    for text in pages:
+        footer = re.search(r"((?:Answer key · )?Version [AB]) · Page (\d+) of (\d+)", text)
+        found.append((footer.group(1), int(footer.group(2)), int(footer.group(3))) if footer else None)
+    return found
+
+
+def test_every_version_and_key_starts_on_a_new_sheet_of_paper(duplex_pdf):
+    sheet, padded, plain = duplex_pdf
+    sections = _sections(padded)
+    starts = [index for index, found in enumerate(sections) if found and found[1] == 1]
+    assert len(starts) == 4  # version A, version B, key A, key B, each from its own page 1
+    assert all(start % 2 == 0 for start in starts)  # always the front of a sheet
+    for found in sections:
+        assert found is None or found[2] >= found[1]  # "Page 2 of 3": counted within its section
+    blanks = [text for text, found in zip(padded, sections) if found is None]
+    assert all(text == "" for text in blanks)
+    # Without duplex nothing is added: the blank pages are exactly the padding.
+    assert len(plain) == len(padded) - len(blanks) and None not in _sections(plain)
+
+
+def test_split_writes_one_file_per_version(lesson, tmp_path):
+    sheet = build(lesson, versions=3)
+    files = documents(sheet, "html", tmp_path / "quiz.html", split=True)
+    assert [path.name for path, _ in files] == ["quiz-A.html", "quiz-B.html", "quiz-C.html"]
+    for (_, data), version in zip(files, sheet.versions):
+        page = data.decode()
+        assert f'id="version-{version.letter}"' in page and f'id="key-{version.letter}"' in page
+        assert page.count('<section class="sheet"') == 1
+    separate = documents(sheet, "md", tmp_path / "quiz.md", "separate", split=True)
+    assert [path.name for path, _ in separate] == ["quiz-A.md", "quiz-A-key.md", "quiz-B.md", "quiz-B-key.md",
+                                                   "quiz-C.md", "quiz-C-key.md"]
+
+
+def test_cli_split_and_no_duplex(cli, tmp_path):
+    result = cli("sheet", str(FROZEN), "-o", str(tmp_path / "quiz.md"), "-n", "2", "--split", "--seed", "3")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["quiz-A.md", "quiz-B.md"]
+    result = cli("sheet", str(FROZEN), "-o", str(tmp_path / "q.gift"), "--split")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: --split does not apply to a question bank: Moodle shuffles per attempt\n"
+    assert cli("sheet", "--help").stdout.count("--no-duplex") == 1
+
+
+# --- the header, the key, the layout ------------------------------------------------------------
+
+def test_header_has_student_fields_instructions_and_a_score_table(lesson):
+    sheet = build(lesson, versions=1, instructions="Calculators allowed. <No phones>")
+    page = html.render(sheet, keys=False)
+    head = visible(page[page.index('<header class="sheet-head">'):page.index("</header>")])
+    assert "Name: Student ID: Class: Date:" in head
+    assert "Calculators allowed. <No phones>" in head and "&lt;No phones&gt;" in page
+    version = sheet.versions[0]
+    numbers = " ".join(str(q.number) for q in version.questions)
+    worth = " ".join(str(q.points) for q in version.questions)
+    assert f"Question {numbers} Total Points {worth} {version.points} Score" in head
+
+
+def test_instructions_come_from_the_lesson_then_the_default(lesson):
+    shipped = read_lesson(SHIPPED)
+    assert build(shipped).instructions.startswith("Answer every question. For each number, show your working; "
+                                                  "biases and LayerNorms count")
+    assert build(lesson).instructions == model.LABELS["en"].instructions  # the frozen copy has no [sheet]
+    assert build(lesson, language="tr").instructions == model.LABELS["tr"].instructions
+
+
+def test_key_repeats_the_question_and_lists_accepted_answers_and_tolerance(lesson):
+    sheet = build(lesson, versions=1, kinds=("fact", "numeric"), count=4, seed=2)
+    text = visible(html.render(sheet, sheets=False))
+    for question in sheet.versions[0].questions:
+        assert model.short_text(question.prompt) in text
+        if question.accept:
+            assert "Also accepted: " + "; ".join(question.accept) in text
+    assert model.short_text("word " * 40).endswith("…") and len(model.short_text("word " * 40)) <= 91
+    question = sheet.versions[0].questions[0]
+    tolerant = model.Sheet("t", "en", 1, model.LABELS["en"], (model.Version("A", (
+        model.Question(number=1, id="x/y", kind=model.Kind.NUMERIC, prompt="How many?", points=2, answer="2,000",
+                       value=2000, tolerance=model.Fraction(1, 100)),)),))
+    assert "within ±1%" in visible(html.render(tolerant, sheets=False))
+    assert question.points == 2
+
+
+def test_points_come_from_the_lesson(lesson_text):
+    text = lesson_text.replace('id = "bert-vs-gpt"\nkind = "choice"', 'id = "bert-vs-gpt"\nkind = "choice"\npoints = 5')
+    sheet = model.build_sheet([parse(text)], language="en", seed=1, kinds=("choice",))
+    assert [q.points for q in sheet.versions[0].questions] == [5]
+    with pytest.raises(LessonErrors, match="points must be a whole number from 1 to 100, not 0"):
+        parse(text.replace("points = 5", "points = 0"))
+
+
+def test_sheet_table_errors_name_their_line(lesson_text):
+    with pytest.raises(LessonErrors, match=r":\d+: \[sheet.legend\]: unknown name 'q'"):
+        parse(lesson_text.replace('V = { en = "vocabulary size"', 'q = { en = "vocabulary size"'))
+    with pytest.raises(LessonErrors, match=r"\[sheet\]: unknown key 'colour'"):
+        parse(lesson_text.replace('instructions = { en = "Answer every', 'colour = "red"\ninstructions = { en = "Answer every'))
+
+
+def test_markdown_needs_no_github(lesson):
+    text = markdown.render(build(lesson, versions=1))
+    assert "[ ]" not in text  # GitHub task boxes show as brackets elsewhere
+    assert "☐" in text
+    assert not re.search(r"^\|(\s*\|)+\s*$", text, re.M)  # no table row without a word (an empty header)
+
+
+# --- Moodle XML, read back by Moodle's importer rules ----------------------------------------
+
+@pytest.mark.parametrize("language", ["en", "tr"])
+def test_moodle_xml_reads_back_with_types_answers_grades_and_feedback(lesson, language):
+    sheet = build(lesson, language=language, kinds=model.KINDS)
+    read = moodle_xml.read(moodle.render(sheet))
+    assert len(read) == len(sheet.bank) == 29
+    assert {q.category for q in read} == {f"$course$/top/bertdrill/{lesson.title[language]}"}
+    types = {}
+    for question, parsed in zip(sheet.bank, read):
+        assert parsed.name == question.id
+        assert parsed.default_mark == question.points
+        assert visible(parsed.general_feedback.text) == " ".join(question.explanation.split())
+        assert visible(parsed.text.text).startswith(" ".join(question.prompt.split()))
+        types[question.id.split("/")[1].split("@")[0]] = parsed.qtype
+        match parsed.qtype:
+            case "multichoice":
+                assert parsed.single and parsed.shuffle
+                assert [html_lib.unescape(a.text) for a in parsed.answers] == list(question.choices)
+                assert [a.fraction for a in parsed.answers] == [1.0 if i == question.correct[0] else 0.0
+                                                                for i in range(len(question.choices))]
+            case "numerical":
+                (answer,) = parsed.answers
+                assert int(answer.text) == question.value and answer.fraction == 1 and answer.tolerance == "0"
+                assert parsed.show_units == 3
+            case "matching":
+                assert parsed.shuffle
+                assert [(visible(sub.text), answer) for sub, answer in parsed.pairs] == [
+                    (row, question.choices[index]) for row, index in zip(question.rows, question.correct)]
+            case "shortanswer":
+                assert [a.text.replace("\\*", "*") for a in parsed.answers] == list(
+                    dict.fromkeys([question.answer, *question.accept]))
+                assert {a.fraction for a in parsed.answers} == {1.0}
+            case "multianswer":
+                (part,) = parsed.parts
+                assert part.qtype == "shortanswer" and part.mark == question.points
+                assert [a.text for a in part.answers] == list(dict.fromkeys([question.answer, *question.accept]))
+                assert "{#1}" in parsed.text.text
+            case "essay":
+                pass
+            case other:
+                raise AssertionError(other)
+    assert types["bert-vs-gpt"] == "multichoice" and types["bert-base-match"] == "matching"
+    assert types["attention-projections"] == "multianswer" and types["total-params"] == "numerical"
+    assert types["bert-acronym"] == "shortanswer" and types["bidirectional"] == "essay"
+    assert types["count-bert-base"] == "essay"
+
+
+def test_moodle_xml_escapes_hostile_text():
+    hostile = read_lesson(TESTS / "lessons" / "hostile.toml")
+    sheet = model.build_sheet([hostile], language="en", seed=3, kinds=model.KINDS)
+    text = moodle.render(sheet)
+    read = moodle_xml.read(text)
+    assert len(read) == len(sheet.bank)
+    for parsed in read:
+        assert "<script" not in parsed.text.text and "<img" not in parsed.text.text
+    shown = " ".join(visible(parsed.text.text) for parsed in read)
+    assert "<script>alert('q')</script>" in shown  # as text, for the student to read
+
+
+def test_cli_writes_moodle_xml(cli, tmp_path):
+    out = tmp_path / "bank.xml"
+    result = cli("sheet", str(FROZEN), "-o", str(out), "--seed", "1", "--lang", "tr")
+    assert result.exit_code == 0, result.stderr
+    assert "28" in result.stdout  # all but practice (the message is in Turkish with --lang tr)
+    assert "Left out" not in result.stdout  # a bank holds every question; a quiz draws from it
+    assert len(moodle_xml.read(out.read_text(encoding="utf-8"))) == 28
+    result = cli("sheet", str(FROZEN), "-o", str(tmp_path / "b.txt"), "--format", "moodle-xml", "--key", "none")
+    assert result.exit_code == 1
+    assert "--key does not apply to Moodle XML" in result.stderr
