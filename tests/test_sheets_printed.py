@@ -253,3 +253,43 @@ def test_cli_writes_moodle_xml(cli, tmp_path):
     result = cli("sheet", str(FROZEN), "-o", str(tmp_path / "b.txt"), "--format", "moodle-xml", "--key", "none")
     assert result.exit_code == 1
     assert "--key does not apply to Moodle XML" in result.stderr
+
+
+@requires_chromium
+def test_points_and_question_text_line_up_from_9_to_10(lesson):
+    """The points column was ragged between questions 9 and 10; fixed widths line it up (drawn in Chromium)."""
+    from chromium import measure
+
+    page = html.render(build(lesson, versions=1), keys=False)
+    script = """
+    var edges = function (selector, side) {
+      return Array.prototype.map.call(document.querySelectorAll(selector),
+                                      function (e) { return Math.round(e.getBoundingClientRect()[side]); });
+    };
+    return {points: edges(".q-points", "right"), text: edges(".q-text", "left"),
+            work: Array.prototype.map.call(document.querySelectorAll(".q-numeric .lines"),
+                                           function (e) { return e.children.length; })};
+    """
+    found = measure(page, script, width=800)
+    assert len(found["points"]) >= 10
+    assert len(set(found["points"])) == 1 and len(set(found["text"])) == 1, found
+    assert found["work"] and set(found["work"]) == {3}  # room to work: three lines, not one
+
+
+def test_points_line_up_in_the_weasyprint_pdf(lesson, tmp_path):
+    """The same in WeasyPrint's PDF, read with poppler's word boxes (pdftotext -bbox, from .ci/run)."""
+    import shutil
+    import subprocess
+
+    pytest.importorskip("weasyprint")
+    if shutil.which("pdftotext") is None:
+        pytest.skip("poppler-utils is not installed (see .ci/run)")
+    sheet = build(lesson, versions=1)
+    (_, data), = documents(sheet, "pdf", tmp_path / "quiz.pdf", key="none")
+    (tmp_path / "quiz.pdf").write_bytes(data)
+    boxes = subprocess.run(["pdftotext", "-bbox", str(tmp_path / "quiz.pdf"), "-"], capture_output=True, text=True,
+                           check=True, timeout=60).stdout
+    words = re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', boxes)
+    right_edges = {round(float(x_max), 1) for _, x_max, word in words if word in ("point", "points")}
+    right_edges.discard(min(right_edges))  # the summary under the header ("19 questions · 38 points"), on the left
+    assert len(right_edges) == 1, right_edges
