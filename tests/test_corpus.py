@@ -479,6 +479,20 @@ REFUSED_LESSONS = {
     "claim-tiny-power": (68, "item 'claim': result too precise (an exact fraction finer than 1/10^60) in "),
     "claim-too-many-digits": (68, "item 'claim': a stated number has at most 30 digits, not 4,002"),
     "formula-fraction-tower": (23, "formula 'share': result too precise (an exact fraction finer than 1/10^60)"),
+    # issue 11, item 5: a name is defined once (a formula `d` silently replaced the parameter `d` before)
+    "name-twice-formula-as-parameter": (23, "formula 'd' has the name of a parameter (line 8): a name is defined once"),
+    "name-twice-set-as-formula": (23, "'set' is bertdrill's own name ({set} in a text is the set's title)"),
+    "name-twice-set-as-parameter": (11, "'set' is bertdrill's own name ({set} in a text is the set's title)"),
+    "name-twice-pair-id": (58, "item 'table': duplicate pair id 'width'"),
+    "name-twice-language": (3, "a language is listed twice"),
+    # issue 11, item 6: ids, names and language codes are matched whole: a trailing newline is refused
+    "newline-formula-name": (22, "formula name 'total\\n' is not a valid name"),
+    "newline-item-id": (38, "item id 'gap\\n' must be lower-case letters, digits, '-' or '_' (at most 64)"),
+    "newline-language": (3, "language 'tr\\n' is not a language code such as \"en\""),
+    "newline-lesson-id": (2, "lesson id 'mini\\n' must be lower-case letters, digits, '-' or '_' (at most 64)"),
+    "newline-pair-id": (58, "item 'table': pair id 'width\\n' must be lower-case letters, digits, '-' or '_'"),
+    "newline-parameter": (14, "parameter name 'd\\n' is not a valid name"),
+    "newline-set-name": (12, "parameter set name 'big\\n' must be lower-case letters, digits, '-' or '_'"),
     "toml-nested-arrays": (5, "TOML nested too deeply: arrays or inline tables inside one another"),  # RecursionError
     "toml-nested-tables": (5, "TOML nested too deeply: arrays or inline tables inside one another"),
     "toml-number-too-long": (8, "a number too long to read (thousands of digits)"),  # ValueError from int()

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 ENGLISH = "en"  # the language the messages are written in: it needs no catalog
 # A language code as lessons write them (ISO 639-1 or -3), optionally with a region or an encoding,
 # as locales and people write them: tr, TR, tr-TR, tr_TR.UTF-8, tr_TR@euro.
-_CODE = re.compile(r"^([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]+)*(?:\.[A-Za-z0-9_-]+)?(?:@[A-Za-z0-9_-]+)?$")
+_CODE = re.compile(r"\A([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]+)*(?:\.[A-Za-z0-9_-]+)?(?:@[A-Za-z0-9_-]+)?\Z")
 _LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX precedence for messages
 
 _translation: gettext.NullTranslations = gettext.NullTranslations()

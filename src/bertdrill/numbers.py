@@ -22,7 +22,7 @@ SCALES = {
 """Words and suffixes for round numbers, in English and Turkish: shared by claims and typed answers."""
 MAX_STATED_DIGITS = 30
 """A claim states a rounded number: more digits than this is a mistake, and would make rounding costly."""
-_APPROX = re.compile(r"^~?\s*(\d+(?:[.,]\d+)?)(?:\s*/\s*(\d+))?\s*([A-Za-z]+)?$")
+_APPROX = re.compile(r"\A~?\s*(\d+(?:[.,]\d+)?)(?:\s*/\s*(\d+))?\s*([A-Za-z]+)?\Z")
 
 
 def format_number(value: Number, language: str) -> str:

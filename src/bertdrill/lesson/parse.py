@@ -21,10 +21,12 @@ from .model import Item, Lesson, ParamSet, SheetSettings
 from .positions import TOML_POSITION, Lines
 from .verify import verify
 
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
-LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}$")
+ID_PATTERN = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: "$" would let "mini\n" through
+NAME_PATTERN = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]{0,31}\Z")
+LANGUAGE_PATTERN = re.compile(r"\A[a-z]{2,3}\Z")
 MAX_TEXT = 20_000
+RESERVED_NAMES = frozenset({"set"})
+"""Names bertdrill defines: ``{set}`` in a text is the parameter set's title, never a value."""
 
 
 def parse(text: str, path: str = "<lesson>") -> Lesson:
@@ -109,7 +111,7 @@ class Parser:
         except Skip:
             return None
         params = self.param_sets(data.get("params", {}))
-        formulas, formula_lines = self.formula_table(data.get("formulas", {}))
+        formulas, formula_lines = self.formula_table(data.get("formulas", {}), self.parameter_lines(params))
         items = self.item_list(data.get("item", []))
         sheet = self.sheet_settings(data.get("sheet", {}), params)
         return Lesson(lesson_id, self.path, self.languages, title, summary, source, tags,
@@ -173,6 +175,9 @@ class Parser:
                         continue
                     if not NAME_PATTERN.match(key):
                         raise self.fail(key_line, f"parameter name {key!r} is not a valid name")
+                    if key in RESERVED_NAMES:
+                        raise self.fail(key_line, _("{name!r} is bertdrill's own name ({{set}} in a text is the set's "
+                                                    "title); choose another").format(name=key))
                     numbers[key] = self.number(value, key_line, f"parameter {key!r} of {name!r}")
                 sets[name] = ParamSet(name, title, numbers, line)
             except Skip:
@@ -186,7 +191,16 @@ class Parser:
                     self.fail(other.line, f"parameter set {other.name!r} and {first.name!r} differ in: {', '.join(missing)}")
         return sets
 
-    def formula_table(self, table: object) -> tuple[dict[str, Formula], dict[str, int]]:
+    def parameter_lines(self, sets: dict[str, ParamSet]) -> dict[str, int]:
+        """Each parameter's name and the line of its first definition."""
+        lines: dict[str, int] = {}
+        for params in sets.values():
+            for name in params.values:
+                lines.setdefault(name, self.lines.key(f"params.{params.name}", name, params.line) or params.line)
+        return lines
+
+    def formula_table(self, table: object, parameters: dict[str, int]) -> tuple[dict[str, Formula], dict[str, int]]:
+        """The formulas; a name is defined once: a formula named like a parameter would silently replace it."""
         formulas: dict[str, Formula] = {}
         lines: dict[str, int] = {}
         if not isinstance(table, dict):
@@ -197,6 +211,14 @@ class Parser:
             lines[name] = line
             if not NAME_PATTERN.match(name):
                 self.fail(line, f"formula name {name!r} is not a valid name")
+                continue
+            if name in RESERVED_NAMES:
+                self.fail(line, _("{name!r} is bertdrill's own name ({{set}} in a text is the set's "
+                                  "title); choose another").format(name=name))
+                continue
+            if name in parameters:
+                self.fail(line, _("formula {name!r} has the name of a parameter (line {first}): "
+                                  "a name is defined once; rename one of them").format(name=name, first=parameters[name]))
                 continue
             try:
                 formulas[name] = formula.parse(source)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import tomllib
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"^\s*([A-Za-z0-9_\-\"']+)\s*=")
+_PART = r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)"""  # a bare, "basic" or 'literal' key
+_DOTTED = rf"{_PART}(?:\s*\.\s*{_PART})*"
+_HEADER = re.compile(rf"^\s*(\[\[?)\s*({_DOTTED})\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(rf"^\s*({_DOTTED})\s*=")
 TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)|\(at end of document\)")
 """Where tomllib says a syntax error is, in its message."""
 
@@ -31,7 +34,7 @@ class Lines:
                 continue
             header = _HEADER.match(line)
             if header:
-                name = header.group(2).strip()
+                name = _plain(header.group(2))
                 if header.group(1) == "[[" and name == "item":
                     self.items.append(number)
                     current = f"item#{len(self.items) - 1}"
@@ -41,7 +44,7 @@ class Lines:
                 continue
             key = _KEY.match(line)
             if key:
-                self.keys.setdefault((current, key.group(1).strip("\"'")), number)
+                self.keys.setdefault((current, _plain(key.group(1))), number)
             for quote in ('"""', "'''"):
                 if line.count(quote) % 2 == 1:
                     in_multiline = quote
@@ -51,3 +54,18 @@ class Lines:
 
     def item(self, index: int) -> int:
         return self.items[index] if index < len(self.items) else 1
+
+
+def _plain(dotted: str) -> str:
+    """A TOML key as tomllib reads it, parts joined by dots: ``params."big\\n"`` -> ``params.big`` + newline."""
+    if '"' not in dotted and "'" not in dotted:  # the usual case, without asking tomllib
+        return ".".join(part.strip() for part in dotted.split("."))
+    try:
+        parsed = tomllib.loads(f"{dotted} = 0")
+    except tomllib.TOMLDecodeError:
+        return dotted.strip()
+    parts = []
+    while isinstance(parsed, dict) and parsed:
+        name, parsed = next(iter(parsed.items()))
+        parts.append(name)
+    return ".".join(parts)
