@@ -65,7 +65,7 @@ def start(
             file=output))
     task = "\n".join(f"# {line}" for para in card.prompt[lang].splitlines() for line in textwrap.wrap(para, 76) or [""])
     check_it = _("Check it with: bertdrill practice check {file}").format(file=output)
-    text = f"{task}\n# {check_it}\n\n{card.code}"
+    text = f"{task}\n# {check_it}\n\n{card.code[lang]}"
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
