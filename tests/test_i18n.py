@@ -138,3 +138,49 @@ def test_the_checks_fail_on_a_missing_or_stale_message(tmp_path):
     assert tool.stale(Path("tr.po"), have) == []
     have.add("Saved", "Kaydedildi")
     assert tool.stale(Path("tr.po"), have) == ["tr.mo: not compiled from its .po (run scripts/catalogs.py)"]
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_every_command_takes_lang():
+    import typer.main
+
+    from bertdrill.cli import app
+
+    def leaves(command, path=()):
+        subcommands = getattr(command, "commands", None)
+        if subcommands is None:
+            yield " ".join(path), command
+            return
+        for name, sub in subcommands.items():
+            yield from leaves(sub, (*path, name))
+
+    found = dict(leaves(typer.main.get_command(app)))
+    assert {"review", "status", "stats", "check", "practice check", "export anki"} <= set(found)
+    lacking = [name for name, command in found.items()
+               if not any("--lang" in param.opts for param in command.params)]
+    assert lacking == []
+
+
+@pytest.mark.parametrize(("environ", "args", "said"), [
+    ({}, ("--lang", "tr"), "Şimdi zamanı gelen"),
+    ({"BERTDRILL_LANG": "tr"}, (), "Şimdi zamanı gelen"),
+    ({"LANG": "tr_TR.UTF-8"}, (), "Şimdi zamanı gelen"),
+    ({"LC_ALL": "en_US.UTF-8", "LANG": "tr_TR.UTF-8"}, (), "Due now"),
+    ({"LANG": "tr_TR.UTF-8"}, ("--lang", "en"), "Due now"),
+    ({"LANG": "de_DE.UTF-8"}, (), "Due now"),  # no German catalog: English, not an error
+])
+def test_the_language_comes_from_lang_then_the_environment(cli, monkeypatch, environ, args, said):
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    result = cli("status", *args)
+    assert result.exit_code == 0, result.stderr
+    assert said in result.stdout
+
+
+def test_a_language_that_is_no_code_is_a_usage_error(cli, monkeypatch):
+    result = cli("status", "--lang", "türkçe")
+    assert result.exit_code == 2 and "'türkçe' is not a language code such as en or tr" in result.stderr
+    monkeypatch.setenv("BERTDRILL_LANG", "C")
+    assert cli("status").exit_code == 2
