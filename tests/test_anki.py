@@ -153,7 +153,7 @@ def test_text_is_escaped_and_cloze_syntax_in_lesson_text_is_inert():
     assert bertdrill_anki.code("\n  if a < b:\n    pass\n") == "  if a &lt; b:\n    pass"
     lesson = parse(_lesson(blank_text="{{c2::x}} = ____ * d", blank_answer="2"), "l.toml")
     (card,) = [c for c in compile_lesson(lesson) if c.kind == "blank"]
-    assert bertdrill_anki.cloze(card) == "&#123;&#123;c2::x&#125;&#125; = {{c1::2}} * d"
+    assert bertdrill_anki.cloze(card, "en") == "&#123;&#123;c2::x&#125;&#125; = {{c1::2}} * d"
 
 
 def test_tags_name_lesson_kind_language_and_table(lesson_text):
@@ -304,9 +304,9 @@ def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
 
     # The cloze hides the answer on the front and shows it on the back, in monospace code.
     blank = card_of(collection, guid("attention-projections"))
-    assert "dikkat = [...] * (d * d + d)" in visible(blank.question())
-    assert "dikkat = 4 * (d * d + d)" not in visible(blank.question())
-    assert "dikkat = 4 * (d * d + d)" in visible(blank.answer())
+    assert "attention = [...] * (d * d + d)" in visible(blank.question())  # English code in the English deck
+    assert "attention = 4 * (d * d + d)" not in visible(blank.question())
+    assert "attention = 4 * (d * d + d)" in visible(blank.answer())
     assert '<pre class="code">' in without_style(blank.question())
     assert "font-family: ui-monospace" in blank.question()
 
@@ -329,7 +329,7 @@ def test_anki_imports_the_shipped_lesson(cli, tmp_path, collection):
         "Machine Learning course, expert section, lesson 17/44: What is BERT?")
 
     practice = card_of(collection, guid("count-bert-base"))
-    assert "# buraya yaz" in visible(practice.question())
+    assert "# write here" in visible(practice.question())
     assert "23837184 7087872 590592 109482240 0.666" in visible(practice.answer())
     assert "23837184" not in visible(practice.question())
 

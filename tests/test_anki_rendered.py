@@ -186,7 +186,7 @@ def test_practice_back_labels_its_two_boxes(collections):
     col = collections["en"]
     found = measure(reviewer_page(col, card(col, "count-bert-base", "en"), "back"), OVERFLOW, width=400)
     text = found["text"]
-    assert text.index("EXPECTED OUTPUT") < text.index("23837184") < text.index("SOLUTION") < text.index("gomme =")
+    assert text.index("EXPECTED OUTPUT") < text.index("23837184") < text.index("SOLUTION") < text.index("embeddings =")
 
 
 STYLE = """

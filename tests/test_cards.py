@@ -48,8 +48,8 @@ def test_ids_survive_text_edits_and_fingerprints_change():
 
 def test_blank_cards_compare_over_every_set_and_synthetic_ones():
     [blank] = [card for card in all_cards(load_lessons()) if card.kind == "blank"]
-    assert blank.code == "dikkat = ____ * (d * d + d)"
-    assert blank.answer["en"] == "dikkat = 4 * (d * d + d)"
+    assert blank.code == {"en": "attention = ____ * (d * d + d)", "tr": "dikkat = ____ * (d * d + d)"}
+    assert blank.answer["en"] == "attention = 4 * (d * d + d)"
     assert len(blank.check_envs) == 5  # bert-base, bert-large and three prime sets
     assert len({env["d"] for env in blank.check_envs}) == 5
 
@@ -63,12 +63,15 @@ def test_fingerprints_keep_the_values_stores_hold():
     cards = {card.id: card for card in compile_lesson(parse(MINIMAL.read_text(), "a.toml"))}
     assert (cards["mini/what"].fingerprint, cards["mini/table#width"].fingerprint) == (
         "24d91af3f9b693fe", "7c4e639dcc032ce0")
+    def one_or_all(code):  # code the same in every language was shown, and is hashed, as one text
+        return code if isinstance(code, str) or len(set(code.values())) > 1 else next(iter(code.values()))
+
     for card in cards.values():
         # A kind's card has only its own fields; those of other kinds were shown as empty.
         # (a match card's options are its table's other answers, already in those cards' fingerprints)
         shown = [card.kind, card.prompt, card.answer, card.explanation,
                  getattr(card, "options", {}) if card.kind == "choice" else {},
-                 getattr(card, "code", ""), getattr(card, "term", {}), card.accept,
+                 one_or_all(getattr(card, "code", "")), getattr(card, "term", {}), card.accept,
                  list(getattr(card, "expected_output", ())), card.tags]
         dumped = json.dumps(shown, sort_keys=True, ensure_ascii=False).encode()
         assert card.fingerprint == hashlib.sha256(dumped).hexdigest()[:16]

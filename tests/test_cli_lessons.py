@@ -112,3 +112,33 @@ def test_a_prompt_that_gives_its_answer_away_is_a_warning_and_strict_makes_it_an
 def giveaways(stderr: str) -> list[str]:
     """The lines of stderr but those about questions that give each other away (sheets keep them apart)."""
     return [line for line in stderr.splitlines() if "a sheet never puts the two on one version" not in line]
+
+
+def test_check_runs_the_sample_solutions_in_every_language(cli):
+    result = cli("check", "--run-solutions")
+    assert result.exit_code == 0, result.stderr
+    assert "23 items, 33 cards, 24 numbers verified" in result.stdout
+
+
+def test_a_wrong_sample_solution_is_an_error_at_its_item(cli, lesson_text, tmp_path):
+    """Without --run-solutions only formulas are checked: a solution that rounds to 2 places passes."""
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(lesson_text.replace("print(round(ffn / layer, 3))", "print(round(ffn / layer, 2))"),
+                     encoding="utf-8")
+    line = lesson_text[:lesson_text.index('id = "count-bert-base"')].count("\n")  # the item's [[item]] line
+    assert cli("check", str(wrong)).exit_code == 0
+    result = cli("check", "--run-solutions", str(wrong))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"{wrong}:{line}: item 'count-bert-base': the en sample solution is wrong: it prints "
+        "23837184 7087872 590592 / 109482240 / 0.67 where the formulas give 23837184 7087872 590592 / 109482240 / "
+        "0.666\n")
+    crashed = tmp_path / "crashed.toml"
+    crashed.write_text(lesson_text.replace("print(gomme, katman, pooler)", "print(gome, katman, pooler)"),
+                       encoding="utf-8")
+    result = cli("check", "--run-solutions", "--lang", "tr", str(crashed))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"{crashed}:{line}: 'count-bert-base' öğesi: tr örnek çözümü yanlış: bir hatayla duruyor (çıkış kodu 1): "
+        "NameError: name 'gome' is not defined. Did you mean: 'gomme'?\n")

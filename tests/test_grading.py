@@ -318,7 +318,7 @@ BLANK = "attention-projections"
 
 
 def test_blank_card_is_the_lesson_question():
-    assert card(BLANK).code == "dikkat = ____ * (d * d + d)"
+    assert card(BLANK).code["tr"] == "dikkat = ____ * (d * d + d)"
     assert card(BLANK).fill == "4"
 
 
@@ -365,7 +365,7 @@ def test_blank_compares_on_synthetic_sets_as_well():
 
 
 def test_blank_of_words_is_compared_as_text():
-    words = replace(card(BLANK), code="BERT is ____.", fill="bidirectional",
+    words = replace(card(BLANK), code={"en": "BERT is ____.", "tr": "BERT is ____."}, fill="bidirectional",
                     answer={"en": "BERT is bidirectional.", "tr": "BERT is bidirectional."})
     assert grade(words, "Bidirectional", "en").correct
     typo = grade(words, "bidirectonal", "en")

@@ -28,7 +28,7 @@ def write(tmp_path, text, name="model.py"):
 
 
 def test_correct_script_passes(card, tmp_path):
-    outcome = practice.check(card, write(tmp_path, card.solution))
+    outcome = practice.check(card, write(tmp_path, card.solution["en"]))
     assert outcome.status == "passed"
     assert outcome.actual == ("23837184 7087872 590592", "109482240", "0.666")
     assert outcome.grade == 5
@@ -40,7 +40,7 @@ def test_numbers_compare_by_value(card, tmp_path):
 
 
 def test_wrong_script_shows_a_diff(card, tmp_path):
-    outcome = practice.check(card, write(tmp_path, card.solution.replace("12 * katman", "11 * katman")))
+    outcome = practice.check(card, write(tmp_path, card.solution["tr"].replace("12 * katman", "11 * katman")))
     assert outcome.status == "wrong"
     assert "-109482240" in outcome.diff()
     assert "+102394368" in outcome.diff()
@@ -81,12 +81,12 @@ def test_cli_start_then_check(cli, tmp_path, card):
     assert result.exit_code == 0, result.stderr
     starter = target.read_text(encoding="utf-8")
     assert "# Verilen ayarlarla gömme" in starter
-    assert starter.endswith(card.code)
+    assert starter.endswith(card.code["tr"]) and "# buraya yaz" in starter
     assert cli("practice", "start", "-o", str(target)).exit_code == 1  # never overwrites silently
     failed = cli("practice", "check", str(target))
     assert failed.exit_code == 1
     assert "✗ Your script printed nothing." in failed.stdout
-    target.write_text(card.solution, encoding="utf-8")
+    target.write_text(card.solution["tr"], encoding="utf-8")
     passed = cli("practice", "check", "count-bert-base", str(target))
     assert passed.exit_code == 0
     assert passed.stdout.startswith("✓ Correct")
@@ -108,7 +108,7 @@ def test_what_the_script_started_does_not_outlive_it(card, tmp_path):
     pid_file = tmp_path / "child.pid"
     script = ("import subprocess, sys\n"
               "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-              f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n" + card.solution)
+              f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n" + card.solution["en"])
     assert practice.check(card, write(tmp_path, script)).status == "passed"
     status = Path(f"/proc/{int(pid_file.read_text())}/status")
     deadline = time.monotonic() + 5

@@ -398,7 +398,7 @@ def practice_answers(db: str | None = None):
 def test_practice_check_records_a_right_attempt(cli, tmp_path, monkeypatch, practice_card):
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
     script = tmp_path / "model.py"
-    script.write_text(practice_card.solution, encoding="utf-8")
+    script.write_text(practice_card.solution["en"], encoding="utf-8")
     result = cli("practice", "check", str(script))
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "Saved: grade 5 · check it again tomorrow (2025-03-04)."
@@ -432,7 +432,7 @@ def test_practice_check_twice_a_day_moves_the_schedule_once(cli, tmp_path, monke
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
     wrong, right = tmp_path / "wrong.py", tmp_path / "right.py"
     wrong.write_text("print(1)\n", encoding="utf-8")
-    right.write_text(practice_card.solution, encoding="utf-8")
+    right.write_text(practice_card.solution["en"], encoding="utf-8")
     cli("practice", "check", str(wrong))
     second = cli("practice", "check", str(right))
     assert "Saved: grade 5 (already checked today: only the first check of a day moves the schedule)." in second.stdout
@@ -445,7 +445,7 @@ def test_practice_check_uses_db_and_fails_before_running_on_a_bad_one(cli, tmp_p
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
     marker = tmp_path / "ran"
     script = tmp_path / "model.py"
-    script.write_text(f"open({str(marker)!r}, 'w').close()\n" + practice_card.solution, encoding="utf-8")
+    script.write_text(f"open({str(marker)!r}, 'w').close()\n" + practice_card.solution["en"], encoding="utf-8")
     other = tmp_path / "other.db"
     assert cli("practice", "check", "--db", str(other), str(script)).exit_code == 0
     assert marker.exists() and len(practice_answers(str(other))[0]) == 1

@@ -359,9 +359,9 @@ def _cloze_text(text: str) -> str:
     return code(text).replace("{", "&#123;").replace("}", "&#125;")
 
 
-def cloze(card: BlankCard) -> str:
-    """The blank's code with its one blank as ``{{c1::answer}}``."""
-    before, after = card.code.split("____", 1)
+def cloze(card: BlankCard, language: str) -> str:
+    """The blank's code in ``language`` with its one blank as ``{{c1::answer}}``."""
+    before, after = card.code[language].split("____", 1)
     # A ':' in the answer could read as the start of a cloze hint ("{{c1::a::hint}}").
     answer = _cloze_text(card.fill).replace(":", "&#58;")
     return f"{_cloze_text(before)}{{{{c1::{answer}}}}}{_cloze_text(after)}"
@@ -392,10 +392,10 @@ def fields(card: Card, language: str, source: str) -> list[str]:
             correct = f'<span class="letter">{_letter(card.correct)}.</span> {prose(card.answer[language])}'
             return [prompt, _options(card, language), correct, explanation, source]
         case BlankCard():
-            return [cloze(card), prompt, explanation, source]
+            return [cloze(card, language), prompt, explanation, source]
         case PracticeCard():
             output = code("\n".join(card.expected_output))
-            return [prompt, code(card.code), output, code(card.solution), explanation, source]
+            return [prompt, code(card.code[language]), output, code(card.solution[language]), explanation, source]
         case _:
             assert_never(card)
 
@@ -486,7 +486,7 @@ def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, m
     source = prose(lesson.source.get(language, ""))
     notes = []
     for card in cards:
-        values = fields(card, language, source)
+        values = fields(card, language, prose(card.cited[language]) if card.cited else source)
         if not values[0]:
             raise ExportError(_("{file}:{line}: item {item!r} has an empty {language!r} text; Anki would make no card "
                                 "from it").format(file=lesson.path, line=card.line, item=card.item_id, language=language))

@@ -56,6 +56,7 @@ class CardBase:
     tags: tuple[str, ...] = ()
     accept: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # more accepted answers
     source: Text = field(default_factory=dict)
+    cited: Text = field(default_factory=dict)  # the item's own source (a paper), shown with its answer
     line: int = 0  # where the item starts in the lesson file
 
     @property
@@ -101,7 +102,7 @@ class ChoiceCard(CardBase):
 
 @dataclass(frozen=True, kw_only=True)
 class BlankCard(CardBase):
-    code: str  # the text with ____
+    code: Text  # the text with ____, per language
     fill: str  # what goes in the blank
     check_envs: tuple[Mapping[str, Number], ...] = ()  # sets to compare expressions over
     allowed: frozenset[str] = frozenset()  # names a typed fill may use: the parameters, and the fill's own
@@ -139,9 +140,9 @@ class MatchCard(SetCard):
 
 @dataclass(frozen=True, kw_only=True)
 class PracticeCard(SetCard):
-    code: str  # the starter code
+    code: Text  # the starter code, per language
     expected_output: tuple[str, ...]  # the lines a correct script prints
-    solution: str  # the lesson's sample solution
+    solution: Text  # the lesson's sample solution, per language
 
     @property
     def kind(self) -> Literal[Kind.PRACTICE]:
@@ -156,7 +157,7 @@ def question_text(card: Card, language: str) -> str:
     prompt = card.prompt[language]
     match card:
         case BlankCard():
-            return f"{prompt}\n{card.code}"
+            return f"{prompt}\n{card.code[language]}"
         case MatchCard():
             return f"{prompt}\n{card.term[language]} → ?"
         case FactCard() | ChoiceCard() | NumericCard() | PracticeCard():
@@ -203,7 +204,7 @@ def giveaways(card: Card) -> list[tuple[str, str]]:
 def fingerprint(card: Card) -> str:
     """A hash of everything shown. Fields a kind lacks hash as empty, so stored fingerprints stay valid."""
     options: Mapping[str, tuple[str, ...]] = {}
-    code = ""
+    code: str | Text = ""
     term: Text = {}
     expected: list[str] = []
     match card:
@@ -212,11 +213,11 @@ def fingerprint(card: Card) -> str:
         case ChoiceCard():
             options = card.options
         case BlankCard():
-            code = card.code
+            code = _one_or_all(card.code)
         case MatchCard():
             term = card.term
         case PracticeCard():
-            code, expected = card.code, list(card.expected_output)
+            code, expected = _one_or_all(card.code), list(card.expected_output)
         case _:
             assert_never(card)
     shown = [card.kind, card.prompt, card.answer, card.explanation, options, code, term, card.accept, expected,
@@ -224,6 +225,12 @@ def fingerprint(card: Card) -> str:
     if isinstance(card, MatchCard) and card.phrased:
         shown.append(card.phrased)  # only when there is one: fingerprints stored before stay valid
     return hashlib.sha256(_FINGERPRINT_JSON.encode(shown).encode()).hexdigest()[:16]
+
+
+def _one_or_all(texts: Text) -> str | Text:
+    """Code the same in every language hashes as that one text: fingerprints stored before stay valid."""
+    distinct = set(texts.values())
+    return distinct.pop() if len(distinct) == 1 else texts
 
 
 def compile_lesson(lesson: Lesson) -> list[Card]:
@@ -263,6 +270,7 @@ def _base(lesson: Lesson, item: Item, key: str, set_name: str | None = None) -> 
         tags=item.tags,
         accept=item.accept,
         source=lesson.source,
+        cited=item.source,
         line=item.line,
     )
 
@@ -286,7 +294,7 @@ def _choice(lesson: Lesson, item: ChoiceItem) -> ChoiceCard:
 
 
 def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...]) -> BlankCard:
-    answer = {lang: item.text.replace(BLANK, item.fill) for lang in lesson.languages}
+    answer = {lang: item.text[lang].replace(BLANK, item.fill) for lang in lesson.languages}
     return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs,
                      checks=item.checks, allowed=_parameter_names(lesson) | _names(item.fill))
 
@@ -339,8 +347,9 @@ def _practice(lesson: Lesson, item: PracticeItem) -> PracticeCard:
     output = tuple(" ".join(formula.format_number(lesson.evaluate(e, set_name)) for e in line) for line in item.expected)
     answer = {lang: "\n".join(output) for lang in lesson.languages}
     return PracticeCard(**_in_set(lesson, item, item.id, set_name), answer=answer,
-                        code=item.starter.strip("\n") + "\n", expected_output=output,
-                        solution=item.solution.strip("\n") + "\n")
+                        code={lang: code.strip("\n") + "\n" for lang, code in item.starter.items()},
+                        expected_output=output,
+                        solution={lang: code.strip("\n") + "\n" for lang, code in item.solution.items()})
 
 
 def _parameter_names(lesson: Lesson) -> frozenset[str]:

@@ -545,12 +545,13 @@ def _grade_blank(card: BlankCard, text: str, language: str, expected: str,
     if _text_key(text, language) == _text_key(card.fill, language):
         return _right(expected)
     envs = card.check_envs or ({},)
-    want = _values(filled_expression(card.code, card.fill), envs)
+    code = card.code[language]
+    want = _values(filled_expression(code, card.fill), envs)
     if want is None:  # the blank is prose, not arithmetic: compare as text
         return _grade_text(text, [card.fill], language, expected)
     if (unknown := _unknown_name(text.rsplit("=", 1)[-1], card.allowed)) is not None:
         return _wrong(expected, unknown)  # "embeddings / d": a formula's name does the work asked for
-    if _agrees(filled_expression(card.code, text), want, envs):
+    if _agrees(filled_expression(code, text), want, envs):
         return _right(expected)
     side = _expression(text.rsplit("=", 1)[-1])  # "dikkat = 4*d*d + 4*d" or just its right side
     if side is not None and _agrees(side.source, want, envs):
@@ -558,7 +559,7 @@ def _grade_blank(card: BlankCard, text: str, language: str, expected: str,
     verdict = _wrong(expected)
     if diagnoser is None:
         return verdict
-    return _diagnosed_blank(verdict, card, side.source if side is not None else filled_expression(card.code, text),
+    return _diagnosed_blank(verdict, card, side.source if side is not None else filled_expression(code, text),
                             text, diagnoser)
 
 

@@ -224,7 +224,7 @@ def exposure(cards: Sequence[Card], language: str) -> Exposure:
         case ChoiceCard():
             return Exposure(item_id, (prompt, *first.options[language]), answers, answers)
         case BlankCard():
-            return Exposure(item_id, (prompt, first.code), (first.fill,), answers)
+            return Exposure(item_id, (prompt, first.code[language]), (first.fill,), answers)
         case NumericCard():
             return Exposure(item_id, tuple(card.prompt[language] for card in cards), answers, answers)
         case MatchCard():
@@ -234,6 +234,6 @@ def exposure(cards: Sequence[Card], language: str) -> Exposure:
         case PracticeCard():
             # Its answer is a program, not the numbers it prints: those are the numeric questions'
             # answers by design, and a learner who wrote it computed them (so nothing shows after).
-            return Exposure(item_id, (prompt, first.code), ())
+            return Exposure(item_id, (prompt, first.code[language]), ())
         case _:
             assert_never(first)

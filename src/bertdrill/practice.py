@@ -164,6 +164,20 @@ def check(card: PracticeCard, script: Path, **limits) -> Outcome:
     return Outcome(status, expected, actual, run)
 
 
+def check_solutions(card: PracticeCard, **limits) -> list[tuple[str, Outcome]]:
+    """Run the lesson's own sample solution in each language, as a learner's script is run (same limits,
+    same judge); the (language, outcome) pairs that do not print what the formulas predict."""
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="bertdrill-solution-") as folder:
+        for language, solution in card.solution.items():
+            script = Path(folder) / f"solution_{language}.py"
+            script.write_text(solution, encoding="utf-8")
+            outcome = check(card, script, **limits)
+            if not outcome.passed:
+                failed.append((language, outcome))
+    return failed
+
+
 def same_output(expected: tuple[str, ...], actual: tuple[str, ...]) -> bool:
     """Line by line, word by word; numbers compare by value, so ``0.6660`` matches ``0.666``."""
     if len(expected) != len(actual):

@@ -19,6 +19,9 @@ def check(
     paths: LessonsArgument = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings (a prompt that gives its answer away) "
                                                            "as errors: exit 1.")] = False,
+    run_solutions: Annotated[bool, typer.Option(
+        "--run-solutions", help="Also run each practice item's sample solution, in every language, with the "
+                                "practice runner's limits, and compare its output with the formulas.")] = False,
     lang: LangOption = "",
 ) -> None:
     """Parse lessons and prove every stated number against its formula.
@@ -29,12 +32,18 @@ def check(
     other away are reported too, and never fail (sheets keep them apart).
     """
     from ..cards import compile_lesson, giveaways
-    from ..i18n import _
+    from ..errors import LessonErrors
     from ..leaks import lesson_leaks
 
     warned = 0
+    wrong = []
     for lesson in load(paths):
         cards = compile_lesson(lesson)
+        if run_solutions:
+            found = solution_errors(lesson.path, cards)
+            if found:
+                wrong += found
+                continue
         items = ngettext("{count} item", "{count} items", len(lesson.items)).format(count=number(len(lesson.items)))
         counted = ngettext("{count} card", "{count} cards", len(cards)).format(count=number(len(cards)))
         verified = ngettext("{count} number verified", "{count} numbers verified", lesson.verified).format(
@@ -57,11 +66,41 @@ def check(
         for leak in lesson_leaks(cards, lesson.languages):
             typer.echo(_leak_warning(leak).format(path=_short(lesson.path), line=lines[leak.source], source=leak.source,
                                                   target=leak.target, clue=leak.clue), err=True)
+    if wrong:
+        raise LessonErrors(wrong)
     if warned and strict:
         typer.echo(_("Error: {count} warnings, and --strict makes them errors").format(count=warned), err=True)
         raise typer.Exit(1)
 
 
+def solution_errors(path: str, cards) -> list:
+    """A ``file:line`` error for each practice solution, in each language, that does not print the expected output."""
+    from .. import practice
+    from ..errors import LessonError
+    from ..kinds import Kind
+
+    errors = []
+    for card in cards:
+        if card.kind is not Kind.PRACTICE:
+            continue
+        for language, outcome in practice.check_solutions(card):
+            if outcome.status == "wrong":
+                why = _("it prints {actual} where the formulas give {expected}").format(
+                    actual=" / ".join(outcome.actual), expected=" / ".join(outcome.expected))
+            elif outcome.status == "crashed":
+                last = outcome.run.stderr.strip().splitlines()[-1:] or [""]
+                why = _("it stops with an error (exit code {code}): {error}").format(code=outcome.run.returncode,
+                                                                                    error=last[0])
+            elif outcome.status == "timeout":
+                why = _("it does not finish within {seconds} seconds").format(seconds=int(practice.TIMEOUT))
+            elif outcome.status == "flooded":
+                why = _("it prints far too much")
+            else:
+                why = _("it prints nothing")
+            errors.append(LessonError(_short(path), card.line, _("item {item!r}: the {language} sample solution is "
+                                                                 "wrong: {why}").format(item=card.item_id,
+                                                                                        language=language, why=why)))
+    return errors
 def _leak_warning(leak) -> str:
     from ..leaks import Where
 

@@ -67,7 +67,7 @@ def start(
             file=output))
     task = "\n".join(f"# {line}" for para in card.prompt[lang].splitlines() for line in textwrap.wrap(para, 76) or [""])
     check_it = _("Check it with: bertdrill practice check {file}").format(file=output)
-    text = f"{task}\n# {check_it}\n\n{card.code}"
+    text = f"{task}\n# {check_it}\n\n{card.code[lang]}"
     write_atomic(output, text.encode("utf-8"), example="model.py")  # a regular file only, its mode kept
     out.print(_("Wrote {file}. Edit it, then run: bertdrill practice check {file}").format(file=escape(str(output))))
 

@@ -365,6 +365,8 @@ class Review:
         explanation = card.explanation.get(self.language)
         if explanation:
             out.print(_("[italic]Why:[/italic] {explanation}").format(explanation=escape(explanation)))
+        if card.cited:
+            out.print(_("[italic]Source:[/italic] {source}").format(source=escape(card.cited[self.language])))
 
     def read_grade(self, entry, suggested: int | None) -> int:
         prompt = (_("Grade 0-5, Enter = {grade}: ").format(grade=suggested) if suggested is not None

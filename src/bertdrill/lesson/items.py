@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 MAX_OPTIONS = 10
 KIND_NAMES = tuple(kind.value for kind in Kind)
 _KIND_BY_NAME = {kind.value: kind for kind in Kind}  # a dict lookup: Kind(name) costs a few µs per item
-COMMON_FIELDS = frozenset({"id", "kind", "explanation", "tags", "claims", "accept", "points"})
+COMMON_FIELDS = frozenset({"id", "kind", "explanation", "source", "tags", "claims", "accept", "points"})
 MAX_POINTS = 100
 
 
@@ -71,6 +71,7 @@ def read_item(parser: Parser, data: object, table: str, line: int) -> Item:
         id=item_id, line=line,
         prompt=reader.text("question" if kind is Kind.FACT else "prompt", required=True),
         explanation=reader.text("explanation"),
+        source=reader.text("source"),
         tags=parser.tags(data, table),
         accept=reader.accept(),
         claims=read_claims(reader),
@@ -116,6 +117,11 @@ class ItemReader:
 
     def text(self, key: str, *, required: bool = False) -> dict[str, str]:
         return self.p.text(self.data, key, self.table, required=required)
+
+    def code(self, key: str) -> dict[str, str]:
+        """Code, given once for every language or per language (English identifiers in English)."""
+        self.require(key)
+        return self.text(key, required=True)
 
     def string(self, key: str) -> str:
         return self.p.plain(self.require(key), self.at(key), f"item {self.id!r}: {key!r}")
@@ -181,9 +187,10 @@ class ItemReader:
                           answer={lang: options[lang][answer - 1] for lang in self.p.languages})
 
     def blank(self, common: Mapping[str, Any]) -> BlankItem:
-        text = self.string("text")
-        if text.count(BLANK) != 1:
-            raise self.fail("text", f"a blank's text must contain {BLANK!r} exactly once")
+        text = self.code("text")
+        for language, code in text.items():
+            if code.count(BLANK) != 1:
+                raise self.fail("text", f"a blank's text must contain {BLANK!r} exactly once ({language})")
         fill = self.require("answer")
         if isinstance(fill, bool) or not isinstance(fill, (str, int)):
             raise self.fail("answer", "a blank's answer must be text or a whole number")
@@ -227,8 +234,8 @@ class ItemReader:
 
     def practice(self, common: Mapping[str, Any]) -> PracticeItem:
         (set_name,) = self.set_list(single=True)
-        starter = self.string("starter")
-        solution = self.string("solution")
+        starter = self.code("starter")
+        solution = self.code("solution")
         raw = self.require("expected")
         if not isinstance(raw, list) or not raw or not all(
             isinstance(line, list) and line and all(isinstance(e, str) for e in line) for line in raw

@@ -56,6 +56,7 @@ class ItemBase:
     line: int
     prompt: Text
     explanation: Text = field(default_factory=dict)
+    source: Text = field(default_factory=dict)  # where what the item says comes from, when not the lesson's source
     tags: tuple[str, ...] = ()
     accept: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     claims: tuple[Claim, ...] = ()
@@ -84,7 +85,7 @@ class ChoiceItem(ItemBase):
 
 @dataclass(frozen=True, kw_only=True)
 class BlankItem(ItemBase):
-    text: str  # code with ____
+    text: Text  # code with ____, per language (its identifiers and comments may differ; its numbers may not)
     fill: str  # what goes in the blank
     checks: str  # the formula the filled text must equal
     answer: Text  # the fill, in every language
@@ -119,8 +120,8 @@ class MatchItem(ItemBase):
 @dataclass(frozen=True, kw_only=True)
 class PracticeItem(ItemBase):
     set_name: str
-    starter: str  # the code the learner starts from
-    solution: str
+    starter: Text  # the code the learner starts from, per language
+    solution: Text  # the sample solution, per language: each is run by `check --run-solutions`
     expected: tuple[tuple[str, ...], ...]  # output lines as expressions
 
     @property

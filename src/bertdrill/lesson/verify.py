@@ -123,7 +123,11 @@ class _Verifier:
         self.count += 1
 
     def blank(self, item: BlankItem, table: str) -> None:
-        filled = filled_expression(item.text, item.fill)
+        for filled in dict.fromkeys(filled_expression(text, item.fill) for text in item.text.values()):
+            self.blank_filled(item, table, filled)
+
+    def blank_filled(self, item: BlankItem, table: str, filled: str) -> None:
+        """One language's filled text (they usually agree right of '=') against the formula in every set."""
         for set_name in self.lesson.params:
             want = self.evaluate(item.checks, set_name, self.at(table, "checks", item), item)
             got = self.evaluate(filled, set_name, self.at(table, "answer", item), item)

@@ -354,7 +354,7 @@ def _choice(card: ChoiceCard, ctx: _Context, worth: int | None) -> Question:
 
 
 def _blank(card: BlankCard, ctx: _Context, worth: int | None) -> Question:
-    return Question(**_common(card, ctx, worth), answer=card.fill, code=card.code)
+    return Question(**_common(card, ctx, worth), answer=card.fill, code=card.code[ctx.language])
 
 
 def _numeric(cards: list[NumericCard], ctx: _Context, worth: int | None) -> Question:
@@ -374,8 +374,8 @@ def _match(entry: _Entry, cards: list[MatchCard], ctx: _Context, worth: int | No
 
 
 def _practice(card: PracticeCard, ctx: _Context, worth: int | None) -> Question:
-    return Question(**_common(card, ctx, worth), answer=card.answer[ctx.language], code=card.code,
-                    solution=card.solution)
+    return Question(**_common(card, ctx, worth), answer=card.answer[ctx.language], code=card.code[ctx.language],
+                    solution=card.solution[ctx.language])
 
 
 _T = TypeVar("_T")
