@@ -292,11 +292,14 @@ def report(args) -> None:
                 found = teacher.class_report(DAY)
                 times["query"].append(time.perf_counter() - started)
             shape = (len(found.learners), len(found.cards))
+        cpu: list[float] = []
         for _ in range(3):
             for name, argv in (("report", command), ("json", command + ["--json"]), ("baseline", baseline)):
-                started = time.perf_counter()
+                started, used = time.perf_counter(), _children_cpu()
                 subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
                 times[name].append(time.perf_counter() - started)
+                if name == "report":
+                    cpu.append(_children_cpu() - used)
     finally:
         scratch.drop()
     median = {name: statistics.median(values) for name, values in times.items()}
@@ -307,8 +310,18 @@ def report(args) -> None:
                         ("query", "Store.class_report in process"),
                         ("baseline", 'python -c "import sqlmodel, psycopg"')):
         print(f"  {label:<34} {1000 * median[name]:7,.0f} ms (median of 3)")
+    print(f"  (bertdrill class report's own CPU time, user + system: {1000 * statistics.median(cpu):,.0f} ms; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: the rest is waiting, for the server "
+          "and for the CPUs)")
     verdict = "PASS" if median["report"] < 2 and median["json"] < 2 else "MISS"
     print(f"  target: under 2 s: {verdict}")
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:

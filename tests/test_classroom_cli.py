@@ -70,6 +70,11 @@ def test_a_class_from_init_to_report(teacher, cli, facts):
     assert (second["card"], second["failed_last_time"], second["learners"], second["failed_share"]) == (
         facts[0].id, 1, 2, 0.5)
     assert third["failed_share"] == 0.0 and third["learners"] == 2
+    assert first["ef"] == 1.96 and first["stability_days"] is None  # SM-2 schedules both learners
+    only = json.loads(cli("class", "report", "--json", "--lesson", "bert-basics").stdout)
+    assert only["cards"] == data["cards"] and only["learners"] == data["learners"]
+    other = json.loads(cli("class", "report", "--json", "--lesson", "no-such-lesson").stdout)
+    assert other["cards"] == [] and other["learners"] == []  # nobody has a card of a lesson the class lacks
     assert all(card["learners"] == 0 for card in data["cards"][4:])
     text = cli("class", "report").stdout.splitlines()
     assert text[0] == (f"Class report for study day 2025-03-03: 2 learners, {len(data['cards'])} cards "

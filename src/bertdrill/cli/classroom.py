@@ -136,7 +136,8 @@ def as_data(found, where: str) -> dict:
                      for row in found.learners],
         "cards": [{"card": card.card_id, "lesson": card.lesson_id, "item": card.item_id, "answers": card.answers,
                    "lapse_rate": card.lapse_rate, "learners": card.learners, "failed_last_time": card.failing,
-                   "failed_share": card.failed_share, "ef": round(card.ef100 / 100, 2) if card.ef100 else None}
+                   "failed_share": card.failed_share, "ef": round(card.ef100 / 100, 2) if card.ef100 else None,
+                   "stability_days": round(card.stability, 2) if card.stability is not None else None}
                   for card in found.cards],
     }
 

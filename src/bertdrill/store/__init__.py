@@ -1,18 +1,24 @@
-"""The review database: SQLModel tables over SQLite, and every query bertdrill runs.
+"""The review database: SQLite for one learner, PostgreSQL for a class, and every query bertdrill runs.
 
 The only package that knows SQL. Its modules:
 
 - :mod:`.schema`: the tables (SQLModel classes) and the SQL fragments the queries share;
-- :mod:`.migrations`: the DDL of each schema version, and upgrading a file to the newest;
+- :mod:`.migrations`: the DDL of each schema version, and upgrading a database to the newest;
+- :mod:`.database`: what the shared code needs of a backend (:class:`~.database.Database`), and
+  :func:`~.database.execute`, the one way to run a statement;
 - :mod:`.sqlite`: everything SQLite-specific: the file's URL, pragmas, WAL, locks and retries,
-  error messages, and :class:`~.sqlite.Database`, the one way to run a unit of work or a query;
+  error messages, the file's formats of values;
+- :mod:`.postgresql`: everything PostgreSQL-specific: the engine (psycopg 3), row locks and
+  retries, errors, the version in ``meta``, DDL words, a class's roles and row-level security;
+- :mod:`.classroom`: the teacher's report over every learner;
 - :mod:`.reviews`: what a review session writes and reads (sync, queue, answer, flags, undo);
 - :mod:`.reports`: the figures of ``status`` and ``stats`` (reads only);
 - :mod:`.scheduling`: the scheduler the learner chose, switching it by replaying the log, and
   reading the log for calibration.
 
-:class:`Store` puts them together and implements :class:`bertdrill.ports.ReviewStore`. It is
-a context manager: ``with Store.open(db) as store: ...`` closes it on every path.
+:class:`Store` puts them together and implements :class:`bertdrill.ports.ReviewStore`;
+:meth:`Store.open` picks :class:`SQLiteStore` or :class:`PostgresStore` from the URL. It is a
+context manager: ``with Store.open(db) as store: ...`` closes it on every path.
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ class CardSummary:
     learners: int  # learners whose schedule holds a first answer
     failing: int  # of which failed it at their latest scheduling answer
     ef100: float | None  # mean easiness factor (hundredths) over those learners
+    stability: float | None = None  # mean FSRS stability (days) over the learners FSRS schedules it for
 
     @property
     def lapse_rate(self) -> float | None:
@@ -126,18 +127,20 @@ def _cards(rows, only: str, log: str) -> list[CardSummary]:
         "sum(CASE WHEN r.kind = 'review' AND r.reps_before > 0 THEN 1 ELSE 0 END), "
         "sum(CASE WHEN r.kind = 'review' AND r.reps_before > 0 AND r.grade < 3 THEN 1 ELSE 0 END) "
         f"{log} WHERE r.study_day <= :today {only} GROUP BY r.card_id")}
-    # A first answer of a study day graded below 3 resets SM-2's repetitions to 0: the schedule says who
-    # failed the card at their latest scheduling answer, without walking the log.
+    # A first answer of a study day graded below 3 resets the repetitions to 0 (SM-2's rule, which the FSRS
+    # scheduler keeps too): the schedule says who failed the card at their latest scheduling answer, without
+    # walking the log.
     cards = [
         CardSummary(card_id=card_id, item_id=item_id, lesson_id=lesson_id,
                     answers=int(logged.get(card_id, (0,))[0]), reviews=int(logged.get(card_id, (0, 0))[1] or 0),
                     lapses=int(logged.get(card_id, (0, 0, 0))[2] or 0), learners=int(learned or 0),
-                    failing=int(failing or 0), ef100=float(ef100) if ef100 is not None else None)
-        for card_id, item_id, lesson_id, learned, failing, ef100 in rows(
+                    failing=int(failing or 0), ef100=float(ef100) if ef100 is not None else None,
+                    stability=float(stability) if stability is not None else None)
+        for card_id, item_id, lesson_id, learned, failing, ef100, stability in rows(
             "SELECT c.id, c.item_id, c.lesson_id, "
             "sum(CASE WHEN s.due IS NOT NULL THEN 1 ELSE 0 END), "
             "sum(CASE WHEN s.due IS NOT NULL AND s.repetitions = 0 THEN 1 ELSE 0 END), "
-            "avg(CASE WHEN s.due IS NOT NULL THEN s.ef100 END) "
+            "avg(CASE WHEN s.due IS NOT NULL THEN s.ef100 END), avg(s.stability) "
             "FROM card c JOIN schedule s ON s.card_id = c.id "
             f"WHERE c.removed = false AND c.kind != 'practice' {only} GROUP BY c.id, c.item_id, c.lesson_id")
     ]
