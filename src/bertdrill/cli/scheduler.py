@@ -9,7 +9,7 @@ import typer
 
 from ..i18n import _
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, RolloverOption, app, clock, out, progress
+from .base import DbOption, LangOption, RolloverOption, app, clock, out, progress
 
 
 class SchedulerName(StrEnum):
@@ -26,6 +26,7 @@ def scheduler_command(
         help="FSRS's desired retention, 0.70 to 0.97 (default 0.90): lower means longer intervals.")] = None,
     db: DbOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+    lang: LangOption = "",
 ) -> None:
     """Show the scheduler, or switch it: every card's schedule is rebuilt from its review log.
 
