@@ -129,7 +129,8 @@ def test_a_symlink_to_a_device_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["sheet", "-o", "/dev/null", "--format", "html"],
-                                     ["export", "anki", "-o", "/dev/null"]])
+                                     ["export", "anki", "-o", "/dev/null"],
+                                     ["practice", "start", "-o", "/dev/null", "--force"]])
 def test_the_commands_refuse_a_device(command):
     """Through the real CLI: an error, exit 1, and /dev/null still the character device it was."""
     before = os.stat("/dev/null")
@@ -147,3 +148,25 @@ def test_sheet_keeps_a_private_file_private(cli, tmp_path):
     result = cli("sheet", "-o", str(target), "--seed", "1")
     assert result.exit_code == 0, result.stderr
     assert stat.S_IMODE(target.stat().st_mode) == 0o600 and "<html" in target.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", [["sheet", "--format", "html"], ["export", "anki"],
+                                     ["practice", "start", "--force"]])
+def test_the_commands_refuse_a_fifo_without_blocking(tmp_path, command):
+    """Issue 11, item 4: `practice start -o fifo --force` blocked in open() before; every output goes one way."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = subprocess.run([sys.executable, "-m", "bertdrill", *command, "-o", str(fifo)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"Error: cannot write {fifo}: it is a named pipe (FIFO), not a regular file")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_practice_start_keeps_the_mode_of_the_file_it_replaces(cli, tmp_path):
+    target = tmp_path / "model.py"
+    target.write_text("old")
+    target.chmod(0o600)
+    result = cli("practice", "start", "-o", str(target), "--force")
+    assert result.exit_code == 0, result.stderr
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600 and "Check it with" in target.read_text(encoding="utf-8")

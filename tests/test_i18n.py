@@ -138,3 +138,88 @@ def test_the_checks_fail_on_a_missing_or_stale_message(tmp_path):
     assert tool.stale(Path("tr.po"), have) == []
     have.add("Saved", "Kaydedildi")
     assert tool.stale(Path("tr.po"), have) == ["tr.mo: not compiled from its .po (run scripts/catalogs.py)"]
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_every_command_takes_lang():
+    import typer.main
+
+    from bertdrill.cli import app
+
+    def leaves(command, path=()):
+        subcommands = getattr(command, "commands", None)
+        if subcommands is None:
+            yield " ".join(path), command
+            return
+        for name, sub in subcommands.items():
+            yield from leaves(sub, (*path, name))
+
+    found = dict(leaves(typer.main.get_command(app)))
+    assert {"review", "status", "stats", "check", "practice check", "export anki"} <= set(found)
+    lacking = [name for name, command in found.items()
+               if not any("--lang" in param.opts for param in command.params)]
+    assert lacking == []
+
+
+@pytest.mark.parametrize(("environ", "args", "said"), [
+    ({}, ("--lang", "tr"), "Şimdi zamanı gelen"),
+    ({"BERTDRILL_LANG": "tr"}, (), "Şimdi zamanı gelen"),
+    ({"LANG": "tr_TR.UTF-8"}, (), "Şimdi zamanı gelen"),
+    ({"LC_ALL": "en_US.UTF-8", "LANG": "tr_TR.UTF-8"}, (), "Due now"),
+    ({"LANG": "tr_TR.UTF-8"}, ("--lang", "en"), "Due now"),
+    ({"LANG": "de_DE.UTF-8"}, (), "Due now"),  # no German catalog: English, not an error
+])
+def test_the_language_comes_from_lang_then_the_environment(cli, monkeypatch, environ, args, said):
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    result = cli("status", *args)
+    assert result.exit_code == 0, result.stderr
+    assert said in result.stdout
+
+
+def test_a_language_that_is_no_code_is_a_usage_error(cli, monkeypatch):
+    result = cli("status", "--lang", "türkçe")
+    assert result.exit_code == 2 and "'türkçe' is not a language code such as en or tr" in result.stderr
+    monkeypatch.setenv("BERTDRILL_LANG", "C")
+    assert cli("status").exit_code == 2
+
+
+# --------------------------------------------------------------------------- golden screens, both languages
+
+GOLDEN = REPO / "tests" / "golden" / "languages"
+# Facts graded, a number answered (the Turkish way in Turkish), a choice, a wrong blank, then quit.
+SESSION = "4\n{total}\n\n4\n\n5\n\n:quit\n"
+TOTALS = {"en": "109,482,240", "tr": "109.482.240"}
+
+
+@pytest.mark.parametrize("language", ["en", "tr"])
+def test_golden_screens_in_each_language(cli, monkeypatch, tmp_path, language):
+    """A scripted review, then status and stats, pinned in English and in Turkish. In Turkish nothing is
+    English but card ids, code and numbers; the English lesson shows no Turkish code."""
+    import os
+
+    from bertdrill.cli.base import out
+
+    monkeypatch.setenv("BERTDRILL_NOW", "2025-03-03T09:00:00+03:00")
+    monkeypatch.setattr(out.get(), "width", 100)
+    script = tmp_path / "model.py"
+    script.write_text("print(23837184, 7087872, 590592)\nprint(109482240)\nprint(0.67)\n", encoding="utf-8")
+    screens = {
+        "review": cli("review", "--lang", language, "--new", "5", input=SESSION.format(total=TOTALS[language])),
+        "status": cli("status", "--lang", language),
+        "stats": cli("stats", "--lang", language, "--days", "7"),
+        "practice": cli("practice", "check", "--lang", language, str(script)),
+    }
+    for name, result in screens.items():
+        assert result.exit_code in (0, 1), result.stderr
+        text = result.stdout
+        text = "\n".join(line for line in text.splitlines() if "bertdrill.db" not in line) + "\n"  # the temporary path
+        golden = GOLDEN / f"{name}-{language}.txt"
+        if os.environ.get("BERTDRILL_UPDATE_GOLDEN"):
+            golden.parent.mkdir(parents=True, exist_ok=True)
+            golden.write_text(text, encoding="utf-8")
+        assert text == golden.read_text(encoding="utf-8"), f"{golden.name} changed; rerun with BERTDRILL_UPDATE_GOLDEN=1"
+    if language == "en":
+        assert "dikkat" not in screens["review"].stdout and "attention = ____" in screens["review"].stdout

@@ -480,3 +480,38 @@ def test_a_leech_is_suspended_and_undo_restores_it(db, cards, shown, clock):
     outcome = tagged.answer(1)
     assert (outcome.suspended, outcome.again, db.state(card.id).suspended, db.state(card.id).leech) == \
         (False, True, False, True)
+
+
+# --- issue 11, item 3: the first answer of a study day always schedules ----------------------
+
+def test_a_redrill_that_crosses_the_rollover_is_the_new_days_first_answer(db, cards, shown, clock):
+    """Grade 1 at 03:59:55, grade 4 after 04:00: that second answer belonged to a new study day and froze the card
+    (logged as a re-drill, repetitions 0, every later answer that day "re-drill, schedule unchanged")."""
+    clock.now = datetime(2025, 3, 4, 3, 59, 55, tzinfo=ISTANBUL)  # study day 2025-03-03 (rollover 04:00)
+    s = session(db, cards, clock, new=1)
+    s.show()
+    first = s.answer(1)
+    assert first.again and first.study_day == date(2025, 3, 3)
+    clock.advance(seconds=10)  # 04:00:05: study day 2025-03-04
+    assert s.show().kind == "redrill"
+    assert s.preview() is not None  # it will schedule, so the screen previews it
+    second = s.answer(4)
+    assert second.rescheduled and second.kind == "review" and not second.again
+    yesterday = sm2.review(sm2.NEW, 1, today=date(2025, 3, 3))
+    assert second.before == yesterday
+    assert second.after == sm2.review(yesterday, 4, today=date(2025, 3, 4))
+    assert db.state(shown[0].id).schedule.repetitions == 1
+    assert [(a.kind, a.grade, a.study_day) for a in db.answers(shown[0].id)] == [
+        ("new", 1, date(2025, 3, 3)), ("review", 4, date(2025, 3, 4))]
+
+
+def test_a_redrill_on_the_same_study_day_still_leaves_the_schedule(db, cards, shown, clock):
+    clock.now = datetime(2025, 3, 4, 3, 59, 50, tzinfo=ISTANBUL)
+    s = session(db, cards, clock, new=1)
+    s.show()
+    s.answer(1)
+    clock.advance(seconds=5)  # 03:59:55: the same study day
+    s.show()
+    assert s.preview() is None
+    again = s.answer(4)
+    assert not again.rescheduled and again.kind == "redrill"

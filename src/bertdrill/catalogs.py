@@ -17,17 +17,18 @@ DOMAIN = "bertdrill"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 
-def known_languages(locale_dir: Path = LOCALE_DIR) -> frozenset[str]:
+def known_languages(locale_dir: Path | None = None) -> frozenset[str]:
     """The languages with a compiled catalog, English (the messages as written) included."""
+    locale_dir = locale_dir or LOCALE_DIR
     found = {path.parent.parent.name for path in locale_dir.glob(f"*/LC_MESSAGES/{DOMAIN}.mo")}
     return frozenset(found | {i18n.ENGLISH})
 
 
-def translation(language: str, locale_dir: Path = LOCALE_DIR) -> gettext.NullTranslations:
+def translation(language: str, locale_dir: Path | None = None) -> gettext.NullTranslations:
     """The catalog for ``language``; messages as written (English) when there is none."""
-    return gettext.translation(DOMAIN, localedir=locale_dir, languages=[language], fallback=True)
+    return gettext.translation(DOMAIN, localedir=locale_dir or LOCALE_DIR, languages=[language], fallback=True)
 
 
-def use(language: str, locale_dir: Path = LOCALE_DIR) -> None:
+def use(language: str, locale_dir: Path | None = None) -> None:
     """Speak ``language`` from now on (every later ``_()`` goes through its catalog)."""
     i18n.install(translation(language, locale_dir), language)

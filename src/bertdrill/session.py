@@ -79,6 +79,7 @@ class Outcome:
     again: bool  # the card comes back later in this session
     kind: str  # as logged: the entry's kind, or "redrill" when another session answered the card first today
     suspended: bool = False  # the answer made the card a leech, and the session suspended it
+    study_day: date | None = None  # the study day it was logged on
 
     @property
     def rescheduled(self) -> bool:
@@ -210,10 +211,12 @@ class Session:
         None for a re-drill: its answer leaves the schedule alone.
         """
         entry = self._require_current()
-        if entry.kind == "redrill":
+        today = self.study_day(self.clock())
+        if entry.kind == "redrill" and any(outcome.entry.card.id == entry.card.id and outcome.study_day == today
+                                           for outcome in self._answers):
             return None
         state = self.store.state(entry.card.id)
-        return self.scheduler.next_states(state.schedule, today=self.study_day(self.clock()))
+        return self.scheduler.next_states(state.schedule, today=today)
 
     # ----------------------------------------------------------------- actions
 
@@ -228,7 +231,7 @@ class Session:
         now = self.clock()
         day = self.study_day(now)
         queue, answered = self._snapshot()
-        reschedule = None if entry.kind == "redrill" else _rescheduler(self.scheduler, grade, day)
+        reschedule = _rescheduler(self.scheduler, grade, day)  # the store keeps the schedule if not day's first
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
@@ -242,7 +245,8 @@ class Session:
         if again:
             self._queue.insert(min(REDRILL_GAP, len(self._queue)), Entry(entry.card, "redrill"))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
-                          after=logged.after, again=again, kind=logged.kind, suspended=suspend)
+                          after=logged.after, again=again, kind=logged.kind, suspended=suspend,
+                          study_day=logged.study_day)
         self._answers.append(outcome)
         self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags))
         return outcome

@@ -14,7 +14,19 @@ import typer
 from ..errors import BertdrillError
 from ..i18n import _, ngettext
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, FilesOption, LessonOption, RolloverOption, app, clock, escape, load, out, print_json
+from .base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    LessonOption,
+    RolloverOption,
+    app,
+    clock,
+    escape,
+    load,
+    out,
+    print_json,
+)
 
 class_app = typer.Typer(
     help="A class on one PostgreSQL database: set it up, add learners, see what the class knows.",
@@ -37,7 +49,7 @@ def _open_class(db: str | None):
 
 
 @class_app.command()
-def init(db: DbOption = None, paths: FilesOption = None) -> None:
+def init(db: DbOption = None, paths: FilesOption = None, lang: LangOption = "") -> None:
     """Create the class's tables, load its lessons and turn on row-level security (run it again after
     changing the lessons)."""
     from ..loader import all_cards
@@ -60,6 +72,7 @@ def add_learner(
     password: Annotated[str | None, typer.Option(
         "--password", show_default=False, help="The role's password (default: a new random one, printed once).")] = None,
     db: DbOption = None,
+    lang: LangOption = "",
 ) -> None:
     """Create a learner's PostgreSQL role and print how that learner connects."""
     import secrets
@@ -85,6 +98,7 @@ def report(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON for scripts.")] = False,
     db: DbOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+    lang: LangOption = "",
 ) -> None:
     """Per learner: due, answered in 7 days, retention, streak, last active; per card across the class,
     hardest first: answers, lapse rate, who failed it last time, ease."""

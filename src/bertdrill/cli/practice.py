@@ -57,8 +57,10 @@ def start(
     paths: FilesOption = None,
 ) -> None:
     """Write the exercise's starter code, with the task as a comment."""
+    from ..files import check_writable, write_atomic
     from ..loader import all_cards
 
+    check_writable(output, example="model.py")
     card = practice_card(all_cards(load(paths)), item)
     if output.exists() and not force:
         raise BertdrillError(_("{file} exists; use --force to overwrite it, or -o to choose another file").format(
@@ -66,10 +68,7 @@ def start(
     task = "\n".join(f"# {line}" for para in card.prompt[lang].splitlines() for line in textwrap.wrap(para, 76) or [""])
     check_it = _("Check it with: bertdrill practice check {file}").format(file=output)
     text = f"{task}\n# {check_it}\n\n{card.code[lang]}"
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BertdrillError(_("cannot write {file}: {reason}").format(file=output, reason=exc.strerror or exc)) from None
+    write_atomic(output, text.encode("utf-8"), example="model.py")  # a regular file only, its mode kept
     out.print(_("Wrote {file}. Edit it, then run: bertdrill practice check {file}").format(file=escape(str(output))))
 
 

@@ -9,7 +9,7 @@ import typer
 
 from ..i18n import _
 from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, LearnerOption, RolloverOption, app, clock, out, progress
+from .base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, out, progress
 
 
 class SchedulerName(StrEnum):
@@ -27,6 +27,7 @@ def scheduler_command(
     db: DbOption = None,
     learner: LearnerOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+    lang: LangOption = "",
 ) -> None:
     """Show the scheduler, or switch it: every card's schedule is rebuilt from its review log.
 

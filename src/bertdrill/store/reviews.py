@@ -135,7 +135,9 @@ class ReviewWrites(Database):
 
         ``once_per_day``: reschedule only if the card has no answer yet on ``study_day``;
         otherwise log the answer as a ``redrill`` (a ``practice`` answer stays ``practice``)
-        and keep the schedule (SM-2 step 7). Decided under the write lock, so two sessions
+        and keep the schedule (SM-2 step 7). The first answer of a study day always
+        reschedules, whatever the caller's queue called it: a ``redrill`` answered after the
+        rollover is logged as that day's ``review``. Decided under the write lock, so two sessions
         answering the same card at the same time reschedule it once. The returned
         :class:`Answer` has the kind that was logged.
         """
@@ -149,8 +151,11 @@ class ReviewWrites(Database):
         def work(session: Session) -> Answer:
             before = _state(session, card_id, self.where, lock=True).schedule
             change, logged_kind = reschedule, kind
-            if once_per_day and reschedule is not None and _answered_on(session, card_id, study_day):
-                change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
+            if once_per_day and reschedule is not None:
+                if _answered_on(session, card_id, study_day):
+                    change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
+                elif kind == "redrill":  # a re-drill after the rollover is the new day's first answer
+                    logged_kind = "review"
             after = change(before) if change else before
             _set_schedule(session, card_id, after)
             logged = execute(session, _LOG, card=card_id, at=moment, day=study_day, kind=logged_kind, grade=grade,
