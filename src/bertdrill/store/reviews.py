@@ -94,11 +94,15 @@ class ReviewWrites(Database):
 
     def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
         """Cards whose latest answer on ``today`` was below 4: still to re-drill today, oldest first."""
+        # Today's answers (the day index) that no later answer today follows (the card index): a subquery
+        # grouping by card_id would let the planner walk the learner's whole log in card order instead.
         query = (
             "SELECT r.card_id FROM review r JOIN schedule s ON s.card_id = r.card_id AND s.learner = :learner "
             "JOIN card c ON c.id = r.card_id "
-            "WHERE r.id IN (SELECT max(id) FROM review WHERE learner = :learner AND study_day = :today "
-            "AND kind != 'practice' GROUP BY card_id) "
+            "WHERE r.learner = :learner AND r.study_day = :today AND r.kind != 'practice' "
+            "AND NOT EXISTS (SELECT 1 FROM review later WHERE later.learner = :learner "
+            "AND later.card_id = r.card_id AND later.id > r.id AND later.study_day = :today "
+            "AND later.kind != 'practice') "
             f"AND r.grade < {REDRILL_BELOW} {ACTIVE} {lesson_filter(lessons)} ORDER BY r.id"
         )
         return [row[0] for row in self.rows(query, lessons, today=today)]
