@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import sqlite3
+import subprocess
 import threading
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
@@ -54,10 +56,15 @@ def feed(rng: random.Random, lines: int) -> bytes:
 def review_together(db: Path, day: date, sessions: list[list[str]], rng: random.Random) -> list[str]:
     """Run the sessions at the same time to the end of their input; returns their transcripts."""
     processes = [start_review(db, f"{day.isoformat()}T09:00:00+03:00", *args) for args in sessions]
+    # Answer only once every window shows its first card: on a loaded machine one window could otherwise
+    # finish before the other starts, and the two would never meet.
+    shown = [first_card(process) for process in processes]
+    feeds = [feed(rng, 150) for _ in processes]
     results: list = [None] * len(processes)
 
     def run(index: int) -> None:
-        results[index] = processes[index].communicate(feed(rng, 150), timeout=120)
+        out, err = processes[index].communicate(feeds[index], timeout=120)
+        results[index] = (shown[index] + out, err)
 
     threads = [threading.Thread(target=run, args=(index,)) for index in range(len(processes))]
     for thread in threads:
@@ -72,6 +79,17 @@ def review_together(db: Path, day: date, sessions: list[list[str]], rng: random.
         assert "locked" not in text.lower()
         transcripts.append(text)
     return transcripts
+
+
+def first_card(process: subprocess.Popen) -> bytes:
+    """What a review printed until it showed its first card (it then waits for an answer)."""
+    seen = b""
+    while b"Card 1 of" not in seen:
+        chunk = os.read(process.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        seen += chunk
+    return seen
 
 
 def check_log(db: Path, before: int, transcripts: list[str]) -> int:

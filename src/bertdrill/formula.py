@@ -163,6 +163,8 @@ def _check(node: ast.AST, depth: int, names: set[str]) -> None:
             most = _FUNCTIONS[fname]
             if not args or (most is not None and len(args) > most):
                 raise FormulaError(f"{fname}() takes 1 to {most or 'many'} arguments")
+            if most is None and len(args) < 2:  # min(0): Python's min of one number is a TypeError
+                raise FormulaError(f"{fname}() takes 2 or more arguments")
             for arg in args:
                 _check(arg, depth + 1, names)
         case ast.Call(func=ast.Name(id=fname)):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .cards import Card, compile_lesson
 from .errors import LessonError, LessonErrors
+from .i18n import _
 from .lesson import Lesson, parse
 
 MAX_FILE_BYTES = 5_000_000
@@ -31,7 +32,7 @@ def expand(paths: list[Path]) -> list[Path]:
         if path.is_dir():
             inside = sorted(path.glob("*.toml"))
             if not inside:
-                raise LessonErrors([LessonError(str(path), None, "is a directory with no .toml lesson files")])
+                raise LessonErrors([LessonError(str(path), None, _("is a directory with no .toml lesson files"))])
             found.extend(inside)
         else:
             found.append(path)
@@ -43,22 +44,24 @@ def read_lesson(path: Path) -> Lesson:
     name = str(path)
     try:
         if path.is_dir():
-            raise LessonErrors([LessonError(name, None, "is a directory, not a lesson file")])
+            raise LessonErrors([LessonError(name, None, _("is a directory, not a lesson file"))])
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise LessonErrors([LessonError(name, None, f"file too large ({size:,} bytes; at most {MAX_FILE_BYTES:,})")])
+            raise LessonErrors([LessonError(name, None, _("file too large ({size:,} bytes; at most {most:,})").format(
+                size=size, most=MAX_FILE_BYTES))])
         data = path.read_bytes()
     except FileNotFoundError:
-        raise LessonErrors([LessonError(name, None, "no such file")]) from None
+        raise LessonErrors([LessonError(name, None, _("no such file"))]) from None
     except PermissionError:
-        raise LessonErrors([LessonError(name, None, "permission denied")]) from None
+        raise LessonErrors([LessonError(name, None, _("permission denied"))]) from None
     except OSError as exc:
-        raise LessonErrors([LessonError(name, None, f"cannot read: {exc.strerror or exc}")]) from None
+        raise LessonErrors([LessonError(name, None, _("cannot read: {reason}").format(reason=exc.strerror or exc))]) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise LessonErrors([LessonError(name, line, f"not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8")]) from None
+        raise LessonErrors([LessonError(name, line, _("not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8").format(
+            byte=data[exc.start]))]) from None
     return parse(text.removeprefix("\ufeff"), name)
 
 
@@ -81,7 +84,8 @@ def load_lessons(paths: list[Path] | None = None, *,
     seen: dict[str, str] = {}
     for lesson in lessons:
         if lesson.id in seen:
-            errors.append(LessonError(lesson.path, 1, f"lesson id {lesson.id!r} is also used by {seen[lesson.id]}"))
+            errors.append(LessonError(lesson.path, 1, _("lesson id {lesson!r} is also used by {other}").format(
+                lesson=lesson.id, other=seen[lesson.id])))
         seen[lesson.id] = lesson.path
     if errors:
         raise LessonErrors(errors)
@@ -94,7 +98,7 @@ def find_lesson(lessons: list[Lesson], lesson_id: str) -> Lesson:
         if lesson.id == lesson_id or Path(lesson.path).stem == lesson_id:
             return lesson
     known = ", ".join(lesson.id for lesson in lessons) or "none"
-    raise LessonErrors([LessonError(lesson_id, None, f"no lesson with this id (known: {known})")])
+    raise LessonErrors([LessonError(lesson_id, None, _("no lesson with this id (known: {known})").format(known=known))])
 
 
 def all_cards(lessons: list[Lesson]) -> list[Card]:

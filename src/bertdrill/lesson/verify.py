@@ -8,6 +8,7 @@ from typing import assert_never
 from .. import formula
 from ..errors import FormulaError, LessonError
 from ..formula import Number
+from ..i18n import _
 from .claims import claim_error
 from .model import (
     BlankItem,
@@ -133,8 +134,9 @@ class _Verifier:
             got = self.evaluate(filled, set_name, self.at(table, "answer", item), item)
             if got != want:
                 self.fail(self.at(table, "answer", item),
-                          f"item {item.id!r}: the filled text {filled!r} gives {formula.format_number(got)} "
-                          f"for {set_name}, but {item.checks!r} gives {formula.format_number(want)}")
+                          _("item {item!r}: the filled text {filled!r} gives {got} for {set}, but {checks!r} gives "
+                            "{want}").format(item=item.id, filled=filled, got=formula.format_number(got), set=set_name,
+                                             checks=item.checks, want=formula.format_number(want)))
                 raise _Stop
             self.count += 1
 
@@ -144,13 +146,15 @@ class _Verifier:
         for set_name, stated in item.stated.items():
             if set_name not in item.sets:
                 self.fail(self.at(table, "stated", item),
-                          f"item {item.id!r}: stated names {set_name!r}, which is not in its params")
+                          _("item {item!r}: stated names {set!r}, which is not in its params").format(
+                              item=item.id, set=set_name))
                 raise _Stop
             actual = self.evaluate(item.formula, set_name, self.at(table, "formula", item), item)
             if actual != stated:
                 self.fail(self.at(table, "stated", item),
-                          f"item {item.id!r}: stated {formula.format_number(stated)} for {set_name}, "
-                          f"but {item.formula!r} gives {formula.format_number(actual)}")
+                          _("item {item!r}: stated {stated} for {set}, but {formula!r} gives {actual}").format(
+                              item=item.id, stated=formula.format_number(stated), set=set_name, formula=item.formula,
+                              actual=formula.format_number(actual)))
                 raise _Stop
             self.count += 1
 
