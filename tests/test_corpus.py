@@ -376,6 +376,12 @@ def run_both(cli, db: str):
     ("not-a-database.db", "is not a bertdrill database (SQLite says: file is not a database)"),
     ("truncated.db", "is damaged (SQLite says: database disk image is malformed); restore it from a backup"),
     ("other-program.db", "is an SQLite database but not a bertdrill one; use another file"),
+    # issue 11, item 2: a version number or a meta(key, value) table is no proof; created_by = 'bertdrill ...' is
+    ("foreign-version-1.db", "is an SQLite database but not a bertdrill one; use another file"),
+    ("foreign-version-1-meta.db", "is an SQLite database but not a bertdrill one; use another file"),
+    ("foreign-version-1-meta-wal.db", "is an SQLite database but not a bertdrill one; use another file"),
+    ("foreign-version-minus-1.db", "is an SQLite database but not a bertdrill one; use another file"),
+    ("foreign-version-2-created-by.db", "is an SQLite database but not a bertdrill one; use another file"),
 ])
 def test_a_broken_database_is_refused_and_left_as_it_was(cli, tmp_path, name, message):
     path = tmp_path / name

@@ -223,3 +223,18 @@ def test_golden_screens_in_each_language(cli, monkeypatch, tmp_path, language):
         assert text == golden.read_text(encoding="utf-8"), f"{golden.name} changed; rerun with BERTDRILL_UPDATE_GOLDEN=1"
     if language == "en":
         assert "dikkat" not in screens["review"].stdout and "attention = ____" in screens["review"].stdout
+
+
+def test_an_install_ships_every_package_and_the_compiled_catalogs():
+    """`pip install .` installs what pyproject lists: a package left out (bertdrill.lesson once was) or
+    catalogs not matched by package-data would be missing from a real install, though not from this tree."""
+    import fnmatch
+    import tomllib
+
+    setup = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    source = REPO / "src"
+    found = {".".join(path.parent.relative_to(source).parts) for path in (source / "bertdrill").rglob("__init__.py")}
+    assert found | {"bertdrill.decks"} == set(setup["packages"])
+    shipped = [str(path.relative_to(source / "bertdrill")) for path in (source / "bertdrill" / "locale").rglob("*.mo")]
+    assert shipped and all(any(fnmatch.fnmatch(name, pattern) for pattern in setup["package-data"]["bertdrill"])
+                           for name in shipped)

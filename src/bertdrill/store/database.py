@@ -75,6 +75,15 @@ class Database:
         """Why a database with tables but no version of ours is refused."""
         raise NotImplementedError
 
+    def written_by_bertdrill(self, connection: Connection) -> bool:
+        """Whether ``meta`` says bertdrill created this database (``created_by = 'bertdrill 0.1.0'``).
+
+        What only bertdrill writes, so another program's file that happens to carry a version
+        number (SQLite's ``user_version = 1``) or a ``meta(key, value)`` table is never taken for ours.
+        """
+        found = connection.execute(text("SELECT value FROM meta WHERE key = 'created_by'")).first()
+        return found is not None and isinstance(found[0], str) and found[0].startswith("bertdrill ")
+
     def ddl(self, statement: str) -> str:
         """A migration's statement (written in SQLite's words) as this backend spells it."""
         return statement

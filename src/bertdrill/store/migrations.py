@@ -175,6 +175,8 @@ def put_meta(connection: Connection, key: str, value: str) -> None:
 def version_of(connection: Connection, database: Database) -> int:
     """The database's schema version, or StoreError for one bertdrill must not touch."""
     found = database.schema_version(connection)
+    if found < 0 or (found > 0 and not database.written_by_bertdrill(connection)):
+        raise StoreError(database.not_ours())  # a version number alone is no proof: other programs set one too
     if found > SCHEMA_VERSION:
         raise StoreError(
             f"{database.where} was written by a newer bertdrill (schema version {found}; this one knows "

@@ -263,6 +263,10 @@ class SQLiteDatabase(Database):
     def not_ours(self) -> str:
         return f"{self.where} is an SQLite database but not a bertdrill one; use another file"
 
+    def written_by_bertdrill(self, connection: Connection) -> bool:
+        columns = {row[1] for row in connection.exec_driver_sql("PRAGMA table_info(meta)")}
+        return {"key", "value"} <= columns and super().written_by_bertdrill(connection)
+
     def prepare(self) -> None:
         self._use_wal()
 
