@@ -593,12 +593,16 @@ TYPED = st.one_of(ANY_TEXT, EXPRESSIONS, st.sampled_from([a for c in shipped().v
 @example("bert-vs-gpt", "tr", "\x1b[31mI")
 @example("attention-projections", "en", "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((")
 @example("embedding-params@bert-base", "tr", "9" * 5000)
+@example("total-params@bert-base", "en", "110M")
 def test_grade_never_raises_and_always_answers_plainly(key, language, typed):
     result = grade(card(key), typed, language)
     assert isinstance(result, Verdict)
     assert result.suggested in (0, 1, 3, 4)
     assert result.correct == (result.suggested >= 3)
-    assert (result.diff is not None) == (result.suggested == 3)
+    # A near miss (a diff) suggests 3; so do a correct rounding ("Close: ...") and Turkish typed without its
+    # letters (a spelling note): a 3 always says why it is not a 4.
+    assert result.diff is None or result.suggested == 3
+    assert result.suggested != 3 or result.diff is not None or result.note is not None or "Close" in result.feedback
     assert result.feedback and result.feedback[0].isupper()
     assert result.expected == card(key).answer[language]
     for shown in (result.feedback, result.diff or ""):
