@@ -15,11 +15,12 @@ does not know about kinds.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import groupby
+from itertools import groupby, islice
 from typing import assert_never
 
 from .cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
@@ -57,24 +58,34 @@ class Leak:
     clue: str  # the number or phrase found, as the target's answer writes it
 
 
-def find_leaks(items: Sequence[Exposure], *, thousands: str = ",") -> list[Leak]:
+def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: int | None = None) -> list[Leak]:
     """Every (source, target) pair where the source's text holds one of the target's clues.
 
     ``thousands`` is the language's thousands separator (``,`` in English, ``.`` in Turkish), so
     ``0.666`` stays a decimal in English and ``23.837.184`` is one number in Turkish. One leak is
-    reported per pair and place, with the first clue found, questions before answers.
+    reported per pair and place, with the first clue found, questions before answers. With
+    ``per_source``, only the first that many targets (in lesson order) of each source and place:
+    a report stays linear in the lesson even when every item repeats the same phrase.
     """
-    clues = {item.item_id: _clues(item.answers, thousands) for item in items}
-    leaks = []
-    for source in items:
+    clues = [_clues(item.answers, thousands) for item in items]
+    # Each clue (a number or a phrase) -> the items whose answers hold it, in lesson order: each source text
+    # is read once and looked up, instead of being compared with every other item.
+    holders: dict[int | tuple[str, ...], list[int]] = {}
+    for position, found in enumerate(clues):
+        for clue in found:
+            holders.setdefault(clue.key, []).append(position)
+    leaks: list[Leak] = []
+    for index, source in enumerate(items):
         for where, texts in ((Where.QUESTION, source.question), (Where.ANSWER, source.shown_after)):
-            numbers, words = _read(texts, thousands)
-            for target in items:
-                if target.item_id == source.item_id:
-                    continue
-                clue = _first_found(clues[target.item_id], numbers, words)
-                if clue is not None:
-                    leaks.append(Leak(source.item_id, target.item_id, where, clue))
+            numbers, phrases = _read(texts, thousands)
+            targets: set[int] = set()
+            keys: list[int | tuple[str, ...]] = [*numbers, *phrases]
+            for key in keys:
+                others = (position for position in holders.get(key, []) if position != index)
+                targets.update(others if per_source is None else islice(others, per_source))
+            chosen = sorted(targets) if per_source is None else heapq.nsmallest(per_source, targets)
+            leaks.extend(Leak(source.item_id, items[position].item_id, where,
+                              _first_found(clues[position], numbers, phrases)) for position in chosen)
     return leaks
 
 
@@ -127,6 +138,10 @@ class _Clue:
     number: int | None = None
     phrase: tuple[str, ...] = ()
 
+    @property
+    def key(self) -> int | tuple[str, ...]:
+        return self.number if self.number is not None else self.phrase
+
 
 def _clues(answers: Iterable[str], thousands: str) -> list[_Clue]:
     found: dict[object, _Clue] = {}
@@ -150,11 +165,9 @@ def _read(texts: Iterable[str], thousands: str) -> tuple[set[int], set[tuple[str
     return numbers, phrases
 
 
-def _first_found(clues: list[_Clue], numbers: set[int], phrases: set[tuple[str, ...]]) -> str | None:
-    for clue in clues:
-        if (clue.number is not None and clue.number in numbers) or (clue.phrase and clue.phrase in phrases):
-            return clue.text
-    return None
+def _first_found(clues: list[_Clue], numbers: set[int], phrases: set[tuple[str, ...]]) -> str:
+    """The first of a target's clues that the source shows (the caller knows one is there)."""
+    return next(clue.text for clue in clues if clue.key in numbers or clue.key in phrases)
 
 
 def _number_pattern(thousands: str) -> re.Pattern[str]:
@@ -195,12 +208,13 @@ def _phrases(words: list[tuple[str, tuple[int, int]]]) -> list[tuple[int, tuple[
 
 # --- from cards ---------------------------------------------------------------------------------
 
-def lesson_leaks(cards: Sequence[Card], languages: Sequence[str]) -> list[Leak]:
+def lesson_leaks(cards: Sequence[Card], languages: Sequence[str], *, per_source: int | None = None) -> list[Leak]:
     """The leaks of a lesson's cards in any of its languages, each pair and place once (its first
     language's clue): a leak in one language is a leak in all, but wording may hide one in another."""
     found: dict[tuple[str, str, Where], Leak] = {}
     for language in languages:
-        for leak in find_leaks(exposures(cards, language), thousands=thousands_separator(language)):
+        for leak in find_leaks(exposures(cards, language), thousands=thousands_separator(language),
+                               per_source=per_source):
             found.setdefault((leak.source, leak.target, leak.where), leak)
     return list(found.values())
 

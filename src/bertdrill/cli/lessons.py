@@ -62,10 +62,14 @@ def check(
                              "({words!r} in {language})").format(
                     path=_short(lesson.path), line=card.line, item=card.item_id, words=words, language=language), err=True)
         # Questions that give each other away are worth knowing, not failing: sheets keep them apart.
+        # One line per item, place and clue, naming the first few items it gives away: a lesson that repeats
+        # a phrase in every item gets a line per item, not one per pair.
         lines = {item.id: item.line for item in lesson.items}
-        for leak in lesson_leaks(cards, lesson.languages):
-            typer.echo(_leak_warning(leak).format(path=_short(lesson.path), line=lines[leak.source], source=leak.source,
-                                                  target=leak.target, clue=leak.clue), err=True)
+        path = _short(lesson.path)
+        for (source, where, clue), targets in _grouped(lesson_leaks(cards, lesson.languages, per_source=_TARGETS_SHOWN + 1)).items():
+            shown = ", ".join(targets[:_TARGETS_SHOWN]) + (", …" if len(targets) > _TARGETS_SHOWN else "")
+            typer.echo(_leak_warning(where).format(path=path, line=lines[source], source=source, target=shown,
+                                                   clue=clue), err=True)
     if wrong:
         raise LessonErrors(wrong)
     if warned and strict:
@@ -101,10 +105,21 @@ def solution_errors(path: str, cards) -> list:
                                                                  "wrong: {why}").format(item=card.item_id,
                                                                                         language=language, why=why)))
     return errors
-def _leak_warning(leak) -> str:
+_TARGETS_SHOWN = 3
+
+
+def _grouped(leaks) -> dict[tuple[str, object, str], list[str]]:
+    """Leaks grouped by the item that gives something away, where, and what: the items given away, in order."""
+    grouped: dict[tuple[str, object, str], list[str]] = {}
+    for leak in leaks:
+        grouped.setdefault((leak.source, leak.where, leak.clue), []).append(leak.target)
+    return grouped
+
+
+def _leak_warning(where) -> str:
     from ..leaks import Where
 
-    match leak.where:
+    match where:
         case Where.QUESTION:
             return _("{path}:{line}: warning: the question of {source} shows \u201c{clue}\u201d, "
                      "the answer to {target}; a sheet never puts the two on one version")
@@ -112,7 +127,7 @@ def _leak_warning(leak) -> str:
             return _("{path}:{line}: warning: the answer of {source} shows \u201c{clue}\u201d, "
                      "the answer to {target}; a sheet never puts the two on one version")
         case _:
-            assert_never(leak.where)
+            assert_never(where)
 
 
 @app.command()
