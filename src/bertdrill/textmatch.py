@@ -13,7 +13,7 @@ Per-language data (articles, plain-letter spellings) lives in :mod:`bertdrill.la
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from .languages import base, turkic_case
 from .languages import language as language_of
@@ -70,16 +70,16 @@ def gives_away(prompt: str, answers: Iterable[str], language: str) -> str | None
     words = _casefold(prompt, language).replace("-", " ").split()
     tokens = [word.strip(_PUNCTUATION) for word in words]
     key = f" {choice_key(_casefold(prompt, language), language)} "
+    numbers: list[tuple[int, str]] | None = None  # the prompt's numbers, in order: read once, on the first need
     for answer in answers:
         text = _casefold(answer, language).strip().rstrip(".")
         value = int(text) if text.isdigit() and text.isascii() else parse_words(text, language)
         if value is not None:
-            for start in range(len(tokens)):
-                for end in range(start + 1, min(len(tokens), start + MAX_NUMBER_WORDS) + 1):
-                    piece = " ".join(tokens[start:end])
-                    if (piece.isdigit() and piece.isascii() and int(piece) == value) or \
-                            (not piece.isdigit() and parse_words(piece, language) == value):
-                        return " ".join(words[start:end]).strip(_PUNCTUATION)
+            if numbers is None:
+                numbers = list(_numbers_in(tokens, words, language))
+            found = next((shown for number, shown in numbers if number == value), None)
+            if found is not None:
+                return found
             continue
         wanted = choice_key(text, language)
         if len(wanted) >= 3 and f" {wanted} " in key:
@@ -88,6 +88,28 @@ def gives_away(prompt: str, answers: Iterable[str], language: str) -> str | None
 
 
 _PUNCTUATION = ".,;:!?()[]{}\"'«»“”‘’"
+
+
+def _numbers_in(tokens: list[str], words: list[str], language: str) -> Iterator[tuple[int, str]]:
+    """Every number a run of up to MAX_NUMBER_WORDS tokens spells, with its text, by start then length.
+
+    A run starts only at a token that is a number by itself: one that does not ("a" of "a hundred", "and")
+    adds nothing the run from the next token lacks, and skipping it reads each prompt in linear time.
+    """
+    from .number_words import parse_words
+
+    def value(piece: str) -> int | None:
+        if piece.isdigit():
+            return int(piece) if piece.isascii() else None
+        return parse_words(piece, language)
+
+    for start, token in enumerate(tokens):
+        if value(token) is None:
+            continue
+        for end in range(start + 1, min(len(tokens), start + MAX_NUMBER_WORDS) + 1):
+            number = value(" ".join(tokens[start:end]))
+            if number is not None:
+                yield number, " ".join(words[start:end]).strip(_PUNCTUATION)
 
 
 def _casefold(text: str, language: str) -> str:
