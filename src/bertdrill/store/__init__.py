@@ -162,4 +162,6 @@ class PostgresStore(Store, PostgresDatabase):
         return created, postgresql.learner_url(self.engine.url, name, password)
 
 
-_: type[ReviewStore] = Store  # mypy checks here that Store has every method of the protocol
+# mypy checks here that each backend's store has every method of the protocol (Store itself is abstract).
+_sqlite: type[ReviewStore] = SQLiteStore
+_postgres: type[ReviewStore] = PostgresStore

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getpass
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime
 from types import TracebackType
@@ -26,7 +27,7 @@ T = TypeVar("T")
 LEARNER_MAX = 63  # PostgreSQL's longest role name: a learner is a role in a class
 
 
-class Database:
+class Database(ABC):
     """An engine, the learner whose rows are read and written, and how to run work on them."""
 
     engine: Engine
@@ -46,9 +47,10 @@ class Database:
 
     # ------------------------------------------------------------- the backend's part
 
+    @abstractmethod
     def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
         """Run ``work`` in one transaction (committed if ``write``), retried as a whole where the backend can."""
-        raise NotImplementedError
+        ...
 
     def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
         """All rows of a read-only query, in its own transaction (see :func:`execute`)."""
@@ -60,20 +62,24 @@ class Database:
 
     lock_row = ""  # SQL after a SELECT of the learner's schedule row that locks it until the transaction ends
 
+    @abstractmethod
     def schema_version(self, connection: Connection) -> int:
         """The version the database says it has (0: nothing of ours yet)."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def set_schema_version(self, connection: Connection, version: int) -> None:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def has_tables(self, connection: Connection) -> bool:
         """Whether the database holds any table (one that does, at version 0, is not ours)."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def not_ours(self) -> str:
         """Why a database with tables but no version of ours is refused."""
-        raise NotImplementedError
+        ...
 
     def written_by_bertdrill(self, connection: Connection) -> bool:
         """Whether ``meta`` says bertdrill created this database (``created_by = 'bertdrill 0.1.0'``).
@@ -88,10 +94,10 @@ class Database:
         """A migration's statement (written in SQLite's words) as this backend spells it."""
         return statement
 
-    def lock_schema(self, connection: Connection) -> None:
+    def lock_schema(self, connection: Connection) -> None:  # noqa: B027 - optional: SQLite's BEGIN IMMEDIATE does it
         """Keep another opener from migrating at the same time, until the transaction ends."""
 
-    def prepare(self) -> None:
+    def prepare(self) -> None:  # noqa: B027 - optional: only SQLite has something to do
         """Anything to do once the version is known good and before the first write (SQLite: WAL)."""
 
     writes_on_open = True  # note ``opened_at`` in meta on every open (False: only when migrating)
@@ -100,9 +106,10 @@ class Database:
         """A date as the driver compares it with a date column."""
         return value
 
+    @abstractmethod
     def day_number(self, expression: str) -> str:
         """SQL: a date expression as a whole number of days (consecutive days differ by one)."""
-        raise NotImplementedError
+        ...
 
 
 def learner_name(learner: str | None, default: Callable[[], str]) -> str:
