@@ -53,7 +53,7 @@ def server() -> str:
 
 def lesson_cards(count: int) -> list:
     """``count`` fact cards in one lesson, as a lesson file would give."""
-    from bertdrill.cards import FactCard
+    from bertdrill.core.cards import FactCard
 
     return [FactCard(id=f"bench/item-{i:04d}", lesson_id="bench", item_id=f"item-{i:04d}",
                      prompt={"en": f"Question {i}?"}, answer={"en": f"Answer {i}."}) for i in range(count)]
@@ -93,8 +93,8 @@ class Scratch:
 
 def learner_process(url: str, learner: str, card_ids: list[str], windows: int, seed: int, barrier, results) -> None:
     """One learner: ``windows`` stores answering every card, in different orders, all at once."""
-    from bertdrill import sm2
-    from bertdrill.store import Store
+    from bertdrill.adapters.store import Store
+    from bertdrill.core.scheduling import sm2
 
     rng = random.Random(seed)
     grades = {card_id: rng.choice([1, 2, 3, 4, 4, 5, 5]) for card_id in card_ids}
@@ -165,8 +165,8 @@ def load_run(urls: dict[str, str], card_ids: list[str], windows: int) -> dict:
 def audit(url: str, learners: list[str], card_ids: list[str], acknowledged: dict[str, list[int]],
           windows: int) -> list[str]:
     """What went wrong, as sentences (empty: nothing), read through ``url`` (the teacher's, on PostgreSQL)."""
-    from bertdrill import sm2
-    from bertdrill.store import Store
+    from bertdrill.adapters.store import Store
+    from bertdrill.core.scheduling import sm2
 
     problems = []
     for learner in learners:
@@ -208,7 +208,7 @@ def print_load(label: str, run: dict) -> None:
 
 
 def load(args) -> bool:
-    from bertdrill.store import Store
+    from bertdrill.adapters.store import Store
 
     cards = lesson_cards(args.cards)
     card_ids = [card.id for card in cards]
@@ -259,7 +259,7 @@ UPDATE schedule SET repetitions = (hashtext(learner || card_id) & 7) % 4, ef100 
 def report(args) -> None:
     from sqlalchemy import create_engine, text
 
-    from bertdrill.store import Store
+    from bertdrill.adapters.store import Store
 
     cards = lesson_cards(args.report_cards)
     scratch = Scratch()

@@ -46,10 +46,10 @@ def per_call(function, repeat: int) -> float:
 
 
 def in_process(runs: int) -> None:
-    from bertdrill.cards import compile_lesson
-    from bertdrill.diagnosis import Diagnoser
-    from bertdrill.grading import grade
-    from bertdrill.loader import load_lessons
+    from bertdrill.adapters.lessons import load_lessons
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.diagnosis import Diagnoser
+    from bertdrill.core.grading import grade
 
     lesson = load_lessons()[0]
     cards = {card.key: card for card in compile_lesson(lesson)}

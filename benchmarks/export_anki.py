@@ -5,7 +5,7 @@
 Both sides run in this process, alternating, on a generated lesson (10,000
 items by default; see lessons.py):
 
-- bertdrill: ``bertdrill.anki.export`` from the parsed lesson: compiling the
+- bertdrill: ``bertdrill.adapters.export.anki.export`` from the parsed lesson: compiling the
   cards, rendering and escaping every field, building the notes and writing
   the package atomically;
 - genanki: the program a person would write with genanki for the same notes:
@@ -32,8 +32,9 @@ from pathlib import Path
 import genanki
 from lessons import generated_lesson
 
-from bertdrill import anki, lesson
-from bertdrill.cards import compile_lesson
+from bertdrill.adapters.export import anki
+from bertdrill.core import lesson
+from bertdrill.core.cards import compile_lesson
 
 TARGET = 1.2
 

@@ -30,9 +30,9 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
-from bertdrill.cards import Card, FactCard
-from bertdrill.loader import all_cards, load_lessons
-from bertdrill.store import EF_START, Store
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.adapters.store import EF_START, Store
+from bertdrill.core.cards import Card, FactCard
 
 TODAY = date(2025, 3, 1)
 NOW = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
@@ -142,9 +142,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the store in this folder and keep it")
     args = parser.parse_args()
 
+    from bertdrill.app.session import Limits, Session
     from bertdrill.cli import base
     from bertdrill.cli.review import Review
-    from bertdrill.session import Limits, Session
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bertdrill-bench-"))
     folder.mkdir(parents=True, exist_ok=True)

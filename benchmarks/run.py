@@ -21,7 +21,7 @@ alternate, so both meet the same load on a shared machine):
 4. ``bertdrill check`` on a generated 10,000-item lesson (lessons.py) against parsing the
    same file with tomllib, both as commands (target <= 5); and ``bertdrill cards --json`` on it
    against that ``check`` (target <= 1.5: printing the cards costs little beside reading them);
-5. ``export anki`` of that lesson: writing the package (``bertdrill.anki.export``: cards,
+5. ``export anki`` of that lesson: writing the package (``bertdrill.adapters.export.anki.export``: cards,
    fields, notes, the atomic write) against writing the same notes with genanki directly
    (export_anki.py's baseline), in this process (target <= 1.2). Reading and verifying the
    lesson is row 4; the whole command's time is printed under the table for reference.
@@ -140,7 +140,8 @@ def export_step(lesson_text: str, folder: Path, runs: int) -> tuple[float, float
     """Median seconds of bertdrill's package writing and of genanki writing the same notes."""
     from export_anki import plain_models, same_notes, with_bertdrill, with_genanki
 
-    from bertdrill import anki, lesson
+    from bertdrill.adapters.export import anki
+    from bertdrill.core import lesson
 
     parsed = lesson.parse(lesson_text, "generated.toml")
     notes, models = same_notes(parsed), plain_models()
@@ -265,7 +266,7 @@ def main() -> int:
         try:
             import genanki  # noqa: F401
 
-            from bertdrill import anki  # noqa: F401
+            from bertdrill.adapters.export import anki  # noqa: F401
         except ImportError:
             print("  skipped: export anki not available")
         else:

@@ -13,9 +13,9 @@ import time
 from io import BytesIO
 from pathlib import Path
 
-from bertdrill.loader import load_lessons
-from bertdrill.sheets import gift, html, markdown, model, moodle
-from bertdrill.sheets.output import documents
+from bertdrill.adapters.export.sheets import gift, html, markdown, model, moodle
+from bertdrill.adapters.export.sheets.output import documents
+from bertdrill.adapters.lessons import load_lessons
 
 
 def median_ms(step, rounds: int) -> float:

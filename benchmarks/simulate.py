@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lessons import generated_lesson  # noqa: E402
 
-from bertdrill.loader import all_cards, load_lessons  # noqa: E402
-from bertdrill.session import Limits, Session  # noqa: E402
-from bertdrill.store import Store  # noqa: E402
+from bertdrill.adapters.lessons import all_cards, load_lessons  # noqa: E402
+from bertdrill.adapters.store import Store  # noqa: E402
+from bertdrill.app.session import Limits, Session  # noqa: E402
 
 TODAY = date(2025, 3, 3)
 ZONE = timezone(timedelta(hours=3))

@@ -15,14 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = "bertdrill"
-LAYERS = ("core", "ports", "support", "application", "adapters", "interface")
+# A module's layer is its first folder under src/bertdrill (``ports.py`` is the ports layer by itself);
+# ``bertdrill/__init__.py`` holds only the version and counts as core, ``__main__`` as the interface.
+FOLDER_LAYER = {"core": "core", "ports": "ports", "app": "application", "adapters": "adapters",
+                "cli": "interface", "web": "interface", "__init__": "core", "__main__": "interface"}
+LAYERS = ("core", "ports", "application", "adapters", "interface")
 # What each layer may import from the project itself (a module may always import its own unit).
 ALLOWED = {
     "core": {"core"},
     "ports": {"core"},
-    "support": {"core"},
-    "application": {"core", "ports", "support"},
-    "adapters": {"core", "ports", "support"},
+    "application": {"core", "ports"},
+    "adapters": {"core", "ports"},
     "interface": set(LAYERS),
 }
 # The core computes; it never does I/O, reads the clock or draws random numbers.
@@ -38,19 +41,12 @@ CORE_FORBIDDEN_METHODS = {"now", "today", "utcnow", "read_text", "write_text", "
 
 @dataclass(frozen=True)
 class Layers:
-    unit_layer: dict[str, str]  # "store" -> "adapters"
     pure_libraries: frozenset[str]
 
     @classmethod
     def from_pyproject(cls, pyproject: Path) -> Layers:
         table = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["bertdrill"]["architecture"]
-        unit_layer: dict[str, str] = {}
-        for layer in LAYERS:
-            for unit in table[layer]:
-                if unit in unit_layer:
-                    raise ValueError(f"{unit} is in two layers: {unit_layer[unit]} and {layer}")
-                unit_layer[unit] = layer
-        return cls(unit_layer, frozenset(table.get("pure_libraries", ())))
+        return cls(frozenset(table.get("pure_libraries", ())))
 
 
 def modules(root: Path) -> Iterator[tuple[str, Path]]:
@@ -60,16 +56,25 @@ def modules(root: Path) -> Iterator[tuple[str, Path]]:
         yield ".".join((PACKAGE, *parts)), path
 
 
-def unit_of(dotted: str) -> str:
-    """The unit a module belongs to: ``bertdrill.store.schema`` -> ``store``; ``bertdrill`` -> ``__init__``."""
+def layer_of(dotted: str) -> str | None:
+    """A module's layer, from its first folder: ``bertdrill.adapters.store.schema`` -> ``adapters``."""
     parts = dotted.split(".")
+    return FOLDER_LAYER.get(parts[1] if len(parts) > 1 else "__init__")
+
+
+def unit_of(dotted: str) -> str:
+    """The unit a module belongs to: an adapter is its second folder (``bertdrill.adapters.store.schema`` ->
+    ``adapters.store``), which may not import another adapter; every other layer is one unit."""
+    parts = dotted.split(".")
+    if len(parts) > 2 and parts[1] == "adapters":
+        return f"adapters.{parts[2]}"
     return parts[1] if len(parts) > 1 else "__init__"
 
 
 def imported(dotted: str, path: Path, tree: ast.AST, known: set[str]) -> Iterator[tuple[int, str]]:
     """Every module name an import statement brings in, relative imports resolved: (line, dotted name).
 
-    ``from . import store`` brings in the module ``bertdrill.store``; ``from . import __version__`` a name of
+    ``from . import store`` brings in the module ``bertdrill.adapters.store``; ``from . import __version__`` a name of
     ``bertdrill`` itself: ``known`` (every module's dotted name) tells them apart."""
     package = dotted.removesuffix(".__init__") if path.name == "__init__.py" else dotted.rpartition(".")[0]
     for node in ast.walk(tree):
@@ -92,16 +97,13 @@ def violations(root: Path, layers: Layers) -> list[str]:
     """Every broken rule in the tree at ``root``, as ``file:line: what``; empty when the tree is clean."""
     found: list[str] = []
     known = {dotted.removesuffix(".__init__") for dotted, _ in modules(root)}
-    units = {unit_of(dotted) for dotted in known}
-    for unit in sorted(set(layers.unit_layer) - units):
-        found.append(f"pyproject.toml: {unit} is in the {layers.unit_layer[unit]} layer but no such module exists")
-    for unit in sorted(units - set(layers.unit_layer)):
-        found.append(f"{root / unit}: module {unit} is in no layer of [tool.bertdrill.architecture]")
     for dotted, path in modules(root):
-        unit = unit_of(dotted)
-        layer = layers.unit_layer.get(unit)
+        layer = layer_of(dotted)
         if layer is None:
+            found.append(f"{path}: module {dotted} is in no layer: its first folder must be one of "
+                         f"{', '.join(sorted(set(FOLDER_LAYER) - {'__init__', '__main__'}))}")
             continue
+        unit = unit_of(dotted)
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for line, name in imported(dotted, path, tree, known):
             found.extend(_import_rule(f"{path}:{line}", unit, layer, name, layers))
@@ -114,7 +116,7 @@ def _import_rule(where: str, unit: str, layer: str, name: str, layers: Layers) -
     top = name.split(".")[0]
     if top == PACKAGE:
         target = unit_of(name)
-        target_layer = layers.unit_layer.get(target, "unknown")
+        target_layer = layer_of(name) or "unknown"
         if target == unit:
             return
         if target_layer not in ALLOWED[layer]:  # adapters are not allowed adapters: they never import each other

@@ -9,7 +9,7 @@ import postgres as postgres_server
 import pytest
 from typer.testing import CliRunner
 
-from bertdrill import i18n
+from bertdrill.core import i18n
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "decks" / "bert-basics.toml"

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from synthetic_learner import simulate
 
-from bertdrill import sm2
-from bertdrill.cards import FactCard
-from bertdrill.store import Store
+from bertdrill.adapters.store import Store
+from bertdrill.core.cards import FactCard
+from bertdrill.core.scheduling import sm2
 
 LESSON = "synthetic"
 SYNCED = datetime(2025, 1, 1, 8, 0, tzinfo=UTC)

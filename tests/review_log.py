@@ -5,7 +5,7 @@
   answers it acknowledged with ``Saved:``, each with the card on screen and its kind;
 - :func:`audit` checks a database file: ``PRAGMA integrity_check``, the log's own rules, and
   every schedule against a replay of the logged grades through :func:`reference_review`, an
-  SM-2 written here from DESIGN §6, independently of ``bertdrill.sm2``.
+  SM-2 written here from DESIGN §6, independently of ``bertdrill.core.scheduling.sm2``.
 """
 
 from __future__ import annotations

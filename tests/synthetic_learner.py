@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from bertdrill import sm2
+from bertdrill.core.scheduling import sm2
 
 START = date(2025, 1, 6)
 

@@ -27,11 +27,11 @@ from anki.import_export_pb2 import (
     ImportAnkiPackageUpdateCondition,
 )
 
-from bertdrill import anki as bertdrill_anki
-from bertdrill.cards import compile_lesson
-from bertdrill.errors import BertdrillError
-from bertdrill.files import write_atomic
-from bertdrill.lesson import parse
+from bertdrill.adapters.export import anki as bertdrill_anki
+from bertdrill.adapters.export.files import write_atomic
+from bertdrill.core.cards import compile_lesson
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.lesson import parse
 
 SHIPPED_KINDS = {"fact": 12, "choice": 1, "blank": 1, "numeric": 14, "match": 4, "practice": 1}
 

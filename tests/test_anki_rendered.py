@@ -21,8 +21,8 @@ from anki.collection import Collection
 from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from chromium import measure, requires_chromium, screenshot
 
-from bertdrill import anki as bertdrill_anki
-from bertdrill.loader import read_lesson
+from bertdrill.adapters.export import anki as bertdrill_anki
+from bertdrill.adapters.lessons import read_lesson
 
 pytestmark = requires_chromium
 

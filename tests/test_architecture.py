@@ -19,34 +19,25 @@ def test_the_tree_keeps_every_rule():
     assert violations(SRC, LAYERS) == []
 
 
-def _module(root: Path, unit: str) -> Path:
-    """The file of a unit: its module, or its package's ``__init__``."""
-    return root / f"{unit}.py" if (root / f"{unit}.py").exists() else root / unit / "__init__.py"
-
-
-def _first(layer: str, but: str = "") -> str:
-    return next(u for u, lay in LAYERS.unit_layer.items() if lay == layer and u not in (but, "__init__", "__main__"))
-
-
-def _in_subpackage(root: Path) -> Path | None:
-    """A module one level down in a package of the core, for relative imports with two dots."""
-    for unit, layer in LAYERS.unit_layer.items():
-        if layer == "core" and (root / unit).is_dir():
-            return next((root / unit).glob("[!_]*.py"), None)
-    return None
+def _module(root: Path, dotted: str) -> Path:
+    """The file of a module given as ``core/formula`` or a package given as ``adapters/store``."""
+    return root / f"{dotted}.py" if (root / f"{dotted}.py").exists() else root / dotted / "__init__.py"
 
 
 def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + "\n" + text + "\n", encoding="utf-8")
 
 
-CORE, CORE2 = _first("core"), _first("core", but=_first("core"))
-ADAPTER, ADAPTER2 = _first("adapters"), _first("adapters", but=_first("adapters"))
-APP = _first("application")
+CORE, CORE2, CORE_INNER = "core/formula", "core/cards", "core/lesson/items"
+PORTS = "ports"
+ADAPTER, ADAPTER2 = "adapters/store", "adapters/export/anki"
+APP = "app/session"
 PLANTS = {
-    "absolute import of an adapter from the core": (CORE, f"from bertdrill.{ADAPTER} import x", "imports bertdrill."),
-    "relative import of an adapter from the core": (CORE, f"from . import {ADAPTER}", f"imports bertdrill.{ADAPTER}"),
-    "relative import of the interface": (CORE2, "from .cli import base", "imports bertdrill.cli"),
+    "absolute import of an adapter from the core": (CORE, "from bertdrill.adapters.store import x",
+                                                     "imports bertdrill.adapters.store"),
+    "relative import of an adapter from the core": (CORE, "from ..adapters import store",
+                                                     "imports bertdrill.adapters.store"),
+    "relative import of the interface": (CORE2, "from ..cli import base", "imports bertdrill.cli"),
     "the clock in the core": (CORE, "from datetime import datetime\nNOW = datetime.now()", ".now()"),
     "the date in the core": (CORE2, "import datetime\nTODAY = datetime.date.today()", ".today()"),
     "a file opened in the core": (CORE, "TEXT = open('x').read()", "calls open()"),
@@ -54,9 +45,15 @@ PLANTS = {
     "an I/O module in the core": (CORE, "import os", "imports os"),
     "randomness in the core": (CORE2, "def f():\n    import random\n    return random.random()", "imports random"),
     "a third-party library in the core": (CORE, "import sqlmodel", "imports sqlmodel"),
-    "an adapter importing another": (ADAPTER, f"from bertdrill import {ADAPTER2}", f"imports bertdrill.{ADAPTER2}"),
-    "the application importing an adapter": (APP, f"from .{ADAPTER} import x", f"imports bertdrill.{ADAPTER}"),
+    "a third-party library in the ports": (PORTS, "import sqlalchemy", "imports sqlalchemy"),
+    "the ports importing an adapter": (PORTS, "from .adapters import store", "imports bertdrill.adapters.store"),
+    "an adapter importing another": (ADAPTER, "from bertdrill.adapters.export import anki",
+                                     "imports bertdrill.adapters.export.anki"),
+    "an adapter importing another, relatively": (ADAPTER2, "from ...adapters.store import Store",
+                                                 "imports bertdrill.adapters.store"),
+    "the application importing an adapter": (APP, "from ..adapters.store import x", "imports bertdrill.adapters.store"),
     "an adapter importing the interface": (ADAPTER2, "from bertdrill.cli import app", "imports bertdrill.cli"),
+    "the application importing the interface": (APP, "from bertdrill.cli import app", "imports bertdrill.cli"),
 }
 
 
@@ -71,26 +68,20 @@ def test_a_planted_violation_is_caught(tmp_path, plant):
 
 def test_a_two_dot_relative_import_is_resolved(tmp_path):
     root = shutil.copytree(SRC, tmp_path / "bertdrill", ignore=shutil.ignore_patterns("__pycache__"))
-    inner = _in_subpackage(root)
-    if inner is None:  # no core package yet: make one of a core module
-        (root / CORE).mkdir()
-        (root / f"{CORE}.py").rename(root / CORE / "__init__.py")
-        inner = root / CORE / "inner.py"
-        inner.write_text("")
-    _append(inner, f"from ..{ADAPTER} import x")
-    assert any(f"imports bertdrill.{ADAPTER}" in line for line in violations(root, LAYERS))
+    _append(_module(root, CORE_INNER), "from ...adapters.store import x")
+    assert any("imports bertdrill.adapters.store" in line for line in violations(root, LAYERS))
 
 
-def test_a_module_that_is_gone_or_new_is_caught(tmp_path):
-    """A layer listing a module that no longer exists fails (it would silently check nothing), and so does a
-    module in no layer (it would escape every rule)."""
+def test_a_module_outside_the_layer_folders_is_caught(tmp_path):
+    """A module's layer is its first folder: one beside them (or in a folder that is no layer) would escape
+    every rule, so it is a violation of its own."""
     root = shutil.copytree(SRC, tmp_path / "bertdrill", ignore=shutil.ignore_patterns("__pycache__"))
-    gone = _module(root, CORE2)
-    shutil.rmtree(gone.parent) if gone.name == "__init__.py" else gone.unlink()
     (root / "newthing.py").write_text("X = 1\n")
+    (root / "misc").mkdir()
+    (root / "misc" / "__init__.py").write_text("")
     found = violations(root, LAYERS)
-    assert any(f"{CORE2} is in the core layer but no such module exists" in line for line in found), found
-    assert any("module newthing is in no layer" in line for line in found), found
+    assert any("module bertdrill.newthing is in no layer" in line for line in found), found
+    assert any("module bertdrill.misc.__init__ is in no layer" in line for line in found), found
 
 
 def test_the_start_up_path_imports_no_heavy_library():

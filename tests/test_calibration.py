@@ -15,8 +15,8 @@ import fsrs as library
 import pytest
 from synthetic_learner import simulate
 
-from bertdrill import sm2
-from bertdrill.scheduling.calibration import (
+from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.calibration import (
     MIN_REVIEWS,
     Calibration,
     both_schedulers,

@@ -7,7 +7,7 @@ import json
 import pytest
 from learner_store import learner_store
 
-from bertdrill.scheduling.calibration import Calibration, both_schedulers, verdict
+from bertdrill.core.scheduling.calibration import Calibration, both_schedulers, verdict
 
 
 @pytest.fixture

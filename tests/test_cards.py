@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from bertdrill.cards import compile_lesson
-from bertdrill.lesson import parse
-from bertdrill.loader import all_cards, load_lessons
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.core.cards import compile_lesson
+from bertdrill.core.lesson import parse
 
 MINIMAL = Path(__file__).parent / "lessons" / "minimal.toml"
 

@@ -7,9 +7,9 @@ from datetime import UTC, date, datetime
 import psycopg
 import pytest
 
-from bertdrill import sm2
-from bertdrill.loader import all_cards, load_lessons
-from bertdrill.store import Store
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.adapters.store import Store
+from bertdrill.core.scheduling import sm2
 
 DAY = date(2025, 3, 3)
 MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
@@ -134,8 +134,8 @@ def test_a_version_1_file_migrates_to_the_learner_who_opens_it(tmp_path, cards):
 
 
 def test_a_newer_class_database_is_refused_and_left_as_it_was(postgres, cards):
-    from bertdrill.errors import StoreError
-    from bertdrill.store import SCHEMA_VERSION
+    from bertdrill.adapters.store import SCHEMA_VERSION
+    from bertdrill.core.errors import StoreError
 
     with Store.open(postgres.url) as teacher:
         teacher.class_init(cards)
@@ -149,7 +149,7 @@ def test_a_newer_class_database_is_refused_and_left_as_it_was(postgres, cards):
 
 
 def test_another_programs_postgresql_database_is_refused_untouched(postgres):
-    from bertdrill.errors import StoreError
+    from bertdrill.core.errors import StoreError
 
     with postgres.connect() as connection:
         connection.execute("CREATE TABLE invoice (id integer PRIMARY KEY)")
@@ -161,7 +161,7 @@ def test_another_programs_postgresql_database_is_refused_untouched(postgres):
 
 
 def test_a_server_that_does_not_answer_is_a_clear_error():
-    from bertdrill.errors import StoreError
+    from bertdrill.core.errors import StoreError
 
     with pytest.raises(StoreError, match=r"cannot connect to postgresql://nobody:\*\*\*@127.0.0.1:1/class: .*refused") as caught:
         Store.open("postgresql://nobody:secret@127.0.0.1:1/class")

@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from bertdrill import sm2
-from bertdrill.kinds import Kind
-from bertdrill.loader import all_cards, load_lessons
-from bertdrill.store import Store
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.adapters.store import Store
+from bertdrill.core.kinds import Kind
+from bertdrill.core.scheduling import sm2
 
 NOW = "2025-03-03T09:00:00+00:00"
 DAY = date(2025, 3, 3)

@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 from review_log import HEADER, acknowledged, audit, log_rows, start, start_review
 
-from bertdrill import sm2
-from bertdrill.loader import all_cards, load_lessons
-from bertdrill.session import Limits, Session
-from bertdrill.store import Store
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.adapters.store import Store
+from bertdrill.app.session import Limits, Session
+from bertdrill.core.scheduling import sm2
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 7

@@ -42,11 +42,11 @@ import pytest
 from files import make_read_only
 from review_log import audit, start_review
 
-from bertdrill.anki import NUMBER_SCRIPT
-from bertdrill.cards import compile_lesson
-from bertdrill.lesson import parse
-from bertdrill.store import Store
-from bertdrill.store.migrations import SCHEMA_VERSION
+from bertdrill.adapters.export.anki import NUMBER_SCRIPT
+from bertdrill.adapters.store import Store
+from bertdrill.adapters.store.migrations import SCHEMA_VERSION
+from bertdrill.core.cards import compile_lesson
+from bertdrill.core.lesson import parse
 
 CORPUS = Path(__file__).parent / "corpus"
 HOSTILE = CORPUS / "lessons" / "hostile-markup.toml"
@@ -540,7 +540,7 @@ def test_decimals_are_shown_with_the_languages_mark(cli):
                          ids=lambda path: path.stem)
 def test_every_number_card_takes_its_answer_as_shown(path):
     """A value with no end of decimals is shown rounded; typing exactly that is right, in every language."""
-    from bertdrill.grading import grade
+    from bertdrill.core.grading import grade
 
     lesson = parse(path.read_text(encoding="utf-8"), str(path))
     numbers = [card for card in compile_lesson(lesson) if getattr(card, "value", None) is not None]
@@ -564,8 +564,8 @@ def test_a_clock_at_the_ends_of_the_calendar_is_refused(cli, monkeypatch, now, c
 
 
 def test_a_due_date_past_the_calendar_is_an_error_not_a_crash():
-    from bertdrill import sm2
-    from bertdrill.errors import BertdrillError
+    from bertdrill.core.errors import BertdrillError
+    from bertdrill.core.scheduling import sm2
 
     late = sm2.Schedule(repetitions=9, ef100=300, interval=400_000, due=date(9000, 1, 1), lapses=0)
     with pytest.raises(BertdrillError, match=r"due date 9000-01-01 \+ 1200000 days is past 9999-12-31"):

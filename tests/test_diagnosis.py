@@ -1,4 +1,4 @@
-"""Tests for bertdrill.diagnosis: a wrong number named from the lesson's formulas, in bounded time."""
+"""Tests for bertdrill.core.diagnosis: a wrong number named from the lesson's formulas, in bounded time."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from functools import cache
 
 import pytest
 
-from bertdrill import formula
-from bertdrill.diagnosis import Diagnoser, Slip, describe, digit_slip
-from bertdrill.lesson import parse
-from bertdrill.loader import load_lessons
+from bertdrill.adapters.lessons import load_lessons
+from bertdrill.core import formula
+from bertdrill.core.diagnosis import Diagnoser, Slip, describe, digit_slip
+from bertdrill.core.lesson import parse
 
 
 @cache

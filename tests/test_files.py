@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from bertdrill.files import WriteError, check_writable, write_atomic
+from bertdrill.adapters.export.files import WriteError, check_writable, write_atomic
 
 
 def _umask() -> int:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from timing import cpu_seconds
 
-from bertdrill import formula
-from bertdrill.errors import FormulaError
+from bertdrill.core import formula
+from bertdrill.core.errors import FormulaError
 
 BERT_BASE = {"V": 30522, "L": 512, "T": 2, "d": 768, "f": 3072, "n": 12, "h": 12}
 

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bertdrill import sm2
-from bertdrill.errors import BertdrillError
-from bertdrill.scheduling.fsrs import FSRS, RATING_OF_GRADE, RetentionError
-from bertdrill.scheduling.replay import replay
-from bertdrill.sm2 import NEW
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.fsrs import FSRS, RATING_OF_GRADE, RetentionError
+from bertdrill.core.scheduling.replay import replay
+from bertdrill.core.scheduling.sm2 import NEW
 
 START = date(2026, 3, 1)
 

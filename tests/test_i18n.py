@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill import catalogs, i18n
-from bertdrill.i18n import choose_language, language_code
+from bertdrill.adapters import catalogs
+from bertdrill.core import i18n
+from bertdrill.core.i18n import choose_language, language_code
 
 REPO = Path(__file__).resolve().parent.parent
 KNOWN = frozenset({"en", "tr"})
@@ -226,7 +227,7 @@ def test_golden_screens_in_each_language(cli, monkeypatch, tmp_path, language):
 
 
 def test_an_install_ships_every_package_and_the_compiled_catalogs():
-    """`pip install .` installs what pyproject lists: a package left out (bertdrill.lesson once was) or
+    """`pip install .` installs what pyproject lists: a package left out (bertdrill.core.lesson once was) or
     catalogs not matched by package-data would be missing from a real install, though not from this tree."""
     import fnmatch
     import tomllib

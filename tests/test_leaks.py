@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill import leaks
-from bertdrill.cards import compile_lesson
-from bertdrill.leaks import Exposure, Leak, Where
-from bertdrill.loader import read_lesson
+from bertdrill.adapters.lessons import read_lesson
+from bertdrill.core import leaks
+from bertdrill.core.cards import compile_lesson
+from bertdrill.core.leaks import Exposure, Leak, Where
 
 SHIPPED = Path(__file__).resolve().parent.parent / "decks" / "bert-basics.toml"
 

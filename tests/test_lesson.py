@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill.errors import LessonErrors
-from bertdrill.lesson import parse
-from bertdrill.loader import load_lessons, read_lesson
-from bertdrill.numbers import parse_approx, round_significant
+from bertdrill.adapters.lessons import load_lessons, read_lesson
+from bertdrill.core.errors import LessonErrors
+from bertdrill.core.lesson import parse
+from bertdrill.core.numbers import parse_approx, round_significant
 
 HERE = Path(__file__).parent
 MINIMAL = HERE / "lessons" / "minimal.toml"
@@ -177,7 +177,7 @@ def test_placeholders_render_numbers_per_language():
 
 def test_practice_sample_solution_prints_the_generated_expected_output():
     """The lesson's own sample solution, run as a learner would, prints what the formulas predict."""
-    from bertdrill.loader import all_cards
+    from bertdrill.adapters.lessons import all_cards
 
     [card] = [c for c in all_cards(load_lessons()) if c.kind == "practice"]
     assert card.expected_output == ("23837184 7087872 590592", "109482240", "0.666")

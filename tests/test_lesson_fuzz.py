@@ -14,9 +14,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bertdrill.cards import compile_lesson
-from bertdrill.errors import LessonErrors
-from bertdrill.lesson import Lesson, parse
+from bertdrill.core.cards import compile_lesson
+from bertdrill.core.errors import LessonErrors
+from bertdrill.core.lesson import Lesson, parse
 
 MINIMAL = tomllib.loads((Path(__file__).parent / "lessons" / "minimal.toml").read_text())
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill import store
-from bertdrill.errors import StoreError
-from bertdrill.store import Store
+from bertdrill.adapters import store
+from bertdrill.adapters.store import Store
+from bertdrill.core.errors import StoreError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VERSIONED = sorted(FIXTURES.glob("store-v*.db"))

@@ -1,4 +1,4 @@
-"""Tests for bertdrill.number_words: numbers in words, in every lesson language."""
+"""Tests for bertdrill.core.number_words: numbers in words, in every lesson language."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bertdrill.languages import LANGUAGES
-from bertdrill.number_words import parse_words
+from bertdrill.core.languages import LANGUAGES
+from bertdrill.core.number_words import parse_words
 
 
 @pytest.mark.parametrize(("text", "language", "value"), [

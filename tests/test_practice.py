@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill import practice
-from bertdrill.loader import all_cards, load_lessons
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.app import practice
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill import catalogs
+from bertdrill.adapters import catalogs
 
 REPO = Path(__file__).resolve().parent.parent
 PSEUDO = "qps"
@@ -121,7 +121,7 @@ def pseudo(tmp_path, monkeypatch):
 
 
 def test_the_pseudo_catalog_wraps_every_message(pseudo):
-    from bertdrill.i18n import _, ngettext, pgettext
+    from bertdrill.core.i18n import _, ngettext, pgettext
 
     catalogs.use(PSEUDO)
     assert _("Session over") == "Session over"  # not a message of the code: as written

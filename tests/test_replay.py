@@ -7,9 +7,9 @@ from datetime import date, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bertdrill import sm2
-from bertdrill.scheduling.fsrs import FSRS
-from bertdrill.scheduling.replay import replay, scheduling_answers, states
+from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.fsrs import FSRS
+from bertdrill.core.scheduling.replay import replay, scheduling_answers, states
 
 SM2 = sm2.SM2()
 DAY = date(2026, 4, 1)

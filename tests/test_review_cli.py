@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill import sm2
+from bertdrill.adapters.store import Store
+from bertdrill.adapters.store.migrations import SCHEMA_VERSION
 from bertdrill.cli.review import command_in
-from bertdrill.store import Store
-from bertdrill.store.migrations import SCHEMA_VERSION
+from bertdrill.core.scheduling import sm2
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MONDAY = "2025-03-03T09:00:00+03:00"
@@ -439,7 +439,7 @@ def test_a_newer_database_is_refused(cli, tmp_path):
 
 
 def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
-    from bertdrill.store import migrations as store_module
+    from bertdrill.adapters.store import migrations as store_module
 
     following = store_module.SCHEMA_VERSION + 1
     monkeypatch.setattr(store_module, "SCHEMA_VERSION", following)
@@ -564,7 +564,7 @@ def test_command_in(line, terminal, answers, command):
 
 def test_help_stays_light():
     """`bertdrill --help` must not pay for SQLModel: the commands import it when they run."""
-    code = "import sys; from bertdrill.cli import app; print('sqlmodel' in sys.modules, 'bertdrill.store' in sys.modules)"
+    code = "import sys; from bertdrill.cli import app; print('sqlmodel' in sys.modules, 'bertdrill.adapters.store' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
 
@@ -596,7 +596,7 @@ def test_status_and_stats_never_write(cli, tmp_path):
 
 @pytest.mark.parametrize("command, method", [("status", "status"), ("stats", "answer_count"), ("review", "due_ids")])
 def test_the_store_is_closed_when_a_command_fails(cli, tmp_path, monkeypatch, command, method):
-    from bertdrill.errors import StoreError
+    from bertdrill.core.errors import StoreError
 
     closed = []
     close = Store.close
@@ -698,8 +698,8 @@ def test_an_approximation_is_close_and_says_how_close(cli):
 
 
 def test_a_question_that_names_its_formula_wants_the_number_through_the_review(cli, monkeypatch):
-    from bertdrill.loader import all_cards, load_lessons
-    from bertdrill.session import interleave_by_kind
+    from bertdrill.adapters.lessons import all_cards, load_lessons
+    from bertdrill.app.session import interleave_by_kind
 
     order = [card.key for card in interleave_by_kind(c for c in all_cards(load_lessons()) if c.kind != "practice")]
     position = order.index("head-size@bert-base")
@@ -719,8 +719,8 @@ def test_the_interval_preview_shows_what_each_grade_gives_before_grading(cli, mo
     """A card at repetitions 2, interval 6, EF 2.50: grades 0-2 bring it back tomorrow, 3-5 in 15 days."""
     from datetime import datetime
 
-    from bertdrill.loader import all_cards, load_lessons
-    from bertdrill.session import record_attempt
+    from bertdrill.adapters.lessons import all_cards, load_lessons
+    from bertdrill.app.session import record_attempt
 
     db = store()
     db.sync(all_cards(load_lessons()))

@@ -8,11 +8,11 @@ from datetime import date
 import pytest
 from learner_store import learner_store
 
-from bertdrill import sm2
+from bertdrill.adapters.store import Store
+from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.fsrs import FSRS
+from bertdrill.core.scheduling.replay import replay
 from bertdrill.ports import SchedulerChoice
-from bertdrill.scheduling.fsrs import FSRS
-from bertdrill.scheduling.replay import replay
-from bertdrill.store import Store
 
 FSRS_SCHEMA = 3  # the schema version that added FSRS's columns
 NOW = "2025-07-20T10:00:00+00:00"  # the synthetic year starts 2025-01-06; 200 days end in July
@@ -210,7 +210,7 @@ def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
     (DOUBLE PRECISION), the choice is the learner's, and the other learner's schedules are untouched."""
     from datetime import UTC, datetime, timedelta
 
-    from bertdrill.loader import all_cards, load_lessons
+    from bertdrill.adapters.lessons import all_cards, load_lessons
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:6]
     ayse, bora = postgres.role("ayse"), postgres.role("bora")

@@ -6,9 +6,9 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from bertdrill import sm2
-from bertdrill.loader import all_cards, load_lessons
-from bertdrill.session import (
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.adapters.store import DayCounts, Store
+from bertdrill.app.session import (
     REDRILL_GAP,
     LeechAction,
     Limits,
@@ -18,7 +18,7 @@ from bertdrill.session import (
     record_attempt,
     room_today,
 )
-from bertdrill.store import DayCounts, Store
+from bertdrill.core.scheduling import sm2
 
 ISTANBUL = timezone(timedelta(hours=3))
 
@@ -396,7 +396,7 @@ def test_bury_across_the_rollover_hides_the_card_until_the_day_after_the_current
 
 
 def test_a_refused_undo_leaves_the_stack_so_earlier_steps_can_be_undone(db, cards, shown, clock, tmp_path):
-    from bertdrill.errors import StoreError
+    from bertdrill.core.errors import StoreError
 
     s = session(db, cards, clock, new=3)
     s.show()

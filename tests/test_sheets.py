@@ -19,11 +19,11 @@ from pathlib import Path
 import gift_parser
 import pytest
 
-from bertdrill import formula
-from bertdrill.lesson import BLANK
-from bertdrill.loader import read_lesson
-from bertdrill.sheets import gift, html, markdown, model
-from bertdrill.sheets.output import documents
+from bertdrill.adapters.export.sheets import gift, html, markdown, model
+from bertdrill.adapters.export.sheets.output import documents
+from bertdrill.adapters.lessons import read_lesson
+from bertdrill.core import formula
+from bertdrill.core.lesson import BLANK
 
 TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "golden"
@@ -91,8 +91,8 @@ def test_every_version_has_the_same_kinds_and_points(lesson):
 
 
 def test_no_two_questions_on_a_sheet_give_each_other_away(lesson):
-    from bertdrill import leaks
-    from bertdrill.cards import compile_lesson
+    from bertdrill.core import leaks
+    from bertdrill.core.cards import compile_lesson
 
     found = leaks.lesson_leaks(compile_lesson(lesson), lesson.languages)
     pairs = {frozenset((leak.source, leak.target)) for leak in found}
@@ -414,7 +414,7 @@ def test_gift_escaping_matches_moodles_exporter():
 @pytest.fixture(scope="module")
 def turkish_pdf(lesson, tmp_path_factory):
     pytest.importorskip("weasyprint")
-    from bertdrill.sheets import pdf
+    from bertdrill.adapters.export.sheets import pdf
 
     sheet = build(lesson, language="tr", versions=2, seed=7, title=TURKISH_TITLE)
     return sheet, pdf.render([html.render(replace(sheet, versions=(version,)), keys=False)
@@ -445,7 +445,7 @@ def test_pdf_text_holds_every_question_and_the_key_in_turkish(turkish_pdf):
 
 
 def test_pdf_is_reproducible(turkish_pdf, lesson):
-    from bertdrill.sheets import pdf
+    from bertdrill.adapters.export.sheets import pdf
 
     sheet, data = turkish_pdf
     assert data.startswith(b"%PDF-")
@@ -559,7 +559,7 @@ def test_cli_read_only_folder(cli, tmp_path):
 
 
 def test_help_does_not_import_weasyprint():
-    code = "import sys, bertdrill.cli; print(any(m.startswith(('weasyprint', 'bertdrill.sheets')) for m in sys.modules))"
+    code = "import sys, bertdrill.cli; print(any(m.startswith(('weasyprint', 'bertdrill.adapters.export.sheets')) for m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 

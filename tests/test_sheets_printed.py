@@ -13,11 +13,11 @@ import moodle_xml
 import pytest
 from chromium import pdf_pages, print_pdf, requires_chromium
 
-from bertdrill.errors import LessonErrors
-from bertdrill.lesson import parse
-from bertdrill.loader import read_lesson
-from bertdrill.sheets import html, markdown, model, moodle
-from bertdrill.sheets.output import documents
+from bertdrill.adapters.export.sheets import html, markdown, model, moodle
+from bertdrill.adapters.export.sheets.output import documents
+from bertdrill.adapters.lessons import read_lesson
+from bertdrill.core.errors import LessonErrors
+from bertdrill.core.lesson import parse
 
 TESTS = Path(__file__).resolve().parent
 FROZEN = TESTS / "golden" / "bert-basics.toml"

@@ -1,4 +1,4 @@
-"""Tests for bertdrill.sm2: golden vectors, study days, bad grades, invariants."""
+"""Tests for bertdrill.core.scheduling.sm2: golden vectors, study days, bad grades, invariants."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bertdrill.sm2 import (
+from bertdrill.core.scheduling.sm2 import (
     NEW,
     Schedule,
     redrill_needed,
@@ -329,8 +329,8 @@ def test_reference_model_reproduces_a_golden_row():
 
 
 def test_next_states_previews_every_grade():
-    from bertdrill import sm2
-    from bertdrill.sm2 import NEW, SM2, next_states
+    from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.sm2 import NEW, SM2, next_states
 
     today = date(2025, 3, 3)
     learned = sm2.review(sm2.review(NEW, 5, today=today), 4, today=today)

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from bertdrill import stats
-from bertdrill.cards import compile_lesson
-from bertdrill.loader import read_lesson
-from bertdrill.session import record_attempt
-from bertdrill.store import Store
+from bertdrill.adapters.lessons import read_lesson
+from bertdrill.adapters.store import Store
+from bertdrill.app.session import record_attempt
+from bertdrill.core import stats
+from bertdrill.core.cards import compile_lesson
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = date(2025, 3, 3)  # a Monday
@@ -292,7 +292,7 @@ def test_help_is_one_line_summary(cli):
 def almost_a_leech(card_id: str) -> Store:
     """A store where ``card_id`` has lapsed 7 times and is due today: one more wrong answer makes it a leech."""
     store = Store.open()
-    from bertdrill.loader import all_cards, load_lessons
+    from bertdrill.adapters.lessons import all_cards, load_lessons
 
     store.sync(all_cards(load_lessons()))
     for i in range(15):  # right, wrong, right ...: 7 lapses, and due today after the last right answer
@@ -381,7 +381,7 @@ def test_leech_warning_is_escaped():
 
 @pytest.fixture
 def practice_card():
-    from bertdrill.loader import all_cards, load_lessons
+    from bertdrill.adapters.lessons import all_cards, load_lessons
 
     [card] = [card for card in all_cards(load_lessons()) if card.kind == "practice"]
     return card

@@ -14,10 +14,11 @@ import pytest
 from files import make_read_only
 from sqlalchemy import inspect
 
-from bertdrill import sm2, store
-from bertdrill.errors import StoreError
-from bertdrill.loader import all_cards, load_lessons
-from bertdrill.store import Store
+from bertdrill.adapters import store
+from bertdrill.adapters.lessons import all_cards, load_lessons
+from bertdrill.adapters.store import Store
+from bertdrill.core.errors import StoreError
+from bertdrill.core.scheduling import sm2
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DAY = date(2025, 3, 3)
@@ -467,8 +468,8 @@ def test_day_counts(db, cards):
 
 def test_day_counts_per_lesson(db, cards, lesson_text):
     """Daily limits are per lesson: answers to another lesson's cards leave this one's room alone."""
-    from bertdrill.cards import compile_lesson
-    from bertdrill.lesson import parse
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.lesson import parse
 
     other = compile_lesson(parse(lesson_text.replace('id = "bert-basics"', 'id = "other"'), "other.toml"))
     db.sync(other, now=MORNING)

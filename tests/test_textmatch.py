@@ -1,10 +1,10 @@
-"""Tests for bertdrill.textmatch: choice texts by meaning, Turkish without its letters."""
+"""Tests for bertdrill.core.textmatch: choice texts by meaning, Turkish without its letters."""
 
 from __future__ import annotations
 
 import pytest
 
-from bertdrill.textmatch import choice_key, fold_letters, folds_letters, gives_away
+from bertdrill.core.textmatch import choice_key, fold_letters, folds_letters, gives_away
 
 
 @pytest.mark.parametrize("typed", [

@@ -5,12 +5,12 @@ adapter (the SQLite store today, a PostgreSQL store or an FSRS scheduler next) p
 having these methods, without the application importing it.
 
 - :class:`Scheduler`: turns a card's state and a grade into the next state (SM-2 is
-  :data:`bertdrill.sm2.SM2`), and previews what each grade would give.
+  :data:`bertdrill.core.scheduling.sm2.SM2`), and previews what each grade would give.
 - :class:`ReviewStore`: every read and write of review data a session, ``status``,
   ``stats`` and ``practice check`` make. It is :class:`ReviewQueue` (what a session
   reads and writes) plus :class:`ReviewReports` (the read-only figures).
 
-A card's scheduling state is :class:`bertdrill.sm2.Schedule` (due day, lapses and the
+A card's scheduling state is :class:`bertdrill.core.scheduling.sm2.Schedule` (due day, lapses and the
 SM-2 fields); the store keeps it and hands it to the scheduler inside the answer's
 transaction, so a scheduler never touches the store and the store never knows which
 scheduler runs.
@@ -25,7 +25,7 @@ from enum import Enum
 from types import TracebackType
 from typing import Protocol, Self
 
-from .sm2 import Schedule
+from bertdrill.core.scheduling.sm2 import Schedule
 
 GRADES = range(6)
 """The grades a learner gives: 0 (blackout) to 5 (right at once)."""
@@ -139,7 +139,7 @@ class Retention:
 class SchedulerChoice:
     """Which scheduler a learner chose, and its setting, as stored (``bertdrill scheduler``)."""
 
-    name: str = "sm2"  # sm2 | fsrs (bertdrill.scheduling.NAMES)
+    name: str = "sm2"  # sm2 | fsrs (bertdrill.core.scheduling.NAMES)
     retention: float | None = None  # FSRS's desired retention; None for SM-2
 
 
@@ -156,7 +156,7 @@ CardLog = list[tuple[date, int]]
 
 
 class SyncCard(Protocol):
-    """What the store needs of a card to keep its row up to date (a :class:`bertdrill.cards.Card` has it)."""
+    """What the store needs of a card to keep its row up to date (a :class:`bertdrill.core.cards.Card` has it)."""
 
     @property
     def id(self) -> str: ...

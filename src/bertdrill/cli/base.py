@@ -27,17 +27,18 @@ try:  # recent typer vendors click; older releases use click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
 
-from .. import __version__, i18n
-from ..errors import BertdrillError, LessonErrors
-from ..i18n import _
-from ..text import show_controls
+from bertdrill import __version__
+from bertdrill.core import i18n
+from bertdrill.core.errors import BertdrillError, LessonErrors
+from bertdrill.core.i18n import _
+from bertdrill.core.text import show_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..cards import Card
-    from ..lesson import Lesson
-    from ..ports import ReviewStore
+    from bertdrill.core.cards import Card
+    from bertdrill.core.lesson import Lesson
+    from bertdrill.ports import ReviewStore
 
 
 class LazyConsole:
@@ -155,7 +156,7 @@ app = typer.Typer(
 
 def choose_language(value: str | None) -> str:
     """Resolve ``--lang`` (else $BERTDRILL_LANG, else the locale, else English) and speak it from now on."""
-    from ..catalogs import known_languages, use
+    from bertdrill.adapters.catalogs import known_languages, use
 
     try:
         language = i18n.choose_language(value, os.environ, known_languages())
@@ -195,14 +196,14 @@ LessonsArgument = Annotated[
 
 def number(value: int) -> str:
     """A count written the interface language's way: 1,234 in English, 1.234 in Turkish."""
-    from ..languages import thousands_separator
+    from bertdrill.core.languages import thousands_separator
 
     return f"{value:,}".replace(",", thousands_separator(i18n.language()))
 
 
 def decimal(value: float, places: int) -> str:
     """A decimal written the interface language's way: 57.1 in English, 57,1 in Turkish."""
-    from ..languages import decimal_mark
+    from bertdrill.core.languages import decimal_mark
 
     return f"{value:.{places}f}".replace(".", decimal_mark(i18n.language()))
 
@@ -225,7 +226,7 @@ def root(
 
 def load(paths: list[Path] | None):
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
-    from ..loader import load_lessons
+    from bertdrill.adapters.lessons import load_lessons
 
     return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")))
 
@@ -265,12 +266,12 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
 
     Use the store in a ``with`` block, so it is closed on every path. ``read_only``: for the
     commands that only read (``status``, ``stats``): an up-to-date file is not written to
-    unless its lessons changed (see :meth:`bertdrill.store.Store.open`). ``loaded``: the lessons,
+    unless its lessons changed (see :meth:`bertdrill.adapters.store.Store.open`). ``loaded``: the lessons,
     when the caller has read them already (``review`` needs them for diagnosis).
     """
-    from ..cards import compile_lesson
-    from ..loader import find_lesson
-    from ..store import Store
+    from bertdrill.adapters.lessons import find_lesson
+    from bertdrill.adapters.store import Store
+    from bertdrill.core.cards import compile_lesson
 
     lessons = loaded if loaded is not None else load(paths)
     if lesson_id:
@@ -295,7 +296,7 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
 
 def chosen_scheduler(store: ReviewStore):
     """The scheduler the learner chose (``bertdrill scheduler``), with its setting."""
-    from ..scheduling import scheduler_named
+    from bertdrill.core.scheduling import scheduler_named
 
     choice = store.scheduler_choice()
     return scheduler_named(choice.name, choice.retention)
@@ -321,7 +322,7 @@ def clock():
     A time with an offset (``2025-03-03T09:00+03:00``) is that wall time in that offset, so a
     script means the same study day on every machine; a time without one is local time.
     """
-    from ..session import local_now
+    from bertdrill.app.session import local_now
 
     start_text = os.environ.get("BERTDRILL_NOW")
     if not start_text:

@@ -6,13 +6,13 @@ import json
 import math
 from collections.abc import Collection
 
-from ..i18n import _
-from .base import err, out, progress
+from bertdrill.cli.base import err, out, progress
+from bertdrill.core.i18n import _
 
 
 def calibration_report(store, lessons: Collection[str] | None):
-    """Score both schedulers on the learner's log (see :mod:`bertdrill.scheduling.calibration`)."""
-    from ..scheduling.calibration import Calibration, both_schedulers
+    """Score both schedulers on the learner's log (see :mod:`bertdrill.core.scheduling.calibration`)."""
+    from bertdrill.core.scheduling.calibration import Calibration, both_schedulers
 
     calibration = Calibration(both_schedulers())
     store.card_logs(calibration.add, lessons=lessons, track=lambda cards: progress(cards, _("Scoring the review log")))
@@ -24,9 +24,9 @@ def fitted_report(store, lessons: Collection[str] | None):
     FSRS with its default parameters and FSRS with the fitted ones, on that same log."""
     from importlib.util import find_spec
 
-    from ..errors import BertdrillError
-    from ..scheduling.calibration import MIN_REVIEWS, Calibration, SM2Forecast
-    from ..scheduling.fsrs import FSRSForecast, fit_parameters
+    from bertdrill.core.errors import BertdrillError
+    from bertdrill.core.scheduling.calibration import MIN_REVIEWS, Calibration, SM2Forecast
+    from bertdrill.core.scheduling.fsrs import FSRSForecast, fit_parameters
 
     if find_spec("torch") is None:
         raise BertdrillError(_("fitting FSRS's parameters needs PyTorch, which bertdrill does not install by "
@@ -65,7 +65,7 @@ def show(store, lessons: Collection[str] | None, *, as_json: bool, optimize: boo
 
 
 def as_data(report) -> dict[str, object]:
-    from ..scheduling.calibration import MIN_REVIEWS, verdict
+    from bertdrill.core.scheduling.calibration import MIN_REVIEWS, verdict
 
     def figure(value: float) -> float | None:
         return None if math.isnan(value) else round(value, 4)
@@ -85,8 +85,8 @@ def as_data(report) -> dict[str, object]:
 
 def lines(report) -> list[str]:
     """The screen, as plain lines (no colour is needed to read it)."""
-    from ..scheduling import TITLES
-    from ..scheduling.calibration import verdict
+    from bertdrill.core.scheduling import TITLES
+    from bertdrill.core.scheduling.calibration import verdict
 
     shown = [_("Calibration: how well each scheduler predicts your recall"), ""]
     if not report.enough:

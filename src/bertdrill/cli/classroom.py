@@ -11,10 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import BertdrillError
-from ..i18n import _, ngettext
-from ..limits import DEFAULT_ROLLOVER
-from .base import (
+from bertdrill.cli.base import (
     DbOption,
     FilesOption,
     LangOption,
@@ -27,6 +24,9 @@ from .base import (
     out,
     print_json,
 )
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 class_app = typer.Typer(
     help="A class on one PostgreSQL database: set it up, add learners, see what the class knows.",
@@ -37,7 +37,7 @@ app.add_typer(class_app, name="class")
 
 def _open_class(db: str | None):
     """The class's store, as the teacher's role; a PostgreSQL database or a clear error."""
-    from ..store import PostgresStore, Store
+    from bertdrill.adapters.store import PostgresStore, Store
 
     store = Store.open(db)
     if not isinstance(store, PostgresStore):
@@ -52,7 +52,7 @@ def _open_class(db: str | None):
 def init(db: DbOption = None, paths: FilesOption = None, lang: LangOption = "") -> None:
     """Create the class's tables, load its lessons and turn on row-level security (run it again after
     changing the lessons)."""
-    from ..loader import all_cards
+    from bertdrill.adapters.lessons import all_cards
 
     lessons = load(paths)
     with _open_class(db) as store:
@@ -102,8 +102,8 @@ def report(
 ) -> None:
     """Per learner: due, answered in 7 days, retention, streak, last active; per card across the class,
     hardest first: answers, lapse rate, who failed it last time, ease."""
-    from .. import sm2
-    from ..store import Store
+    from bertdrill.adapters.store import Store
+    from bertdrill.core.scheduling import sm2
 
     with Store.open(db, read_only=True) as store:
         today = sm2.study_day(clock()(), rollover_hour)
@@ -119,8 +119,8 @@ def report(
 def hardest_items(db: str | None, count: int) -> list[tuple[str, str]]:
     """The ``count`` items the class fails most, as (lesson id, item id), hardest first, for ``sheet --from-class``:
     items of cards someone failed at their latest review, or lapsed on."""
-    from .. import sm2
-    from ..store import Store
+    from bertdrill.adapters.store import Store
+    from bertdrill.core.scheduling import sm2
 
     with Store.open(db, read_only=True) as store:
         found = store.class_report(sm2.study_day(clock()(), DEFAULT_ROLLOVER))

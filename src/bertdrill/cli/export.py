@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from ..i18n import _, ngettext
-from .base import LessonsArgument, app, choose_language, escape, load, number, out, progress
-from .review import kind_name
+from bertdrill.cli.base import LessonsArgument, app, choose_language, escape, load, number, out, progress
+from bertdrill.cli.review import kind_name
+from bertdrill.core.i18n import _, ngettext
 
 export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for other tools.")
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
@@ -38,7 +38,7 @@ def anki(
     Import the file in Anki with File > Import.
     Importing the export of an edited lesson updates its notes and keeps your review history.
     """
-    from ..anki import check_target, export
+    from bertdrill.adapters.export.anki import check_target, export
 
     check_target(output)  # before reading the lessons, which can take a while
     package = export(load(paths), output, lang, track=lambda cards: progress(cards, _("Making notes")))

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
-from ..i18n import _, ngettext
-from .base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out, print_json
+from bertdrill.cli.base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out, print_json
+from bertdrill.core.i18n import _, ngettext
 
 if TYPE_CHECKING:
-    from ..cards import Card
+    from bertdrill.core.cards import Card
 
 
 @app.command()
@@ -31,9 +31,9 @@ def check(
     change the exit status unless --strict is given; questions that give each
     other away are reported too, and never fail (sheets keep them apart).
     """
-    from ..cards import compile_lesson, giveaways
-    from ..errors import LessonErrors
-    from ..leaks import lesson_leaks
+    from bertdrill.core.cards import compile_lesson, giveaways
+    from bertdrill.core.errors import LessonErrors
+    from bertdrill.core.leaks import lesson_leaks
 
     warned = 0
     wrong = []
@@ -79,9 +79,9 @@ def check(
 
 def solution_errors(path: str, cards) -> list:
     """A ``file:line`` error for each practice solution, in each language, that does not print the expected output."""
-    from .. import practice
-    from ..errors import LessonError
-    from ..kinds import Kind
+    from bertdrill.app import practice
+    from bertdrill.core.errors import LessonError
+    from bertdrill.core.kinds import Kind
 
     errors = []
     for card in cards:
@@ -117,7 +117,7 @@ def _grouped(leaks) -> dict[tuple[str, object, str], list[str]]:
 
 
 def _leak_warning(where) -> str:
-    from ..leaks import Where
+    from bertdrill.core.leaks import Where
 
     match where:
         case Where.QUESTION:
@@ -138,7 +138,7 @@ def cards(
     paths: FilesOption = None,
 ) -> None:
     """Show the cards a lesson compiles into."""
-    from ..loader import all_cards, find_lesson
+    from bertdrill.adapters.lessons import all_cards, find_lesson
 
     lessons = load(paths)
     if lesson_id:
@@ -167,10 +167,10 @@ def params(
     paths: FilesOption = None,
 ) -> None:
     """Show a parameter set's breakdown: every formula of the lesson, computed."""
-    from .. import formula
-    from ..errors import BertdrillError
-    from ..loader import find_lesson
-    from ..numbers import format_number
+    from bertdrill.adapters.lessons import find_lesson
+    from bertdrill.core import formula
+    from bertdrill.core.errors import BertdrillError
+    from bertdrill.core.numbers import format_number
 
     lessons = load(paths)
     lesson = find_lesson(lessons, lesson_id) if lesson_id else lessons[0]
@@ -214,7 +214,7 @@ def _short(path: str) -> str:
 
 
 def _card_json(card: Card, language: str) -> dict[str, object]:
-    from ..cards import BlankCard, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+    from bertdrill.core.cards import BlankCard, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
 
     data: dict[str, object] = {
         "id": card.id,

@@ -8,11 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import BertdrillError
-from ..i18n import _
-from ..kinds import Kind
-from ..limits import DEFAULT_ROLLOVER
-from .base import (
+from bertdrill.cli.base import (
     DbOption,
     FilesOption,
     LangOption,
@@ -26,6 +22,10 @@ from .base import (
     open_store,
     out,
 )
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+from bertdrill.core.kinds import Kind
+from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
@@ -57,8 +57,8 @@ def start(
     paths: FilesOption = None,
 ) -> None:
     """Write the exercise's starter code, with the task as a comment."""
-    from ..files import check_writable, write_atomic
-    from ..loader import all_cards
+    from bertdrill.adapters.export.files import check_writable, write_atomic
+    from bertdrill.adapters.lessons import all_cards
 
     check_writable(output, example="model.py")
     card = practice_card(all_cards(load(paths)), item)
@@ -86,7 +86,7 @@ def check_command(
     The attempt is saved as a review of the practice card (grade 5 right, 2 wrong, 1 did not run).
     Exits 0 when the output is right, 1 otherwise.
     """
-    from .. import practice
+    from bertdrill.app import practice
 
     if len(args) > 2:
         raise typer.BadParameter(_("give at most an item id and a script"), param_hint="[ITEM] SCRIPT")
@@ -104,10 +104,10 @@ def check_command(
 
 def record(store, card, outcome, moment, rollover_hour: int) -> None:
     """Save the attempt as a review of the practice card, and say when to try it again."""
-    from .. import sm2
-    from ..session import record_attempt
-    from .base import chosen_scheduler
-    from .review import day_words, leech_warning
+    from bertdrill.app.session import record_attempt
+    from bertdrill.cli.base import chosen_scheduler
+    from bertdrill.cli.review import day_words, leech_warning
+    from bertdrill.core.scheduling import sm2
 
     answer = record_attempt(store, card.id, outcome.grade, moment=moment, rollover_hour=rollover_hour,
                             typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000),
@@ -154,7 +154,7 @@ def report(outcome, explanation: str) -> None:
 
 
 def practice_timeout() -> int:
-    from ..practice import TIMEOUT
+    from bertdrill.app.practice import TIMEOUT
 
     return int(TIMEOUT)
 

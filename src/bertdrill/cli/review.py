@@ -23,10 +23,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import StoreError
-from ..i18n import N_, _, ngettext
-from ..limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
-from .base import (
+from bertdrill.cli.base import (
     DbOption,
     FilesOption,
     LangOption,
@@ -44,6 +41,9 @@ from .base import (
     out,
     print_json,
 )
+from bertdrill.core.errors import StoreError
+from bertdrill.core.i18n import N_, _, ngettext
+from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
@@ -101,9 +101,9 @@ def review(
     Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter). With standard
     input not a terminal, answers are read as lines; see docs/review.md.
     """
-    from ..diagnosis import Diagnoser
-    from ..session import LeechAction, Limits, Session
-    from .base import load
+    from bertdrill.app.session import LeechAction, Limits, Session
+    from bertdrill.cli.base import load
+    from bertdrill.core.diagnosis import Diagnoser
 
     loaded = load(paths)
     store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded, learner=learner)
@@ -129,9 +129,9 @@ def status(
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
-    from .. import sm2
-    from ..kinds import Kind
-    from ..session import Limits, room_today
+    from bertdrill.app.session import Limits, room_today
+    from bertdrill.core.kinds import Kind
+    from bertdrill.core.scheduling import sm2
 
     store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True, learner=learner)
     with store:
@@ -215,7 +215,7 @@ class TerminalInput:
 
 def clean(text: str) -> str:
     """Typed text without escape sequences or control characters: safe to echo and to store."""
-    from ..grading import clean_text
+    from bertdrill.core.grading import clean_text
 
     return clean_text(text).replace("\n", " ")
 
@@ -340,7 +340,7 @@ class Review:
                 out.print(leech_warning(card.id, outcome.after.lapses))
 
     def grade(self, card, typed: str):
-        from ..grading import grade
+        from bertdrill.core.grading import grade
 
         return grade(card, typed, self.language, diagnoser=self.diagnosers.get(card.lesson_id))
 

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from ..i18n import _
-from ..limits import DEFAULT_ROLLOVER
-from .base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, out, progress
+from bertdrill.cli.base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, out, progress
+from bertdrill.core.i18n import _
+from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 
 class SchedulerName(StrEnum):
@@ -33,12 +33,11 @@ def scheduler_command(
 
     Switching never loses progress, and switching back restores the old schedules exactly.
     """
-    from .. import sm2
-    from ..errors import BertdrillError
-    from ..ports import SchedulerChoice
-    from ..scheduling import scheduler_named
-    from ..scheduling.fsrs import DEFAULT_RETENTION, check_retention
-    from ..store import Store
+    from bertdrill.adapters.store import Store
+    from bertdrill.core.errors import BertdrillError
+    from bertdrill.core.scheduling import scheduler_named, sm2
+    from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, check_retention
+    from bertdrill.ports import SchedulerChoice
 
     if retention is not None and name is not SchedulerName.fsrs:
         raise BertdrillError(_("--retention is a setting of FSRS: use it with `bertdrill scheduler fsrs`"))

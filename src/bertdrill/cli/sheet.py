@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from ..i18n import _, ngettext
-from .base import DbOption, LangOption, LessonsArgument, app, escape, load, number, out
-from .classroom import hardest_items
+from bertdrill.cli.base import DbOption, LangOption, LessonsArgument, app, escape, load, number, out
+from bertdrill.cli.classroom import hardest_items
+from bertdrill.core.i18n import _, ngettext
 
 
 class Format(StrEnum):
@@ -66,10 +66,10 @@ def sheet(
     """Write quiz sheets in versions, with answer keys: HTML, PDF, Markdown, Moodle GIFT or Moodle XML."""
     import random
 
-    from ..errors import BertdrillError
-    from ..files import check_writable, write_atomic
-    from ..sheets import model
-    from ..sheets.output import BANKS, documents, format_for, key_path, version_path
+    from bertdrill.adapters.export.files import check_writable, write_atomic
+    from bertdrill.adapters.export.sheets import model
+    from bertdrill.adapters.export.sheets.output import BANKS, documents, format_for, key_path, version_path
+    from bertdrill.core.errors import BertdrillError
 
     chosen_format = fmt.value if fmt else format_for(output)
     if chosen_format == "gift" and key is not None:

@@ -1,6 +1,6 @@
 """``bertdrill stats``: progress you can see, on one screen or as JSON.
 
-The store counts; :mod:`bertdrill.stats` turns counts into cells, levels and bars;
+The store counts; :mod:`bertdrill.core.stats` turns counts into cells, levels and bars;
 this module only gathers and draws. Every figure is written with glyphs and words,
 so the screen reads the same with ``NO_COLOR``; colour is laid on top when allowed.
 """
@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..i18n import N_, _, ngettext
-from ..limits import DEFAULT_ROLLOVER
-from .base import (
+from bertdrill.cli.base import (
     DbOption,
     FilesOption,
     LangOption,
@@ -30,15 +28,17 @@ from .base import (
     out,
     print_json,
 )
-from .review import card_count, day_count
+from bertdrill.cli.review import card_count, day_count
+from bertdrill.core.i18n import N_, _, ngettext
+from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
     from rich.cells import cell_len, set_cell_size
     from rich.text import Text
 
-    from ..cards import Card
-    from ..ports import CardState, Retention, ReviewReports
-    from ..stats import Heatmap
+    from bertdrill.core.cards import Card
+    from bertdrill.core.stats import Heatmap
+    from bertdrill.ports import CardState, Retention, ReviewReports
 
 LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46)")  # greens, dark to bright
 LEECHES_SHOWN = 10
@@ -86,16 +86,16 @@ def stats(
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show your progress: review heatmap, streaks, forecast, retention, card states, leeches."""
-    from .. import sm2
+    from bertdrill.core.scheduling import sm2
 
     _import_rich()
     if optimize and not calibration:
-        from ..errors import BertdrillError
+        from bertdrill.core.errors import BertdrillError
 
         raise BertdrillError(_("--optimize goes with --calibration: bertdrill stats --calibration --optimize"))
     store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
     if calibration:
-        from . import calibration as scores
+        from bertdrill.cli import calibration as scores
 
         with store:
             scores.show(store, lessons if lesson_id else None, as_json=as_json, optimize=optimize)
@@ -124,8 +124,8 @@ def _import_rich() -> None:
 
 def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | None, cards: list[Card],
            language: str) -> Figures:
-    from .. import stats
-    from ..sm2 import EF_START
+    from bertdrill.core import stats
+    from bertdrill.core.scheduling.sm2 import EF_START
 
     first = stats.heatmap_start(today)
     leeches = store.leeches(lessons=lessons)
@@ -153,7 +153,7 @@ def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | No
 
 
 def as_data(figures: Figures) -> dict[str, object]:
-    from .. import stats
+    from bertdrill.core import stats
 
     heat, retention = figures.heatmap, figures.retention
 
@@ -202,7 +202,7 @@ def heading(title: str, detail: str = "") -> Text:
 
 
 def draw_heatmap(figures: Figures, width: int) -> None:
-    from .. import stats
+    from bertdrill.core import stats
 
     heat = figures.heatmap
     out.print(heading(ngettext("Reviews, last {weeks} week", "Reviews, last {weeks} weeks", heat.weeks).format(
@@ -243,7 +243,7 @@ def draw_streak(figures: Figures, width: int) -> None:
 
 
 def draw_forecast(figures: Figures, width: int) -> None:
-    from .. import stats
+    from bertdrill.core import stats
 
     total = sum(count for _day, count in figures.forecast)
     out.print(heading(ngettext("Due in the next {days} day", "Due in the next {days} days", len(figures.forecast))
@@ -265,8 +265,8 @@ def draw_forecast(figures: Figures, width: int) -> None:
 
 
 def draw_retention(figures: Figures, width: int) -> None:
-    from .. import stats
-    from ..store import MATURE_DAYS
+    from bertdrill.adapters.store import MATURE_DAYS
+    from bertdrill.core import stats
 
     retention = figures.retention
     target = stats.RETENTION_TARGET
@@ -307,7 +307,7 @@ def draw_cards(figures: Figures, width: int) -> None:
 
 
 def draw_leeches(figures: Figures, width: int) -> None:
-    from ..sm2 import LEECH_LAPSES
+    from bertdrill.core.scheduling.sm2 import LEECH_LAPSES
 
     leeches = figures.leeches
     if not leeches:

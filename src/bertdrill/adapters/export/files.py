@@ -1,0 +1,130 @@
+"""Writing an output file the one safe way, for every command that writes one (``sheet``, ``export anki``).
+
+- Only a regular file is ever written: a device, a FIFO, a socket or a folder is refused with a message, so
+  ``-o /dev/null`` never replaces the node (as root it could) and ``-o fifo`` never blocks.
+- A symbolic link is followed: the file it points to is replaced and the link stays a link to it (a link
+  to something that is not a regular file is refused like that thing).
+- The new file appears whole or not at all: it is written to a temporary file beside the target, synced,
+  then renamed over it, and the folder is synced, so a crash leaves the old file or the new one.
+- A file being replaced keeps its permission bits (a private 0600 sheet stays private); a new file gets
+  what a plain ``open()`` would give (0666 minus the umask).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+
+
+class WriteError(BertdrillError):
+    """An output file cannot be written; the message says why and what to do."""
+
+
+def check_writable(path: Path, *, example: str = "out.html") -> Path:
+    """The regular file that writing ``path`` will replace or create (a link followed); refuse anything else.
+
+    Called before any work, so a long export does not fail at its very end.
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    folder = target.parent
+    try:
+        mode: int | None = target.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):  # a new file; a missing folder is told below
+        mode = None
+    except OSError as exc:
+        raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = _not_a_file(mode)
+        if stat.S_ISDIR(mode):
+            example = str(path / example)
+        raise WriteError(_("cannot write {path}: {what}; give a file name such as {example}").format(
+            path=str(path), what=what, example=example))
+    if not folder.exists():
+        raise WriteError(_("cannot write {path}: the folder {folder} does not exist").format(
+            path=str(path), folder=str(folder)))
+    if not folder.is_dir():
+        raise WriteError(_("cannot write {path}: {folder} is not a folder").format(path=str(path), folder=str(folder)))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise WriteError(_("cannot write {path}: permission denied for the folder {folder}").format(
+            path=str(path), folder=str(folder)))
+    if mode is not None and not os.access(target, os.W_OK):
+        raise WriteError(_("cannot write {path}: the file is read-only").format(path=str(path)))
+    return target
+
+
+def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, example: str = "out.html") -> None:
+    """Write ``content`` (bytes, or a function that writes to a binary file) to ``path``, whole or not at all."""
+    target = check_writable(path, example=example)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            os.fchmod(out.fileno(), _mode_for(target))  # mkstemp makes files only the owner can read
+            if isinstance(content, bytes):
+                out.write(content)
+            else:
+                content(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+        _sync_folder(target.parent)
+    except BaseException as exc:
+        Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
+        raise
+
+
+def _mode_for(target: Path) -> int:
+    """The permission bits of the file being replaced, or what the umask gives a new file."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (the folder's entry), where the platform allows opening a folder."""
+    with contextlib.suppress(OSError):
+        descriptor = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+def _not_a_file(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return _("it is a folder")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return _("it is a device, not a regular file")
+    if stat.S_ISFIFO(mode):
+        return _("it is a named pipe (FIFO), not a regular file")
+    if stat.S_ISSOCK(mode):
+        return _("it is a socket, not a regular file")
+    return _("it is not a regular file")
+
+
+def _reason(exc: OSError) -> str:
+    match exc:
+        case PermissionError():
+            return _("permission denied")
+        case FileNotFoundError():
+            return _("the folder does not exist")
+        case NotADirectoryError():
+            return _("a part of the path is not a folder")
+        case IsADirectoryError():
+            return _("it is a folder")
+    return exc.strerror or str(exc)

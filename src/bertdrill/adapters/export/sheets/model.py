@@ -1,0 +1,436 @@
+"""What goes on a quiz sheet: the seeded choice and shuffling of questions, no I/O.
+
+A :class:`Sheet` holds one or more versions (A, B, ...) of the same questions
+in one language. Everything random comes from :class:`random.Random` seeded
+with a string built from the seed and the version letter, so the same seed
+and lessons give the same sheet on every machine and every run (string seeds
+are hashed with SHA-512, not with Python's per-process hash).
+
+Every version holds the same questions, so every version has the same kinds
+and points; no two questions on a sheet give each other away (see
+:mod:`bertdrill.core.leaks`: one of each leaking pair is left out). Per version the
+question order is shuffled, and the option order and the matching column are
+rotated from one seeded order, so an option's letter differs between versions
+wherever there are enough letters. Numeric questions take turns over their
+parameter sets within each version (half about BERT-base, half about
+BERT-large), shifted by one in the next version, so no version gets all the
+questions the matching column helps with. Every answer comes from the compiled
+cards, whose numbers were computed by the lesson's formulas. The renderers
+(html, markdown, gift, moodle, pdf) only lay this model out.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from itertools import groupby
+from typing import Any, TypeVar, assert_never
+
+from bertdrill.core import formula, leaks
+from bertdrill.core.cards import (
+    BlankCard,
+    Card,
+    ChoiceCard,
+    FactCard,
+    MatchCard,
+    NumericCard,
+    PracticeCard,
+    compile_lesson,
+)
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.formula import Number
+from bertdrill.core.kinds import Kind
+from bertdrill.core.languages import LANGUAGES, SheetLabels, thousands_separator
+from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
+from bertdrill.core.numbers import format_number
+
+KINDS: tuple[Kind, ...] = tuple(Kind)
+# Practice items are programming exercises: long, not markable at a glance,
+# and a page each on paper. Teachers ask for them by name (--kinds practice).
+DEFAULT_KINDS: tuple[Kind, ...] = tuple(kind for kind in Kind if kind is not Kind.PRACTICE)
+_C = TypeVar("_C", FactCard, ChoiceCard, BlankCard, NumericCard, MatchCard, PracticeCard)
+
+
+def points(kind: Kind) -> int:
+    """What a question of ``kind`` is worth; a match table is worth one point per row instead."""
+    match kind:
+        case Kind.CHOICE | Kind.BLANK | Kind.MATCH:
+            return 1
+        case Kind.FACT | Kind.NUMERIC:
+            return 2
+        case Kind.PRACTICE:
+            return 4
+        case _:
+            assert_never(kind)
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+MAX_VERSIONS = len(LETTERS)
+
+
+Labels = SheetLabels
+LABELS: dict[str, SheetLabels] = {code: entry.sheet for code, entry in LANGUAGES.items() if entry.sheet is not None}
+"""The languages a sheet's own words are written in; any other sheet language gets the English ones."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as printed, with its answer. Fields a kind does not use stay empty."""
+
+    number: int  # 1-based position on the sheet
+    id: str  # the card id; a match table's item id (bert-basics/bert-base-match)
+    kind: Kind
+    prompt: str
+    points: int
+    answer: str  # the answer as the key shows it
+    explanation: str = ""
+    code: str = ""  # blank: the text with ____; practice: the starter code
+    set_title: str = ""  # numeric: the parameter set asked about
+    choices: tuple[str, ...] = ()  # choice: the options in sheet order; match: the right column
+    correct: tuple[int, ...] = ()  # choice: the right option's index; match: one index per row
+    rows: tuple[str, ...] = ()  # match: the terms, in lesson order
+    accept: tuple[str, ...] = ()  # fact, blank: other answers to accept
+    value: Number | None = None  # numeric: the exact value
+    tolerance: Fraction = Fraction(0)  # numeric: relative
+    solution: str = ""  # practice: the lesson's sample solution
+
+
+@dataclass(frozen=True)
+class Version:
+    letter: str
+    questions: tuple[Question, ...]
+
+    @property
+    def points(self) -> int:
+        return sum(question.points for question in self.questions)
+
+
+@dataclass(frozen=True)
+class LegendRow:
+    """A parameter the numeric questions use: what it stands for, and its value in each set asked about."""
+
+    name: str  # "V"
+    meaning: str  # "vocabulary size" (from the lesson's [sheet.legend]; empty when it has none)
+    values: tuple[tuple[str, str], ...]  # (set title, formatted value) per parameter set
+
+
+@dataclass(frozen=True)
+class Sheet:
+    title: str
+    language: str
+    seed: int
+    labels: Labels
+    versions: tuple[Version, ...]
+    bank: tuple[Question, ...] = ()  # every chosen question once, unshuffled (for an LMS)
+    instructions: str = ""  # a line under the header
+    legend: tuple[LegendRow, ...] = ()  # --given: the same on every version
+    left_out: tuple[str, ...] = ()  # items left out because they would give another away
+    categories: tuple[tuple[str, str], ...] = ()  # (lesson id, title) of each lesson, for an LMS
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One item of a lesson with its compiled cards: the unit a sheet chooses."""
+
+    lesson: Lesson
+    item: Item
+    cards: tuple[Card, ...]
+
+
+def parse_kinds(text: str | None) -> tuple[Kind, ...]:
+    """``"choice, blank"`` -> ("choice", "blank"); None -> the default kinds."""
+    if text is None:
+        return DEFAULT_KINDS
+    kinds = [word for word in re.split(r"[\s,]+", text.strip().lower()) if word]
+    if not kinds:
+        raise BertdrillError(f"--kinds: name at least one kind ({', '.join(KINDS)})")
+    for kind in kinds:
+        if kind not in KINDS:
+            close = difflib.get_close_matches(kind, [str(known) for known in KINDS], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise BertdrillError(f"--kinds: unknown kind {kind!r}{hint} (kinds: {', '.join(KINDS)})")
+    return tuple(dict.fromkeys(Kind(kind) for kind in kinds))
+
+
+def build_sheet(
+    lessons: Sequence[Lesson],
+    *,
+    language: str,
+    seed: int,
+    versions: int = 1,
+    count: int | None = None,
+    kinds: Iterable[Kind] = DEFAULT_KINDS,
+    items: Collection[tuple[str, str]] | None = None,
+    title: str | None = None,
+    given: bool = False,
+    instructions: str | None = None,
+) -> Sheet:
+    """Choose the questions once, then shuffle them into ``versions`` versions.
+
+    ``given`` prints a legend of the parameters the numeric questions use, with
+    their values in every set asked about, the same on every version. It is off
+    by default because it would hand out the settings that the lesson's fact
+    and matching questions ask for. ``instructions`` replaces the lessons' own
+    (their ``[sheet]`` table) and the sheet's default line.
+    """
+    if not 1 <= versions <= MAX_VERSIONS:
+        raise BertdrillError(f"--versions must be from 1 to {MAX_VERSIONS}, not {versions}")
+    for lesson in lessons:
+        if language not in lesson.languages:
+            raise BertdrillError(f"lesson {lesson.id!r} has no {language!r} texts "
+                                 f"(its languages: {', '.join(lesson.languages)})")
+    kinds = tuple(kinds)
+    pool = [entry for lesson in lessons for entry in _entries(lesson) if entry.item.kind in kinds
+            and (items is None or (lesson.id, entry.item.id) in items)]  # items: (lesson id, item id), e.g. --from-class
+    if not pool:
+        raise BertdrillError(f"no questions of the kinds {', '.join(kinds)} in the chosen lessons")
+    if count is not None and not 1 <= count <= len(pool):
+        raise BertdrillError(f"--count {count}: the lessons have {len(pool)} questions "
+                             f"of the kinds {', '.join(kinds)}; ask for 1 to {len(pool)}")
+    chosen, left_out = _choose(pool, language, seed, count)
+    labels = LABELS.get(language, LABELS["en"])
+    shuffled = tuple(_version(index, versions, chosen, language, seed) for index in range(versions))
+    return Sheet(
+        title=title if title is not None else " · ".join(lesson.title[language] for lesson in lessons),
+        language=language,
+        seed=seed,
+        labels=labels,
+        versions=shuffled,
+        bank=tuple(_bank(pool if count is None else chosen, language)),  # a bank is no sheet: every question
+        instructions=_instructions(lessons, language, instructions, labels),
+        legend=_legend(chosen, language) if given else (),
+        left_out=tuple(_key(entry) for entry in left_out),
+        categories=tuple((lesson.id, lesson.title[language]) for lesson in lessons),
+    )
+
+
+def _key(entry: _Entry) -> str:
+    return f"{entry.lesson.id}/{entry.item.id}"
+
+
+def _choose(pool: list[_Entry], language: str, seed: int, count: int | None) -> tuple[list[_Entry], list[_Entry]]:
+    """The questions of the sheet, in lesson order, none giving another away; and those left out for it.
+
+    Every question when ``count`` is None, less the fewest that leak; else ``count`` drawn at random
+    (seeded), each skipped when it would give away one drawn before it.
+    """
+    exposures = [replace(leaks.exposure(entry.cards, language), item_id=_key(entry)) for entry in pool]
+    graph = leaks.conflicts(leaks.find_leaks(exposures, thousands=thousands_separator(language)))
+    order = [_key(entry) for entry in pool]
+    kinds = {_key(entry): entry.item.kind for entry in pool}
+    if count is None:
+        kept = set(leaks.fewest_dropped(order, graph, sorted(order, key=lambda key: KEEP_FIRST.index(kinds[key]))))
+    else:
+        drawn = list(order)
+        random.Random(f"bertdrill-sheet:{seed}:choice").shuffle(drawn)
+        kept = set(leaks.without_conflicts(drawn, graph, limit=count))
+        if len(kept) < count:
+            raise BertdrillError(f"--count {count}: only {len(kept)} of these questions can share a sheet "
+                                 f"without giving each other away (bertdrill check lists which); "
+                                 f"ask for {len(kept)} or fewer")
+    return [e for e in pool if _key(e) in kept], [e for e in pool if _key(e) not in kept and count is None]
+
+
+# Which question of a leaking pair a full sheet keeps: the lesson's own exercises before plain recall,
+# which is the easiest to ask another way and the most likely to say another question's answer.
+KEEP_FIRST = (Kind.MATCH, Kind.NUMERIC, Kind.CHOICE, Kind.BLANK, Kind.PRACTICE, Kind.FACT)
+
+
+def _instructions(lessons: Sequence[Lesson], language: str, given: str | None, labels: Labels) -> str:
+    if given is not None:
+        return given
+    for lesson in lessons:
+        if lesson.sheet.instructions:
+            return lesson.sheet.instructions[language]
+    return labels.instructions
+
+
+def _legend(chosen: list[_Entry], language: str) -> tuple[LegendRow, ...]:
+    """Every parameter the chosen numeric questions use, with its value in each set they ask about."""
+    rows: dict[tuple[str, str], LegendRow] = {}
+    for entry in chosen:
+        if not isinstance(entry.item, NumericItem):
+            continue
+        lesson = entry.lesson
+        used = _parameters(lesson, entry.item.formula)
+        for name in (name for name in next(iter(lesson.params.values())).values if name in used):
+            values = tuple((lesson.params[set_name].title, format_number(lesson.params[set_name].values[name], language))
+                           for set_name in entry.item.sets)
+            meaning = lesson.sheet.legend.get(name, {}).get(language, "")
+            key = (lesson.id, name)
+            if key in rows:  # another question asks about more sets: keep every set once
+                values = tuple(dict.fromkeys(rows[key].values + values))
+            rows[key] = LegendRow(name, meaning, values)
+    return tuple(rows.values())
+
+
+def _parameters(lesson: Lesson, expr: str) -> set[str]:
+    """The parameters an expression depends on, through the lesson's formulas."""
+    used: set[str] = set()
+    todo = list(formula.parse(expr).names)
+    while todo:
+        name = todo.pop()
+        if name not in used:
+            used.add(name)
+            if name in lesson.formulas:
+                todo.extend(lesson.formulas[name].names)
+    return used
+
+
+def _entries(lesson: Lesson) -> list[_Entry]:
+    cards = compile_lesson(lesson)  # in lesson order, an item's cards side by side
+    by_item = {item_id: tuple(group) for item_id, group in groupby(cards, key=lambda card: card.item_id)}
+    return [_Entry(lesson, item, by_item[item.id]) for item in lesson.items]
+
+
+def _version(index: int, versions: int, chosen: list[_Entry], language: str, seed: int) -> Version:
+    name = letter(index)
+    order = list(chosen)
+    random.Random(f"bertdrill-sheet:{seed}:{name}").shuffle(order)
+    numeric = [entry for entry in chosen if isinstance(entry.item, NumericItem)]
+    questions = []
+    for number, entry in enumerate(order, start=1):
+        # Numeric items take turns over their sets in lesson order, shifted by one per version.
+        set_index = numeric.index(entry) + index if entry in numeric else 0
+        # Options and columns: one seeded order per question, rotated by the version's index.
+        rng = random.Random(f"bertdrill-sheet:{seed}:{_key(entry)}")
+        questions.append(_question(entry, _Context(number, language, rng, set_index, index, versions)))
+    return Version(name, tuple(questions))
+
+
+def _bank(chosen: list[_Entry], language: str) -> list[Question]:
+    """Every chosen question in lesson order, options unshuffled, each numeric set its own question."""
+    questions: list[Question] = []
+    for entry in chosen:
+        sets = range(len(entry.cards)) if isinstance(entry.item, NumericItem) else range(1)
+        for set_index in sets:
+            questions.append(_question(entry, _Context(len(questions) + 1, language, None, set_index)))
+    return questions
+
+
+@dataclass(frozen=True)
+class _Context:
+    number: int
+    language: str
+    rng: random.Random | None  # None keeps the lesson's own order of options and columns
+    set_index: int  # numeric: which of the item's parameter sets to ask about
+    rotation: int = 0  # the version's index: how far its options and columns turn
+    versions: int = 1
+
+
+def _question(entry: _Entry, ctx: _Context) -> Question:
+    item = entry.item
+    match item:
+        case FactItem():
+            return _fact(_cards(entry, FactCard)[0], ctx, item.points)
+        case ChoiceItem():
+            return _choice(_cards(entry, ChoiceCard)[0], ctx, item.points)
+        case BlankItem():
+            return _blank(_cards(entry, BlankCard)[0], ctx, item.points)
+        case NumericItem():
+            return _numeric(_cards(entry, NumericCard), ctx, item.points)
+        case MatchItem():
+            return _match(entry, _cards(entry, MatchCard), ctx, item.points)
+        case PracticeItem():
+            return _practice(_cards(entry, PracticeCard)[0], ctx, item.points)
+        case _:
+            assert_never(item)
+
+
+def _cards(entry: _Entry, kind: type[_C]) -> list[_C]:
+    """The entry's cards, as the card type its item's kind compiles to."""
+    return [card for card in entry.cards if isinstance(card, kind)]
+
+
+def _common(card: Card, ctx: _Context, worth: int | None) -> dict[str, Any]:
+    return dict(number=ctx.number, id=card.id, kind=card.kind, prompt=card.prompt[ctx.language],
+                points=worth if worth is not None else points(card.kind),
+                explanation=card.explanation.get(ctx.language, ""),
+                accept=tuple(card.accept.get(ctx.language, ())))
+
+
+def _fact(card: FactCard, ctx: _Context, worth: int | None) -> Question:
+    return Question(**_common(card, ctx, worth), answer=card.answer[ctx.language])
+
+
+def _choice(card: ChoiceCard, ctx: _Context, worth: int | None) -> Question:
+    options = card.options[ctx.language]
+    order = _arrangement(list(range(len(options))), ctx)
+    return Question(**_common(card, ctx, worth), answer=card.answer[ctx.language],
+                    choices=tuple(options[i] for i in order), correct=(order.index(card.correct),))
+
+
+def _blank(card: BlankCard, ctx: _Context, worth: int | None) -> Question:
+    return Question(**_common(card, ctx, worth), answer=card.fill, code=card.code[ctx.language])
+
+
+def _numeric(cards: list[NumericCard], ctx: _Context, worth: int | None) -> Question:
+    card = cards[ctx.set_index % len(cards)]
+    return Question(**_common(card, ctx, worth), answer=card.answer[ctx.language], set_title=card.set_title,
+                    value=card.value, tolerance=card.tolerance)
+
+
+def _match(entry: _Entry, cards: list[MatchCard], ctx: _Context, worth: int | None) -> Question:
+    rows = tuple(card.term[ctx.language] for card in cards)
+    answers = [card.answer[ctx.language] for card in cards]
+    column = _arrangement(list(dict.fromkeys(answers)), ctx, hide_order=True)  # rows may share an answer
+    common = _common(cards[0], ctx, worth) | {"id": _key(entry), "points": worth if worth is not None else len(rows)}
+    return Question(**common, rows=rows, choices=tuple(column),
+                    correct=tuple(column.index(answer) for answer in answers),
+                    answer="; ".join(f"{term} → {answer}" for term, answer in zip(rows, answers)))
+
+
+def _practice(card: PracticeCard, ctx: _Context, worth: int | None) -> Question:
+    return Question(**_common(card, ctx, worth), answer=card.answer[ctx.language], code=card.code[ctx.language],
+                    solution=card.solution[ctx.language])
+
+
+_T = TypeVar("_T")
+
+
+def _arrangement(natural: list[_T], ctx: _Context, *, hide_order: bool = False) -> list[_T]:
+    """The order a version prints options (or, with ``hide_order``, a matching column) in.
+
+    One seeded order per question, rotated by the version's index: rotations of one order never
+    put an entry in the same place twice, so an entry's letter differs between versions while
+    there are more entries than versions. A matching column's seeded order is never a rotation of
+    the rows' order, so no version lists the answers in row order (two entries can only be swapped).
+    """
+    if ctx.rng is None or len(natural) < 2:
+        return natural
+    if hide_order and len(natural) == 2:
+        return [natural[1], natural[0]]
+    order = list(natural)
+    ctx.rng.shuffle(order)
+    rotations = [natural[i:] + natural[:i] for i in range(len(natural))]
+    while hide_order and order in rotations:
+        ctx.rng.shuffle(order)
+    turn = ctx.rotation % len(order)
+    return order[turn:] + order[:turn]
+
+
+SHORT_QUESTION = 90  # characters of a question the key repeats
+
+
+def short_text(text: str, limit: int = SHORT_QUESTION) -> str:
+    """The question's first words, cut at a word and marked with an ellipsis when cut."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def tolerance(question: Question, language: str) -> str:
+    """``±1%`` for a numeric question with a tolerance; empty when it must be exact."""
+    if not question.tolerance:
+        return ""
+    return f"±{format_number(question.tolerance * 100, language)}%"
+
+
+def letter(index: int) -> str:
+    """0 -> "A", 25 -> "Z", 26 -> "AA": how options, columns and versions are labelled."""
+    if index < len(LETTERS):
+        return LETTERS[index]
+    return letter(index // len(LETTERS) - 1) + LETTERS[index % len(LETTERS)]

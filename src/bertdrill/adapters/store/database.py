@@ -1,0 +1,182 @@
+"""What the shared store code needs of a backend: units of work, queries, the schema's version, a learner.
+
+:mod:`.sqlite` and :mod:`.postgresql` each implement :class:`Database`; the review writes
+(:mod:`.reviews`), the reports (:mod:`.reports`, :mod:`.classroom`) and the migrations are
+written once, in SQL both run, against it. What the two spell differently lives in the backend
+that needs it: locking (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's row locks), pragmas, the
+version's home (``PRAGMA user_version``, or the ``meta`` table), DDL words, date values.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Sequence
+from datetime import UTC, date, datetime
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+from sqlalchemy import Connection, CursorResult, Engine, bindparam, text
+from sqlmodel import Session
+
+from bertdrill.core.errors import StoreError
+from bertdrill.core.i18n import _
+
+T = TypeVar("T")
+LEARNER_MAX = 63  # PostgreSQL's longest role name: a learner is a role in a class
+
+
+class Database(ABC):
+    """An engine, the learner whose rows are read and written, and how to run work on them."""
+
+    engine: Engine
+    where: str  # the database as a person would name it
+    learner: str
+    greatest = "max"  # SQL: the largest of several values
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    # ------------------------------------------------------------- the backend's part
+
+    @abstractmethod
+    def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
+        """Run ``work`` in one transaction (committed if ``write``), retried as a whole where the backend can."""
+        ...
+
+    def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
+        """All rows of a read-only query, in its own transaction (see :func:`execute`)."""
+        return self._run(lambda session: list(execute(session, query, lessons, **params).all()))
+
+    def value(self, value: Any) -> Any:
+        """A parameter as this backend's driver stores it."""
+        return value
+
+    lock_row = ""  # SQL after a SELECT of the learner's schedule row that locks it until the transaction ends
+
+    @abstractmethod
+    def schema_version(self, connection: Connection) -> int:
+        """The version the database says it has (0: nothing of ours yet)."""
+        ...
+
+    @abstractmethod
+    def set_schema_version(self, connection: Connection, version: int) -> None:
+        ...
+
+    @abstractmethod
+    def has_tables(self, connection: Connection) -> bool:
+        """Whether the database holds any table (one that does, at version 0, is not ours)."""
+        ...
+
+    @abstractmethod
+    def not_ours(self) -> str:
+        """Why a database with tables but no version of ours is refused."""
+        ...
+
+    def written_by_bertdrill(self, connection: Connection) -> bool:
+        """Whether ``meta`` says bertdrill created this database (``created_by = 'bertdrill 0.1.0'``).
+
+        What only bertdrill writes, so another program's file that happens to carry a version
+        number (SQLite's ``user_version = 1``) or a ``meta(key, value)`` table is never taken for ours.
+        """
+        found = connection.execute(text("SELECT value FROM meta WHERE key = 'created_by'")).first()
+        return found is not None and isinstance(found[0], str) and found[0].startswith("bertdrill ")
+
+    def ddl(self, statement: str) -> str:
+        """A migration's statement (written in SQLite's words) as this backend spells it."""
+        return statement
+
+    def lock_schema(self, connection: Connection) -> None:  # noqa: B027 - optional: SQLite's BEGIN IMMEDIATE does it
+        """Keep another opener from migrating at the same time, until the transaction ends."""
+
+    def prepare(self) -> None:  # noqa: B027 - optional: only SQLite has something to do
+        """Anything to do once the version is known good and before the first write (SQLite: WAL)."""
+
+    writes_on_open = True  # note ``opened_at`` in meta on every open (False: only when migrating)
+
+    def day(self, value: date) -> object:
+        """A date as the driver compares it with a date column."""
+        return value
+
+    @abstractmethod
+    def day_number(self, expression: str) -> str:
+        """SQL: a date expression as a whole number of days (consecutive days differ by one)."""
+        ...
+
+
+def learner_name(learner: str | None, default: Callable[[], str]) -> str:
+    """``--learner``, else ``$BERTDRILL_LEARNER``, else ``default()`` (the login name, or the database role)."""
+    name = (learner or os.environ.get("BERTDRILL_LEARNER") or default()).strip()
+    if not name or len(name) > LEARNER_MAX or any(ord(ch) < 32 for ch in name):
+        raise StoreError(_("{name!r} is not a learner's name (1 to {most} characters, no control characters)")
+                         .format(name=name, most=LEARNER_MAX))
+    return name
+
+
+def login_name() -> str:
+    """Who is logged in, as the operating system says; 'learner' where it cannot say (a bare container)."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "learner"
+
+
+def utc(moment: datetime) -> datetime:
+    """An aware UTC time; a naive one is taken as local time (what datetime.astimezone does)."""
+    return moment.astimezone(UTC)
+
+
+def utc_text(moment: datetime) -> str:
+    """A time as both backends store it: naive UTC text, ``2024-05-01 06:30:00.000000``."""
+    return utc(moment).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def as_date(value: date | str | None) -> date | None:
+    """A date column's value: SQLite hands back ISO text, PostgreSQL a date."""
+    return None if value is None else day_of(value)
+
+
+def day_of(value: date | str) -> date:
+    """A date column's value that is never NULL."""
+    return value if isinstance(value, date) else date.fromisoformat(value)
+
+
+def as_utc(value: datetime | str | None) -> datetime | None:
+    """A time column's value (naive UTC in both backends) as an aware UTC time."""
+    if value is None:
+        return None
+    moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def execute(session: Session, query: str, lessons: Collection[str] | None = None, **params: Any) -> CursorResult[Any]:
+    """Run one SQL statement in the session's transaction: the one way bertdrill runs a query.
+
+    Parameters are named (``:today``) and go in as the backend stores them (:meth:`Database.value`);
+    ``:learner`` is the store's learner unless given; ``:lessons``, if the query uses it, expands to
+    the lesson ids. The backend is the session's ``info["database"]`` (set by its ``_run``).
+    """
+    database: Database = session.info["database"]
+    statement = text(query)
+    if lessons is not None:
+        statement = statement.bindparams(bindparam("lessons", expanding=True))
+        params["lessons"] = list(lessons)
+    params.setdefault("learner", database.learner)
+    return session.connection().execute(statement, {key: database.value(value) for key, value in params.items()})
+
+
+def execute_many(session: Session, query: str, rows: Sequence[dict[str, Any]]) -> None:
+    """One statement for each of ``rows`` (named parameters), in the session's transaction."""
+    if rows:
+        database: Database = session.info["database"]
+        values = [{"learner": database.learner} | {key: database.value(value) for key, value in row.items()}
+                  for row in rows]
+        session.connection().execute(text(query), values)

@@ -1,0 +1,97 @@
+"""Which scheduler runs, switching it by replaying the review log, and reading the log for calibration.
+
+A switch rebuilds every card's state from its log (:func:`bertdrill.core.scheduling.replay.replay`)
+and stores the choice, in one write transaction: all or nothing. The log is read in card
+order in one pass, one card at a time, so a million answers take no more memory than one
+card's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from itertools import groupby
+from typing import Any
+
+from sqlmodel import Session
+
+from bertdrill.adapters.store.database import Database, day_of, execute, execute_many
+from bertdrill.adapters.store.schema import from_review, lesson_filter
+from bertdrill.core.errors import StoreError
+from bertdrill.core.scheduling.replay import replay
+from bertdrill.core.scheduling.sm2 import LEECH_LAPSES, Schedule
+from bertdrill.ports import CardLog, SchedulerChoice, Switch
+from bertdrill.ports import Scheduler as SchedulerPort
+
+
+class Scheduling(Database):
+    """The scheduler setting and the replays of the log."""
+
+    def scheduler_choice(self) -> SchedulerChoice:
+        found = self.rows("SELECT name, retention FROM scheduler WHERE learner = :learner")
+        return SchedulerChoice(found[0][0], found[0][1]) if found else SchedulerChoice()
+
+    def switch_scheduler(self, choice: SchedulerChoice, scheduler: SchedulerPort, *,
+                         track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
+        """Rebuild every card's state from its log under ``scheduler``, and store ``choice``: one transaction."""
+
+        def work(session: Session) -> Switch:
+            card_ids = [row[0] for row in execute(
+                session, "SELECT card_id FROM schedule WHERE learner = :learner ORDER BY card_id")]
+            updates, answers = [], 0
+            for card_id, log in _merged(track(card_ids), _card_logs(session, None)):
+                answers += len(log)
+                updates.append(_values(card_id, replay(scheduler, log)))
+            execute_many(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, "
+                         "interval = :interval, due = :due, lapses = :lapses, leech = :leech, stability = :stability, "
+                         "difficulty = :difficulty WHERE learner = :learner AND card_id = :card", updates)
+            execute(session, "INSERT INTO scheduler (learner, name, retention, switched_at) VALUES (:learner, :name, "
+                    ":retention, :at) ON CONFLICT (learner) DO UPDATE SET name = excluded.name, "
+                    "retention = excluded.retention, switched_at = excluded.switched_at", name=choice.name,
+                    retention=choice.retention, at=datetime.now(UTC))
+            return Switch(cards=len(updates), answers=answers)
+
+        return self._run(work, write=True)
+
+    def card_logs(self, visit: Callable[[CardLog], None], *, lessons: Collection[str] | None = None,
+                  track: Callable[[list[str]], Iterable[str]] = iter) -> int:
+        """Call ``visit`` with each card's log, (study day, grade) oldest first, for cards with answers."""
+
+        def work(session: Session) -> int:
+            card_ids = [row[0] for row in execute(
+                session, f"SELECT DISTINCT r.card_id {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
+                "ORDER BY r.card_id", lessons)]
+            answers = 0
+            for _card_id, log in _merged(track(card_ids), _card_logs(session, lessons)):
+                answers += len(log)
+                visit(log)
+            return answers
+
+        return self._run(work)
+
+
+def _card_logs(session: Session, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:
+    """Each card's log in card order, read in one pass (the index on card_id, id gives the order)."""
+    rows: Iterable[Sequence[Any]] = execute(session, f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 "
+                   f"{lesson_filter(lessons)} ORDER BY r.card_id, r.id", lessons)
+    for card_id, answers in groupby(rows, key=lambda row: row[0]):
+        yield card_id, [(day_of(row[1]), row[2]) for row in answers]
+
+
+def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, CardLog]]) -> Iterator[tuple[str, CardLog]]:
+    """Each card id with its log (empty for a card never answered); both come in the database's card order."""
+    waiting = next(logs, None)
+    for card_id in card_ids:
+        if waiting is not None and waiting[0] == card_id:
+            yield card_id, waiting[1]
+            waiting = next(logs, None)
+        else:
+            yield card_id, []
+    if waiting is not None:
+        raise StoreError(f"the review log has answers to {waiting[0]!r}, which has no schedule; nothing was changed")
+
+
+def _values(card_id: str, state: Schedule) -> dict[str, Any]:
+    return {"card": card_id, "repetitions": state.repetitions, "ef100": state.ef100, "interval": state.interval,
+            "due": state.due, "lapses": state.lapses, "leech": state.lapses >= LEECH_LAPSES,
+            "stability": state.stability, "difficulty": state.difficulty}

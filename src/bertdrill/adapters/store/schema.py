@@ -1,0 +1,154 @@
+"""The tables, as SQLModel classes, and the names the queries share.
+
+The DDL that creates them is written out in :mod:`.migrations` (so version 1 stays version 1);
+a test checks that the newest migration matches these models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import Index
+from sqlmodel import Field, SQLModel
+
+from bertdrill.adapters.store.database import as_date
+from bertdrill.core.kinds import Kind
+from bertdrill.core.scheduling.sm2 import EF_START, Schedule
+from bertdrill.ports import CardState
+
+TYPED_MAX = 1000  # characters of a typed answer kept in the log
+MATURE_DAYS = 21  # an interval from which a card counts as mature (Anki's line)
+ANSWER_KINDS = ("review", "new", "redrill", "practice")
+CARD_STATES = ("new", "learning", "young", "mature", "suspended", "removed")
+
+REVIEWED_CARD = "c.kind NOT IN ({})".format(", ".join(f"'{kind.value}'" for kind in Kind if not kind.reviewed))
+"""SQL: the card ``c`` is one a review session shows (practice cards are checked, never reviewed)."""
+
+
+class Meta(SQLModel, table=True):
+    """Facts about the file itself: schema version, when it was created and migrated."""
+
+    __tablename__ = "meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class LessonRow(SQLModel, table=True):
+    """A lesson as last synced: the digest of its cards tells whether anything changed."""
+
+    __tablename__ = "lesson"
+    id: str = Field(primary_key=True)
+    digest: str
+    cards: int
+    synced_at: datetime
+
+
+class CardRow(SQLModel, table=True):
+    """A card the store has seen; ``removed`` once its lesson no longer has it."""
+
+    __tablename__ = "card"
+    __table_args__ = (Index("ix_card_lesson", "lesson_id", "position"),)
+    id: str = Field(primary_key=True)
+    lesson_id: str
+    item_id: str
+    kind: str
+    position: int  # order within the lesson: new cards come in this order
+    fingerprint: str  # Card.fingerprint: tells a text change from no change
+    removed: bool = False
+    first_seen: datetime
+    updated: datetime
+
+
+class ScheduleRow(SQLModel, table=True):
+    """The SM-2 state of a card, plus what the learner decided about it."""
+
+    __tablename__ = "schedule"
+    __table_args__ = (Index("ix_schedule_due", "learner", "due"),)
+    card_id: str = Field(primary_key=True, foreign_key="card.id")
+    repetitions: int = 0
+    ef100: int = EF_START
+    interval: int = 0
+    due: date | None = None  # None: a new card
+    lapses: int = 0
+    suspended: bool = False
+    buried_until: date | None = None  # hidden while the study day is before this
+    leech: bool = False
+    learner: str = Field(primary_key=True)  # whose schedule (the primary key is learner, card_id)
+    stability: float | None = None  # FSRS's memory state, when FSRS scheduled the card (schema version 3)
+    difficulty: float | None = None
+
+
+class ReviewRow(SQLModel, table=True):
+    """One answer, with the schedule before and after it so undo restores it exactly."""
+
+    __tablename__ = "review"
+    __table_args__ = (Index("ix_review_card", "learner", "card_id", "id"), Index("ix_review_day", "learner", "study_day"))
+    id: int | None = Field(default=None, primary_key=True)
+    card_id: str = Field(foreign_key="card.id")
+    reviewed_at: datetime  # UTC
+    study_day: date
+    kind: str  # review | new | redrill | practice
+    grade: int
+    typed: str | None = None
+    duration_ms: int = 0
+    reps_before: int
+    ef100_before: int
+    interval_before: int
+    due_before: date | None = None
+    lapses_before: int
+    reps_after: int
+    ef100_after: int
+    interval_after: int
+    due_after: date | None = None
+    lapses_after: int
+    learner: str  # whose answer
+    stability_before: float | None = None  # FSRS's state before and after (schema version 3)
+    difficulty_before: float | None = None
+    stability_after: float | None = None
+    difficulty_after: float | None = None
+
+
+class SchedulerRow(SQLModel, table=True):
+    """The scheduler a learner chose (``bertdrill scheduler``); no row: SM-2, the default."""
+
+    __tablename__ = "scheduler"
+    learner: str = Field(primary_key=True)
+    name: str  # sm2 | fsrs
+    retention: float | None = None  # FSRS's desired retention
+    switched_at: datetime  # UTC
+
+
+
+# --------------------------------------------------------------------------- shared by the queries
+
+FROM_CARDS = "FROM schedule s JOIN card c ON c.id = s.card_id AND s.learner = :learner"
+"""SQL: the learner's schedules with their cards (every query binds ``:learner``)."""
+ACTIVE = ("AND s.suspended = false AND (s.buried_until IS NULL OR s.buried_until <= :today) "
+          f"AND c.removed = false AND {REVIEWED_CARD}")
+"""SQL: a card the learner can be shown on ``:today``: not suspended, not buried past it, not removed, reviewed."""
+
+
+def from_review(lessons: Collection[str] | None) -> str:
+    """The learner's review log, joined to its cards only when a lesson filter needs them (the join costs a
+    lookup per row). A derived table, so the queries' own WHERE stays theirs; both databases flatten it."""
+    mine = "(SELECT * FROM review WHERE learner = :learner) r"
+    return f"FROM {mine}" if lessons is None else f"FROM {mine} JOIN card c ON c.id = r.card_id"
+
+
+def lesson_filter(lessons: Collection[str] | None) -> str:
+    return "" if lessons is None else "AND c.lesson_id IN :lessons"
+
+
+STATE_COLUMNS = ("s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.stability, s.difficulty, "
+                 "s.suspended, s.buried_until, s.leech, c.removed")
+"""SQL: the columns :func:`state_of` reads, from ``schedule s`` joined to ``card c``."""
+
+
+def state_of(row: Sequence[Any]) -> CardState:
+    """A :class:`CardState` from a row of :data:`STATE_COLUMNS`."""
+    card_id, repetitions, ef100, interval, due, lapses, stability, difficulty, suspended, buried_until, leech, \
+        removed = row
+    return CardState(card_id, Schedule(repetitions, ef100, interval, as_date(due), lapses, stability, difficulty),
+                     bool(suspended), as_date(buried_until), bool(leech), bool(removed))

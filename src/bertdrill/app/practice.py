@@ -1,0 +1,198 @@
+"""Check a learner's practice script: run it, compare its output with what the formulas predict.
+
+The script runs with the current Python in a subprocess of its own: isolated
+mode, no standard input, a temporary working folder, a time limit, and a cap on
+how much output is kept. A script that hangs, crashes, floods the terminal or
+prints nothing gets a clear report; bertdrill itself never fails with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import difflib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from bertdrill.core.cards import PracticeCard
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+
+TIMEOUT = 10.0
+MAX_OUTPUT = 64 * 1024  # bytes of standard output kept; more than this is a flood
+MAX_STDERR = 8 * 1024
+POLL = 0.02
+_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a script did: its output (decoded, capped) and how it ended."""
+
+    stdout: str
+    stderr: str
+    returncode: int | None
+    timed_out: bool
+    flooded: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The verdict on one attempt."""
+
+    status: str  # passed | wrong | timeout | crashed | flooded | silent
+    expected: tuple[str, ...]
+    actual: tuple[str, ...]
+    run: Run
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def diff(self) -> list[str]:
+        """A unified diff of the expected output against the script's."""
+        return list(difflib.unified_diff(list(self.expected), list(self.actual), _("expected"), _("your output"),
+                                         lineterm=""))
+
+    @property
+    def grade(self) -> int:
+        """The SM-2 grade this attempt records: 5 passed, 2 ran but wrong, 1 did not run properly."""
+        return {"passed": 5, "wrong": 2}.get(self.status, 1)
+
+
+def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> Run:
+    """Run ``script`` with this Python, killing it (and anything it started) at the limits."""
+    if not script.is_file():
+        raise BertdrillError((_("{script}: no such script") if not script.exists() else _("{script}: not a file"))
+                             .format(script=script))
+    with tempfile.TemporaryDirectory(prefix="bertdrill-practice-") as folder, \
+            tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [sys.executable, "-I", str(script.resolve())],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=folder,
+            start_new_session=True,  # its own process group, so a timeout kills its children too
+            preexec_fn=_die_with_parent,
+            env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"},
+        )
+        timed_out = flooded = False
+        try:
+            with _terminate_as_interrupt():
+                while process.poll() is None:
+                    if time.monotonic() - started > timeout:
+                        timed_out = True
+                    elif os.fstat(out.fileno()).st_size > max_output:
+                        flooded = True
+                    if timed_out or flooded:
+                        break
+                    time.sleep(POLL)
+        finally:
+            # Every path ends the script's whole group: its limits, its end, Ctrl-C, SIGTERM, an error here.
+            _end_group(process)
+        seconds = time.monotonic() - started
+        flooded = flooded or os.fstat(out.fileno()).st_size > max_output
+        return Run(_read(out, max_output), _read(err, MAX_STDERR), process.returncode, timed_out, flooded, seconds)
+
+
+def _die_with_parent() -> None:
+    """In the child, before the script starts: ask Linux to SIGKILL it if bertdrill itself is killed."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: Ctrl-C and SIGTERM are still handled by the parent
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a script runs, SIGTERM unwinds like Ctrl-C, so the ``finally`` above still ends the script."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _end_group(process: subprocess.Popen) -> None:
+    """Kill the script and everything it started (its process group), and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()  # the group is gone already; the script itself may still need reaping
+    process.wait()
+
+
+def _read(stream, limit: int) -> str:
+    stream.seek(0)
+    return stream.read(limit).decode("utf-8", errors="replace")
+
+
+def check(card: PracticeCard, script: Path, **limits) -> Outcome:
+    """Run a learner's script for a practice card and judge its output line by line."""
+    run = run_script(script, **limits)
+    expected = card.expected_output
+    actual = tuple(line.rstrip() for line in run.stdout.rstrip("\n").splitlines()) if run.stdout.strip() else ()
+    if run.timed_out:
+        status = "timeout"
+    elif run.flooded:
+        status = "flooded"
+    elif run.returncode != 0:
+        status = "crashed"
+    elif not actual:
+        status = "silent"
+    elif same_output(expected, actual):
+        status = "passed"
+    else:
+        status = "wrong"
+    return Outcome(status, expected, actual, run)
+
+
+def check_solutions(card: PracticeCard, **limits) -> list[tuple[str, Outcome]]:
+    """Run the lesson's own sample solution in each language, as a learner's script is run (same limits,
+    same judge); the (language, outcome) pairs that do not print what the formulas predict."""
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="bertdrill-solution-") as folder:
+        for language, solution in card.solution.items():
+            script = Path(folder) / f"solution_{language}.py"
+            script.write_text(solution, encoding="utf-8")
+            outcome = check(card, script, **limits)
+            if not outcome.passed:
+                failed.append((language, outcome))
+    return failed
+
+
+def same_output(expected: tuple[str, ...], actual: tuple[str, ...]) -> bool:
+    """Line by line, word by word; numbers compare by value, so ``0.6660`` matches ``0.666``."""
+    if len(expected) != len(actual):
+        return False
+    for want_line, got_line in zip(expected, actual):
+        want, got = want_line.split(), got_line.split()
+        if len(want) != len(got) or not all(_same_token(w, g) for w, g in zip(want, got)):
+            return False
+    return True
+
+
+def _same_token(want: str, got: str) -> bool:
+    if want == got:
+        return True
+    try:
+        return Fraction(want) == Fraction(got)
+    except (ValueError, ZeroDivisionError):
+        return False

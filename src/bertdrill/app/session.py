@@ -1,0 +1,365 @@
+"""A review session with no terminal: today's queue, daily limits, re-drill, undo.
+
+The session decides what comes next and records what the learner answered;
+it never reads a key or prints a line (the CLI does), and it never reads the
+clock itself (a ``clock`` callable is passed in, so tests are exact).
+
+It talks to a store and a scheduler passed in, through the Protocols of
+:mod:`bertdrill.ports` (:class:`~bertdrill.ports.ReviewStore`, :class:`~bertdrill.ports.Scheduler`;
+SM-2 by default): every answer goes to the store, committed, before the
+session moves on, so quitting or a killed process loses nothing acknowledged.
+
+The queue: due cards, most overdue first; then cards still to re-drill from an
+earlier session today; then new cards, interleaved by kind (lesson order within
+each kind, see :func:`interleave_by_kind`). The daily limits count
+first answers per study day of the session's lessons, from the log: at most
+``Limits.new`` new cards and at most ``Limits.reviews`` cards in all (due and new
+together).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from enum import StrEnum
+
+from bertdrill.core.cards import Card
+from bertdrill.core.kinds import Kind
+from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
+from bertdrill.core.scheduling import sm2
+from bertdrill.ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler
+
+__all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "REDRILL_GAP", "Entry", "LeechAction", "Limits",
+           "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",
+           "room_today"]
+
+REDRILL_GAP = 3
+"""A card to re-drill comes back after this many other cards (or last, when fewer are left)."""
+
+
+class LeechAction(StrEnum):
+    """What happens to a card the moment it becomes a leech (``sm2.LEECH_LAPSES`` lapses), as in Anki."""
+
+    SUSPEND = "suspend"  # tagged and suspended: it stops costing time until the learner rewrites it
+    TAG = "tag"  # tagged only: it keeps coming up
+
+
+def local_now() -> datetime:
+    """The wall clock as an aware local time: the default clock of a session."""
+    return datetime.now().astimezone()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A card waiting in the queue, and why: a due ``review``, a ``new`` card, or a ``redrill``."""
+
+    card: Card
+    kind: str
+
+
+@dataclass(frozen=True)
+class Position:
+    index: int  # the current card's number, from 1
+    total: int  # answered so far plus still queued
+    new: int  # still queued (the current card included), by kind
+    review: int
+    redrill: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an answer did, once it is committed."""
+
+    entry: Entry
+    grade: int
+    review_id: int
+    before: sm2.Schedule
+    after: sm2.Schedule
+    again: bool  # the card comes back later in this session
+    kind: str  # as logged: the entry's kind, or "redrill" when another session answered the card first today
+    suspended: bool = False  # the answer made the card a leech, and the session suspended it
+    study_day: date | None = None  # the study day it was logged on
+
+    @property
+    def rescheduled(self) -> bool:
+        return self.kind != "redrill"
+
+    @property
+    def became_leech(self) -> bool:
+        """This answer made the card a leech (its lapses reached ``sm2.LEECH_LAPSES``)."""
+        return sm2.became_leech(self.before, self.after)
+
+
+@dataclass(frozen=True)
+class Summary:
+    answered: int  # answers given, re-drills included
+    correct: int  # answers graded 3 or more
+    redrills: int  # answers that were re-drills
+    seconds: float  # since the session started
+    due_tomorrow: int  # cards due by the next study day
+    left: int  # still queued when the session ended
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One undoable action: the queue and answer count before it, and how to reverse it in the store."""
+
+    queue: tuple[Entry, ...]
+    answered: int
+    review_id: int | None = None  # an answer: delete it and restore the schedule
+    flags: CardState | None = None  # a suspend or bury (or a leech's suspension): the flags before it, to put back
+
+
+class Session:
+    """One sitting of review. Answer, suspend, bury and undo act on :attr:`current`."""
+
+    def __init__(
+        self,
+        store: ReviewStore,
+        cards: Sequence[Card],
+        *,
+        clock: Callable[[], datetime] = local_now,
+        limits: Limits = Limits(),
+        lessons: Collection[str] | None = None,
+        scheduler: Scheduler = sm2.SM2(),
+        leech_action: LeechAction = LeechAction.SUSPEND,
+    ):
+        self.store = store
+        self.scheduler = scheduler
+        self.leech_action = leech_action
+        self.clock = clock
+        self.limits = limits
+        self.lessons = sorted(lessons if lessons is not None else {card.lesson_id for card in cards})
+        self.cards = {card.id: card for card in cards if Kind(card.kind).reviewed}
+        self.started = clock()
+        self.day = self.study_day(self.started)
+        self._queue: list[Entry] = self._build_queue()
+        self._answers: list[Outcome] = []
+        self._steps: list[_Step] = []
+        self._shown_at = self.started
+
+    # ----------------------------------------------------------------- the queue
+
+    def study_day(self, moment: datetime) -> date:
+        return sm2.study_day(moment, self.limits.rollover_hour)
+
+    def _build_queue(self) -> list[Entry]:
+        counts = self.store.day_counts(self.day, lessons=self.lessons)
+        due = self.store.due_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0])
+        new = self._new_cards(room_today(counts, self.limits, len(due))[1])
+        redrill = self.store.redrill_ids(self.day, lessons=self.lessons)
+        queue: list[Entry] = []
+        seen: set[str] = set()
+        for kind, ids in (("review", due), ("redrill", redrill), ("new", [card.id for card in new])):
+            for card_id in ids:
+                if card_id in self.cards and card_id not in seen:
+                    seen.add(card_id)
+                    queue.append(Entry(self.cards[card_id], kind))
+        return queue
+
+    def _new_cards(self, room: int) -> list[Card]:
+        """At most ``room`` new cards, interleaved by kind, lesson by lesson.
+
+        The order is fixed by the lesson (interleaved over all its cards, then the ones seen left
+        out), so two short sessions show what one long one would. Lessons are asked one at a time,
+        only until the room is filled: a big collection is not read whole for ten new cards.
+        """
+        if room <= 0:
+            return []
+        lessons: dict[str, list[Card]] = {}
+        included = set(self.lessons)
+        for card in self.cards.values():
+            if card.lesson_id in included:
+                lessons.setdefault(card.lesson_id, []).append(card)
+        chosen: list[Card] = []
+        for lesson_id, cards in lessons.items():
+            unseen = set(self.store.new_ids(self.day, lessons=[lesson_id], limit=len(cards)))
+            chosen.extend(card for card in interleave_by_kind(cards) if card.id in unseen)
+            if len(chosen) >= room:
+                break
+        return chosen[:room]
+
+    @property
+    def current(self) -> Entry | None:
+        return self._queue[0] if self._queue else None
+
+    @property
+    def done(self) -> bool:
+        return not self._queue
+
+    def show(self) -> Entry | None:
+        """The card to show now; the time to answer it is counted from this call."""
+        self._shown_at = self.clock()
+        return self.current
+
+    @property
+    def position(self) -> Position:
+        count = {kind: 0 for kind in ("new", "review", "redrill")}
+        for entry in self._queue:
+            count[entry.kind] += 1
+        answered = len(self._answers)
+        return Position(index=answered + 1, total=answered + len(self._queue), **count)
+
+    @property
+    def answers(self) -> tuple[Outcome, ...]:
+        return tuple(self._answers)
+
+    def preview(self) -> dict[int, sm2.Schedule] | None:
+        """What each grade 0-5 would make of the current card's schedule, from the session's scheduler.
+
+        None for a re-drill: its answer leaves the schedule alone.
+        """
+        entry = self._require_current()
+        today = self.study_day(self.clock())
+        if entry.kind == "redrill" and any(outcome.entry.card.id == entry.card.id and outcome.study_day == today
+                                           for outcome in self._answers):
+            return None
+        state = self.store.state(entry.card.id)
+        return self.scheduler.next_states(state.schedule, today=today)
+
+    # ----------------------------------------------------------------- actions
+
+    def answer(self, grade: int, typed: str | None = None) -> Outcome:
+        """Record a grade (0-5) for the current card, committed before this returns.
+
+        The first answer of the study day reschedules the card with SM-2; a re-drill is
+        logged but leaves the schedule alone. A grade below 4 brings the card back later.
+        """
+        entry = self._require_current()
+        sm2.check_grade(grade)
+        now = self.clock()
+        day = self.study_day(now)
+        queue, answered = self._snapshot()
+        reschedule = _rescheduler(self.scheduler, grade, day)  # the store keeps the schedule if not day's first
+        logged = self.store.answer(
+            entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
+            reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
+        )
+        suspend = self.leech_action is LeechAction.SUSPEND and sm2.became_leech(logged.before, logged.after)
+        flags = self.store.set_flags(entry.card.id, suspended=True) if suspend else None
+        again = sm2.redrill_needed(grade) and not suspend
+        self._queue.pop(0)
+        if suspend:
+            self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
+        if again:
+            self._queue.insert(min(REDRILL_GAP, len(self._queue)), Entry(entry.card, "redrill"))
+        outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
+                          after=logged.after, again=again, kind=logged.kind, suspended=suspend,
+                          study_day=logged.study_day)
+        self._answers.append(outcome)
+        self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags))
+        return outcome
+
+    def suspend(self) -> Entry:
+        """Suspend the current card: it leaves this session and every later one until unsuspended."""
+        return self._set_aside(suspended=True)
+
+    def bury(self) -> Entry:
+        """Hide the current card until the study day after the current one (not the one the session began on)."""
+        return self._set_aside(buried_until=self.study_day(self.clock()) + timedelta(days=1))
+
+    def _set_aside(self, *, suspended: bool | None = None, buried_until: date | None = None) -> Entry:
+        entry = self._require_current()
+        queue, answered = self._snapshot()
+        if suspended is not None:
+            before = self.store.set_flags(entry.card.id, suspended=suspended)
+        else:
+            before = self.store.set_flags(entry.card.id, buried_until=buried_until)
+        self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
+        self._steps.append(_Step(queue, answered, flags=before))
+        return entry
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._steps)
+
+    def undo(self) -> Entry | None:
+        """Take back the latest answer, suspend or bury: the store and the queue are as before it.
+
+        Repeatable, back to the start of the session. Returns the card that is current
+        again, or None when there is nothing to undo. When the store refuses (the card was
+        answered again in another window), the error is raised and the step is dropped all
+        the same, so the next undo reaches the step before it.
+        """
+        if not self._steps:
+            return None
+        step = self._steps.pop()
+        if step.flags is not None:  # a suspend or bury, or a leech suspended by the answer below
+            flags = step.flags
+            self.store.set_flags(flags.card_id, suspended=flags.suspended, buried_until=flags.buried_until)
+        if step.review_id is not None:
+            self.store.undo(step.review_id)
+        self._queue = list(step.queue)
+        del self._answers[step.answered:]
+        self._shown_at = self.clock()
+        return self.current
+
+    def summary(self) -> Summary:
+        tomorrow = self.study_day(self.clock()) + timedelta(days=1)
+        return Summary(
+            answered=len(self._answers),
+            correct=sum(outcome.grade >= sm2.PASSING for outcome in self._answers),
+            redrills=sum(outcome.kind == "redrill" for outcome in self._answers),
+            seconds=(self.clock() - self.started).total_seconds(),
+            due_tomorrow=self.store.due_count(tomorrow, lessons=self.lessons),
+            left=len(self._queue),
+        )
+
+    # ----------------------------------------------------------------- helpers
+
+    def _require_current(self) -> Entry:
+        if not self._queue:
+            raise LookupError("the session has no card left")
+        return self._queue[0]
+
+    def _snapshot(self) -> tuple[tuple[Entry, ...], int]:
+        return tuple(self._queue), len(self._answers)
+
+
+def interleave_by_kind(cards: Iterable[Card]) -> list[Card]:
+    """New cards taken in turn from each kind, in lesson order within a kind and lesson by lesson.
+
+    A lesson's facts come first in its file; without this, the first days would show only facts
+    and totals, and the lesson's own questions (choice, blank, match) not before day 3. In turn,
+    every kind of a lesson is among its first new cards.
+    """
+    lessons: dict[str, dict[str, list[Card]]] = {}
+    for card in cards:
+        lessons.setdefault(card.lesson_id, {}).setdefault(card.kind, []).append(card)
+    ordered: list[Card] = []
+    for kinds in lessons.values():
+        turns = list(kinds.values())
+        for index in range(max(len(queue) for queue in turns)):
+            ordered.extend(queue[index] for queue in turns if index < len(queue))
+    return ordered
+
+
+def room_today(counts: DayCounts, limits: Limits, due: int) -> tuple[int, int]:
+    """(due cards, new cards) still allowed today, given the day's logged answers (store DayCounts)
+    and ``due`` cards waiting: due cards come first, new cards fill what the total limit leaves."""
+    room = max(0, limits.reviews - counts.first_answers)
+    return room, max(0, min(limits.new - counts.new, room - min(due, room)))
+
+
+def record_attempt(store: ReviewQueue, card_id: str, grade: int, *, moment: datetime,
+                   rollover_hour: int = DEFAULT_ROLLOVER, kind: str = "practice", typed: str | None = None,
+                   duration_ms: int = 0, scheduler: Scheduler = sm2.SM2()) -> Answer:
+    """Log one answer outside a session (``bertdrill practice check``); returns the store's Answer.
+
+    The first answer to the card on a study day reschedules it with SM-2, as in a
+    session; later ones that day are only logged (the store decides, under its lock).
+    """
+    day = sm2.study_day(moment, rollover_hour)
+    return store.answer(card_id, grade=grade, kind=kind, reviewed_at=moment, study_day=day,
+                        reschedule=_rescheduler(scheduler, grade, day), typed=typed,
+                        duration_ms=duration_ms, once_per_day=True)
+
+
+def _rescheduler(scheduler: Scheduler, grade: int, day: date) -> Callable[[sm2.Schedule], sm2.Schedule]:
+    """What the store runs on the stored state, inside the answer's transaction."""
+    return lambda state: scheduler.review(state, grade, today=day)
+
+
+def _milliseconds(elapsed: timedelta) -> int:
+    return max(0, int(elapsed.total_seconds() * 1000))

@@ -1,0 +1,380 @@
+"""Compile a verified :class:`~bertdrill.core.lesson.Lesson` into cards.
+
+A card is one thing a learner answers. Its id is built from the lesson id,
+the item id and, where one item gives several cards, the parameter set or the
+pair: ``bert-basics/embedding-params@bert-large``, ``bert-basics/bert-base-match#layers``.
+Text and language are never part of it, so fixing a typo or reviewing in
+Turkish keeps the learner's progress and the Anki note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal, assert_never, cast
+
+from bertdrill.core import formula
+from bertdrill.core.errors import FormulaError
+from bertdrill.core.formula import Number
+from bertdrill.core.kinds import Kind
+from bertdrill.core.lesson import (
+    BLANK,
+    BlankItem,
+    ChoiceItem,
+    FactItem,
+    Item,
+    Lesson,
+    MatchItem,
+    NumericItem,
+    PracticeItem,
+    Text,
+)
+from bertdrill.core.numbers import format_number
+
+# Synthetic parameter values for comparing expressions beyond the lesson's own sets:
+# distinct primes, so `4*d*d + 4*d` and `4 * (d * d + d)` agree only when they truly are equal.
+_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73)
+
+# One encoder for every fingerprint: json.dumps builds a new one per call when given options.
+# Same output as json.dumps(shown, sort_keys=True, ensure_ascii=False), so stored fingerprints stay valid.
+_FINGERPRINT_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, check_circular=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardBase:
+    """What every card has; each kind adds its own fields below."""
+
+    id: str  # "bert-basics/embedding-params@bert-large": stable, language-free
+    lesson_id: str
+    item_id: str
+    prompt: Text  # per language, placeholders filled
+    answer: Text  # per language, the answer as shown
+    explanation: Text = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    accept: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # more accepted answers
+    source: Text = field(default_factory=dict)
+    cited: Text = field(default_factory=dict)  # the item's own source (a paper), shown with its answer
+    line: int = 0  # where the item starts in the lesson file
+
+    @property
+    def key(self) -> str:
+        """The id without the lesson: ``embedding-params@bert-large``."""
+        return self.id.split("/", 1)[1]
+
+    def question(self, language: str) -> str:
+        """The full question as plain text: the prompt plus the code or the term it asks about."""
+        return question_text(cast("Card", self), language)
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash of everything shown, so stores and exports can tell when a card's text changed."""
+        return fingerprint(cast("Card", self))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SetCard(CardBase):
+    """A card asked about one parameter set."""
+
+    set_name: str
+    set_title: str
+    env: Mapping[str, Number]  # the set's parameters: all a typed expression may use (never a formula's name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactCard(CardBase):
+    @property
+    def kind(self) -> Literal[Kind.FACT]:
+        return Kind.FACT
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChoiceCard(CardBase):
+    options: Mapping[str, tuple[str, ...]]
+    correct: int  # 0-based index into options
+
+    @property
+    def kind(self) -> Literal[Kind.CHOICE]:
+        return Kind.CHOICE
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlankCard(CardBase):
+    code: Text  # the text with ____, per language
+    fill: str  # what goes in the blank
+    check_envs: tuple[Mapping[str, Number], ...] = ()  # sets to compare expressions over
+    allowed: frozenset[str] = frozenset()  # names a typed fill may use: the parameters, and the fill's own
+    checks: str = ""  # the formula the filled text equals: what a wrong fill is diagnosed against
+
+    @property
+    def kind(self) -> Literal[Kind.BLANK]:
+        return Kind.BLANK
+
+
+@dataclass(frozen=True, kw_only=True)
+class NumericCard(SetCard):
+    value: Number  # the verified value
+    tolerance: Fraction = Fraction(0)  # relative
+    formula: str = ""  # the expression it is the value of: what a wrong number is diagnosed against
+    definition: str = ""  # that expression with a formula's name replaced by its definition: "d / h"
+
+    @property
+    def kind(self) -> Literal[Kind.NUMERIC]:
+        return Kind.NUMERIC
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchCard(SetCard):
+    term: Text  # the pair's term
+    value: Number | None = None  # the verified value, when the meaning is computed
+    formula: str | None = None  # the expression of a computed value ("n")
+    phrased: Text = field(default_factory=dict)  # the pair as a question: "BERT-base: how many layers?"
+    options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # every value of the table, sorted
+
+    @property
+    def kind(self) -> Literal[Kind.MATCH]:
+        return Kind.MATCH
+
+
+@dataclass(frozen=True, kw_only=True)
+class PracticeCard(SetCard):
+    code: Text  # the starter code, per language
+    expected_output: tuple[str, ...]  # the lines a correct script prints
+    solution: Text  # the lesson's sample solution, per language
+
+    @property
+    def kind(self) -> Literal[Kind.PRACTICE]:
+        return Kind.PRACTICE
+
+
+Card = FactCard | ChoiceCard | BlankCard | NumericCard | MatchCard | PracticeCard
+
+
+def question_text(card: Card, language: str) -> str:
+    """The full question as plain text: the prompt plus the code or the term it asks about."""
+    prompt = card.prompt[language]
+    match card:
+        case BlankCard():
+            return f"{prompt}\n{card.code[language]}"
+        case MatchCard():
+            return f"{prompt}\n{card.term[language]} → ?"
+        case FactCard() | ChoiceCard() | NumericCard() | PracticeCard():
+            return prompt
+        case _:
+            assert_never(card)
+
+
+def giveaways(card: Card) -> list[tuple[str, str]]:
+    """Where a card's prompt contains its own answer: (language, the words that give it away).
+
+    ``Count attention's four projections`` asks for 4 and says it. ``bertdrill check`` reports each as a
+    warning (``--strict``: an error). Number answers are found as digits or number words, text
+    answers (and accepted alternatives) as whole words.
+    """
+    from bertdrill.core.textmatch import gives_away
+
+    found = []
+    for language, prompt in card.prompt.items():
+        answers: list[str] = []
+        asked = prompt
+        match card:
+            case FactCard():
+                answers = [card.answer.get(language, ""), *card.accept.get(language, ())]
+            case ChoiceCard():
+                answers = [card.answer.get(language, "")]
+            case BlankCard():
+                answers = [card.fill]
+            case NumericCard():
+                answers = [card.answer.get(language, ""), str(card.value)]
+            case MatchCard():
+                answers = [card.answer.get(language, "")]
+                asked = f"{prompt} {card.phrased.get(language, '')}"
+            case PracticeCard():
+                continue  # the exercise's output is computed by the learner's program, not named in prose
+            case _:
+                assert_never(card)
+        words = gives_away(asked, [answer for answer in answers if answer], language)
+        if words is not None:
+            found.append((language, words))
+    return found
+
+
+def fingerprint(card: Card) -> str:
+    """A hash of everything shown. Fields a kind lacks hash as empty, so stored fingerprints stay valid."""
+    options: Mapping[str, tuple[str, ...]] = {}
+    code: str | Text = ""
+    term: Text = {}
+    expected: list[str] = []
+    match card:
+        case FactCard() | NumericCard():
+            pass
+        case ChoiceCard():
+            options = card.options
+        case BlankCard():
+            code = _one_or_all(card.code)
+        case MatchCard():
+            term = card.term
+        case PracticeCard():
+            code, expected = _one_or_all(card.code), list(card.expected_output)
+        case _:
+            assert_never(card)
+    shown = [card.kind, card.prompt, card.answer, card.explanation, options, code, term, card.accept, expected,
+             card.tags]
+    if isinstance(card, MatchCard) and card.phrased:
+        shown.append(card.phrased)  # only when there is one: fingerprints stored before stay valid
+    return hashlib.sha256(_FINGERPRINT_JSON.encode(shown).encode()).hexdigest()[:16]
+
+
+def _one_or_all(texts: Text) -> str | Text:
+    """Code the same in every language hashes as that one text: fingerprints stored before stay valid."""
+    distinct = set(texts.values())
+    return distinct.pop() if len(distinct) == 1 else texts
+
+
+def compile_lesson(lesson: Lesson) -> list[Card]:
+    """Every card of a lesson, in lesson order."""
+    blank_envs = tuple([lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson))
+    cards: list[Card] = []
+    for item in lesson.items:
+        match item:
+            case FactItem():
+                cards.append(FactCard(**_base(lesson, item, item.id), answer=_texts(lesson, item.answer)))
+            case ChoiceItem():
+                cards.append(_choice(lesson, item))
+            case BlankItem():
+                cards.append(_blank(lesson, item, blank_envs))
+            case NumericItem():
+                cards.extend(_numeric(lesson, item))
+            case MatchItem():
+                cards.extend(_match(lesson, item))
+            case PracticeItem():
+                cards.append(_practice(lesson, item))
+            case _:
+                assert_never(item)
+    return cards
+
+
+def _texts(lesson: Lesson, texts: Text, set_name: str | None = None) -> dict[str, str]:
+    return {lang: lesson.render(text, lang, set_name) for lang, text in texts.items()}
+
+
+def _base(lesson: Lesson, item: Item, key: str, set_name: str | None = None) -> dict[str, Any]:
+    return dict(
+        id=f"{lesson.id}/{key}",
+        lesson_id=lesson.id,
+        item_id=item.id,
+        prompt=_texts(lesson, item.prompt, set_name),
+        explanation=_texts(lesson, item.explanation, set_name),
+        tags=item.tags,
+        accept=item.accept,
+        source=lesson.source,
+        cited=item.source,
+        line=item.line,
+    )
+
+
+def _in_set(lesson: Lesson, item: Item, key: str, set_name: str) -> dict[str, Any]:
+    return _base(lesson, item, key, set_name) | dict(
+        set_name=set_name,
+        set_title=lesson.params[set_name].title,
+        env=lesson.params[set_name].values,
+    )
+
+
+def _number_texts(lesson: Lesson, value: Number) -> dict[str, str]:
+    return {lang: format_number(value, lang) for lang in lesson.languages}
+
+
+def _choice(lesson: Lesson, item: ChoiceItem) -> ChoiceCard:
+    options = {lang: tuple(_texts(lesson, {lang: o})[lang] for o in opts) for lang, opts in item.options.items()}
+    answer = {lang: opts[item.correct] for lang, opts in options.items()}
+    return ChoiceCard(**_base(lesson, item, item.id), answer=answer, options=options, correct=item.correct)
+
+
+def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...]) -> BlankCard:
+    answer = {lang: item.text[lang].replace(BLANK, item.fill) for lang in lesson.languages}
+    return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs,
+                     checks=item.checks, allowed=_parameter_names(lesson) | _names(item.fill))
+
+
+def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
+    cards = []
+    for set_name in item.sets:
+        value = lesson.evaluate(item.formula, set_name)
+        cards.append(NumericCard(**_in_set(lesson, item, f"{item.id}@{set_name}", set_name),
+                                 answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance,
+                                 formula=item.formula, definition=_definition(lesson, item.formula)))
+    return cards
+
+
+def _match(lesson: Lesson, item: MatchItem) -> list[MatchCard]:
+    set_name = item.set_name
+    values = [lesson.evaluate(pair.value, set_name) if pair.value else None for pair in item.pairs]
+    answers = [_number_texts(lesson, value) if value is not None else _texts(lesson, pair.meaning or {}, set_name)
+               for pair, value in zip(item.pairs, values)]
+    options = {lang: _table_values([(answer.get(lang, ""), value) for answer, value in zip(answers, values)])
+               for lang in lesson.languages}
+    cards = []
+    for pair, value, answer in zip(item.pairs, values, answers):
+        base = _in_set(lesson, item, f"{item.id}#{pair.id}", set_name)
+        base["tags"] += (f"table:{item.id}",)
+        cards.append(MatchCard(**base, answer=answer, term=_texts(lesson, pair.term, set_name), value=value,
+                               formula=pair.value, phrased=_texts(lesson, pair.question, set_name),
+                               options=options))
+    return cards
+
+
+def _definition(lesson: Lesson, expression: str) -> str:
+    """``head_size`` -> ``d / h``: what a formula's name stands for; any other expression as it is."""
+    named = lesson.formulas.get(expression.strip())
+    return named.source if named is not None else expression
+
+
+def _table_values(shown: list[tuple[str, Number | None]]) -> tuple[str, ...]:
+    """A table's values to choose from: numbers in increasing order, then texts alphabetically.
+
+    Sorted, never in the table's order, so an option's position says nothing about its term.
+    """
+    numbers = sorted((value, text) for text, value in shown if value is not None)
+    texts = sorted(text for text, value in shown if value is None)
+    return tuple(dict.fromkeys([text for _value, text in numbers] + texts))
+
+
+def _practice(lesson: Lesson, item: PracticeItem) -> PracticeCard:
+    set_name = item.set_name
+    output = tuple(" ".join(formula.format_number(lesson.evaluate(e, set_name)) for e in line) for line in item.expected)
+    answer = {lang: "\n".join(output) for lang in lesson.languages}
+    return PracticeCard(**_in_set(lesson, item, item.id, set_name), answer=answer,
+                        code={lang: code.strip("\n") + "\n" for lang, code in item.starter.items()},
+                        expected_output=output,
+                        solution={lang: code.strip("\n") + "\n" for lang, code in item.solution.items()})
+
+
+def _parameter_names(lesson: Lesson) -> frozenset[str]:
+    return frozenset(name for params in lesson.params.values() for name in params.values)
+
+
+def _names(source: str) -> frozenset[str]:
+    """The names an expression uses; none if it is not one (a blank of words)."""
+    try:
+        return formula.parse(source).names
+    except FormulaError:
+        return frozenset()
+
+
+def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]]:
+    """Parameter sets of distinct primes, resolved through the lesson's formulas.
+
+    A set where some formula cannot be evaluated (a division by zero, say) is skipped.
+    """
+    names = sorted({name for s in lesson.params.values() for name in s.values})
+    envs: list[Mapping[str, Number]] = []
+    for shift in range(count):
+        params = {name: _PRIMES[(i + 7 * shift) % len(_PRIMES)] for i, name in enumerate(names)}
+        try:
+            envs.append(formula.resolve(params, lesson.formulas))
+        except FormulaError:
+            continue
+    return envs

@@ -1,0 +1,346 @@
+"""Formulas are data, never code.
+
+A formula is a small arithmetic expression over named numbers, such as
+``(V + L + T) * d + 2 * d``. It is parsed with :func:`ast.parse` and walked
+against a whitelist: numbers, names, ``+ - * / // % **``, unary minus and
+calls to ``round``, ``min``, ``max`` and ``abs``. Anything else is refused by
+name. Integers stay exact and ``/`` gives a :class:`~fractions.Fraction`, so
+``ffn / layer`` is exact until it is displayed.
+
+Every evaluation costs little, whatever the input: the text is at most
+:data:`MAX_LENGTH` characters (so at most that many steps: a formula's names
+are values already computed, never formulas evaluated again), nesting is
+bounded, and every value, the intermediate ones included, is at most
+:data:`MAX_MAGNITUDE` with a denominator of at most :data:`MAX_DENOMINATOR`,
+so no number has more than about 120 digits. ``9**9**9**9`` and
+``((0.999999999**256)**256)**256`` fail in microseconds instead of hanging:
+a power is refused from the sizes of its base and exponent, before it is computed.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import operator
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from bertdrill.core.errors import FormulaError
+from bertdrill.core.i18n import _
+
+Number = int | Fraction
+
+MAX_LENGTH = 2_000
+MAX_DEPTH = 100
+MAX_EXPONENT = 256
+MAX_MAGNITUDE = 10**60
+MAX_DENOMINATOR = 10**60
+"""Exact fractions finer than 1/10^60 are refused as too precise, as numbers over 10^60 are as too large."""
+
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_CALLS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}  # round() is handled on its own
+_FUNCTIONS = {"round": 2, "min": None, "max": None, "abs": 1}
+
+# Names of constructs a lesson author might try, for messages that say what was refused.
+_CONSTRUCT_NAMES = {
+    ast.Attribute: "attribute access",
+    ast.Subscript: "subscripts",
+    ast.Lambda: "lambda",
+    ast.ListComp: "comprehensions",
+    ast.SetComp: "comprehensions",
+    ast.DictComp: "comprehensions",
+    ast.GeneratorExp: "comprehensions",
+    ast.Compare: "comparisons",
+    ast.BoolOp: "'and'/'or'",
+    ast.IfExp: "conditional expressions",
+    ast.List: "lists",
+    ast.Tuple: "tuples",
+    ast.Dict: "dicts",
+    ast.Set: "sets",
+    ast.JoinedStr: "f-strings",
+    ast.NamedExpr: "assignment expressions",
+    ast.Starred: "starred arguments",
+    ast.Await: "await",
+    ast.Yield: "yield",
+}
+
+
+def _normalise(value: Number) -> Number:
+    """Fractions with denominator 1 become ints, so results compare and print simply."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+def _too_large() -> FormulaError:
+    return FormulaError(_("result too large (over 10^{power})").format(power=len(str(MAX_MAGNITUDE)) - 1))
+
+
+def _too_precise() -> FormulaError:
+    return FormulaError(_("result too precise (an exact fraction finer than 1/10^{power})").format(
+        power=len(str(MAX_DENOMINATOR)) - 1))
+
+
+def _bounded(value: Number) -> Number:
+    """``value`` if it is within the bounds that keep every later step cheap; else a FormulaError."""
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+        raise _too_large()
+    if isinstance(value, Fraction) and value.denominator > MAX_DENOMINATOR:
+        raise _too_precise()
+    return _normalise(value)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A parsed, whitelisted expression; evaluate it with :meth:`evaluate`."""
+
+    source: str
+    tree: ast.expr
+    names: frozenset[str]
+
+    def evaluate(self, env: Mapping[str, Number]) -> Number:
+        return _Evaluator(env).visit(self.tree)
+
+
+def parse(source: str) -> Formula:
+    """Parse ``source`` into a :class:`Formula`, refusing anything but arithmetic."""
+    if not isinstance(source, str):
+        raise FormulaError(f"a formula must be text, not {type(source).__name__}")
+    return _parse(source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(source: str) -> Formula:
+    """Parsing is pure and a Formula is immutable, so lessons that repeat a formula parse it once."""
+    if len(source) > MAX_LENGTH:
+        raise FormulaError(f"formula too long ({len(source):,} characters; at most {MAX_LENGTH:,})")
+    if not source.strip():
+        raise FormulaError("empty formula")
+    try:
+        tree = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise FormulaError(f"not a valid formula: {exc.msg}") from None
+    except (ValueError, MemoryError, RecursionError):
+        raise FormulaError("not a valid formula") from None
+    names: set[str] = set()
+    _check(tree, 0, names)
+    return Formula(source.strip(), tree, frozenset(names))
+
+
+def _check(node: ast.AST, depth: int, names: set[str]) -> None:
+    """Walk the tree once, refusing every construct outside the whitelist."""
+    if depth > MAX_DEPTH:
+        raise FormulaError(f"formula nested too deeply (more than {MAX_DEPTH} levels)")
+    match node:
+        case ast.Constant(value=value):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                kind = "string literals" if isinstance(value, (str, bytes)) else repr(value)
+                raise FormulaError(f"{kind} are not allowed in formulas")
+        case ast.Name(id=name):
+            names.add(name)
+        case ast.BinOp(left=left, op=op, right=right):
+            if type(op) not in _BINARY:
+                raise FormulaError(f"operator {type(op).__name__} is not allowed in formulas")
+            _check(left, depth + 1, names)
+            _check(right, depth + 1, names)
+        case ast.UnaryOp(op=op, operand=operand):
+            if type(op) not in _UNARY:
+                raise FormulaError(f"operator {type(op).__name__} is not allowed in formulas")
+            _check(operand, depth + 1, names)
+        case ast.Call(func=ast.Name(id=fname), args=args, keywords=[]) if fname in _FUNCTIONS:
+            most = _FUNCTIONS[fname]
+            if not args or (most is not None and len(args) > most):
+                raise FormulaError(f"{fname}() takes 1 to {most or 'many'} arguments")
+            if most is None and len(args) < 2:  # min(0): Python's min of one number is a TypeError
+                raise FormulaError(f"{fname}() takes 2 or more arguments")
+            for arg in args:
+                _check(arg, depth + 1, names)
+        case ast.Call(func=ast.Name(id=fname)):
+            allowed = ", ".join(sorted(_FUNCTIONS))
+            raise FormulaError(f"call to {fname}() is not allowed in formulas (only {allowed})")
+        case ast.Call(func=func):
+            _check(func, depth + 1, names)  # names the real culprit: a lambda, an attribute...
+            raise FormulaError("calls are not allowed in formulas, except round, min, max and abs")
+        case _:
+            what = _CONSTRUCT_NAMES.get(type(node), type(node).__name__)
+            raise FormulaError(f"{what} not allowed in formulas")
+
+
+class _Evaluator:
+    def __init__(self, env: Mapping[str, Number]):
+        self.env = env
+
+    def visit(self, node: ast.expr) -> Number:
+        match node:
+            case ast.Constant(value=int() as value):
+                return _bounded(value)
+            case ast.Constant(value=float() as value):
+                if value != value or value in (float("inf"), float("-inf")):
+                    raise FormulaError("number literal out of range")
+                return _bounded(Fraction(repr(value)))
+            case ast.Name(id=name):
+                return self.lookup(name)
+            case ast.BinOp(left=left, op=op, right=right):
+                return self.binary(op, self.visit(left), self.visit(right))
+            case ast.UnaryOp(op=op, operand=operand):
+                return _bounded(_UNARY[type(op)](self.visit(operand)))
+            case ast.Call(func=ast.Name(id=fname), args=args):
+                return self.call(fname, [self.visit(arg) for arg in args])
+        raise FormulaError("formula was not checked before evaluation")  # parse() prevents this
+
+    def lookup(self, name: str) -> Number:
+        try:
+            return self.env[name]
+        except KeyError:
+            raise FormulaError(unknown_name_message(name, self.env)) from None
+
+    def binary(self, op: ast.operator, left: Number, right: Number) -> Number:
+        if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)):
+            if right == 0:
+                raise FormulaError("division by zero")
+            if isinstance(op, ast.Div):
+                return _bounded(Fraction(left) / Fraction(right))
+        if isinstance(op, ast.Pow):
+            return _bounded(_power(left, right))
+        return _bounded(_BINARY[type(op)](left, right))
+
+    def call(self, fname: str, args: list[Number]) -> Number:
+        if fname == "round":
+            if len(args) == 2:
+                digits = args[1]
+                if not isinstance(digits, int) or not -30 <= digits <= 30:
+                    raise FormulaError("round()'s digits must be a whole number from -30 to 30")
+                return _bounded(round(Fraction(args[0]), digits))
+            return _bounded(round(Fraction(args[0])))
+        return _bounded(_CALLS[fname](*args))
+
+
+def _power(base: Number, exponent: Number) -> Number:
+    if not isinstance(exponent, int):
+        raise FormulaError("exponents must be whole numbers")
+    if abs(exponent) > MAX_EXPONENT:
+        raise FormulaError(f"exponent too large ({exponent}; at most {MAX_EXPONENT})")
+    if base == 0 and exponent < 0:
+        raise FormulaError("division by zero")
+    # Refuse from the sizes before computing: a reduced fraction's power is reduced, so the result's
+    # denominator is the (flipped) base's denominator to the power, and its size is known in advance.
+    base = Fraction(base)
+    top, bottom = abs(base.numerator), base.denominator
+    if exponent < 0:
+        top, bottom = bottom, top
+    times = abs(exponent)
+    if times * (top.bit_length() - bottom.bit_length() - 1) >= MAX_MAGNITUDE.bit_length():
+        raise _too_large()  # |result| >= 2^that > MAX_MAGNITUDE
+    if times * (bottom.bit_length() - 1) >= MAX_DENOMINATOR.bit_length():
+        raise _too_precise()  # denominator >= 2^that > MAX_DENOMINATOR
+    return base**exponent
+
+
+def unknown_name_message(name: str, known: Collection[str]) -> str:
+    """``unknown name 'dd'; did you mean 'd'?`` with the nearest known names."""
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown name {name!r}{hint}"
+
+
+def evaluate(source: str, env: Mapping[str, Number]) -> Number:
+    """Parse and evaluate ``source`` over ``env`` in one step."""
+    return parse(source).evaluate(env)
+
+
+def resolve(params: Mapping[str, Number], formulas: Mapping[str, Formula]) -> dict[str, Number]:
+    """Evaluate every formula over one parameter set, in dependency order.
+
+    Returns the parameters and every formula's value in one mapping. Unknown
+    names get a suggestion; a cycle is reported with its members in order.
+    """
+    values: dict[str, Number] = dict(params)
+    known = set(params) | set(formulas)
+    for name in order(formulas, known):
+        try:
+            values[name] = formulas[name].evaluate(values)
+        except FormulaError as exc:
+            raise FormulaError(f"formula {name!r}: {exc}", formula=name) from None
+    return values
+
+
+def order(formulas: Mapping[str, Formula], known: set[str]) -> list[str]:
+    """Formula names sorted so each comes after the formulas it uses."""
+    done: list[str] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, path: list[str]) -> None:
+        if state.get(name) == "done":
+            return
+        if state.get(name) == "visiting":
+            cycle = path[path.index(name):] + [name]
+            raise FormulaError("formula cycle: " + " -> ".join(cycle), formula=cycle[0])
+        state[name] = "visiting"
+        for used in sorted(formulas[name].names):
+            if used not in known:
+                raise FormulaError(f"formula {name!r}: {unknown_name_message(used, known)}", formula=name)
+            if used in formulas:
+                visit(used, path + [name])
+        state[name] = "done"
+        done.append(name)
+
+    for name in formulas:
+        visit(name, [])
+    return done
+
+
+def decimal_exponent(value: Number) -> int:
+    """The power of ten of ``value``'s first significant digit (``floor(log10(|value|))``), exactly.
+
+    ``0.05`` gives -2 and ``23837184`` gives 7. Estimated from the bit lengths, then corrected
+    by a comparison or two: quick for any size (multiplying by ten until the value reaches 1
+    was cubic, and ``str()`` of an int over 4,300 digits raises).
+    """
+    value = abs(Fraction(value))
+    if value == 0:
+        raise ValueError("zero has no first significant digit")
+    exponent = (value.numerator.bit_length() - value.denominator.bit_length()) * 30103 // 100000  # log10(2)
+    while Fraction(10) ** exponent > value:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    return exponent
+
+
+def format_number(value: Number, *, grouping: str = "", decimal: str = ".") -> str:
+    """Show a value as Python would print it: ints plainly, fractions as decimals.
+
+    ``grouping`` is a thousands separator ("," in English, "." in Turkish), ``decimal`` the
+    decimal mark ("," in Turkish: 3.072.000,5, never 3.072.000.5).
+    Fractions that are exact decimals (``333/500``) print exactly (``0.666``);
+    others fall back to the shortest float representation.
+    """
+    value = _normalise(value)
+    if isinstance(value, int):
+        # One rule for every number from 1,000 up, so 3,072 stands beside 30,522 in the same column.
+        return f"{value:,}".replace(",", grouping) if grouping else str(value)
+    denominator, digits = value.denominator, 0
+    for factor in (2, 5):
+        count = 0
+        while denominator % factor == 0:
+            denominator //= factor
+            count += 1
+        digits = max(digits, count)  # 2^a 5^b needs max(a, b) decimal places
+    if denominator == 1:
+        scaled = abs(value.numerator * 10**digits // value.denominator)
+        whole, frac = divmod(scaled, 10**digits)
+        sign = "-" if value < 0 else ""
+        return f"{sign}{format_number(whole, grouping=grouping)}{decimal}{frac:0{digits}d}"
+    return repr(float(value)).replace(".", decimal)

@@ -1,0 +1,160 @@
+"""Everything bertdrill knows about a language, in one table: its name, how it writes numbers, sheet words.
+
+Other modules ask here (:func:`thousands_separator`, :func:`decimal_mark`, :func:`name`, ...)
+instead of listing languages themselves, so adding a language is one entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class NumberWords:
+    """How a language spells whole numbers, read by :mod:`bertdrill.core.number_words`."""
+
+    units: Mapping[str, int]  # words below ten (and, in English, ten to nineteen)
+    tens: Mapping[str, int]  # twenty, thirty ... (Turkish: on, yirmi ...)
+    hundred: tuple[str, ...]
+    scales: Mapping[str, int]  # thousand, million, billion
+    zero: tuple[str, ...]
+    fillers: tuple[str, ...] = ()  # words that add nothing: "and" in "one hundred and ten"
+    one: tuple[str, ...] = ()  # articles that stand for one before a hundred or a scale: "a million"
+
+
+@dataclass(frozen=True)
+class SheetLabels:
+    """The words a sheet prints around the lesson's texts, in the sheet's language."""
+
+    version: str
+    name: str
+    date: str
+    score: str
+    key: str
+    point: str
+    points_plural: str
+    points_title: str
+    questions: str
+    page: str
+    given: str
+    answer: str
+    seed: str
+    match_hint: str
+    student_id: str
+    class_name: str
+    instructions: str  # the default line under the header, when the lesson and --instructions give none
+    of: str  # "Page 2 of 3"
+    question: str  # the score table's first column
+    total: str
+    accepted: str  # the key: other answers to accept
+    tolerance: str  # the key: "within ±1%"
+    work: str  # the room to work a number out
+
+    def points(self, count: int) -> str:
+        return f"{count} {self.point if count == 1 else self.points_plural}"
+
+
+_ENGLISH_SHEET = SheetLabels(version="Version", name="Name", date="Date", score="Score", key="Answer key",
+                             point="point", points_plural="points", points_title="Points", questions="questions", page="Page",
+                             given="Given", answer="Answer", seed="seed",
+                             match_hint="Write the letter of the matching entry in each box.",
+                             student_id="Student ID", class_name="Class",
+                             instructions="Answer every question. For each number, show your working.",
+                             of="of", question="Question", total="Total", accepted="Also accepted",
+                             tolerance="within", work="Working")
+_TURKISH_SHEET = SheetLabels(version="Grup", name="Ad Soyad", date="Tarih", score="Alınan puan", key="Cevap anahtarı",
+                             point="puan", points_plural="puan", points_title="Puan", questions="soru", page="Sayfa",
+                             given="Verilenler", answer="Cevap", seed="tohum",
+                             match_hint="Her kutuya eşleşen seçeneğin harfini yazın.",
+                             student_id="Öğrenci no", class_name="Sınıf",
+                             instructions="Bütün soruları cevaplayın. Her sayı için işleminizi gösterin.",
+                             of="/", question="Soru", total="Toplam", accepted="Kabul edilenler",
+                             tolerance="tolerans", work="İşlem")
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # "en", "tr": as lessons name it
+    name: str  # the language's own name, for deck and sheet titles
+    thousands: str = ","  # 23,837,184
+    decimal: str = "."  # 1.5
+    turkic_case: bool = False  # dotted and dotless i: "İ" folds to "i", "I" to "ı"
+    number_words: NumberWords | None = None  # "four", "dört", "one hundred and ten million"
+    articles: frozenset[str] = frozenset()  # words a choice text may add or leave out: "a", "the"
+    # Letters people type without their marks on a US keyboard ("cift yonlu" for "çift yönlü"):
+    # accepted with a spelling note.
+    plain_letters: Mapping[str, str] = field(default_factory=dict)
+    sheet: SheetLabels | None = None  # the words a quiz sheet prints, where bertdrill has them
+
+
+_ENGLISH_NUMBERS = NumberWords(
+    units={"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+           "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+           "seventeen": 17, "eighteen": 18, "nineteen": 19},
+    tens={"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+          "ninety": 90},
+    hundred=("hundred",),
+    scales={"thousand": 10**3, "million": 10**6, "billion": 10**9},
+    zero=("zero", "nought", "nil"),
+    fillers=("and",),
+    one=("a", "an"),
+)
+_TURKISH_NUMBERS = NumberWords(
+    units={"bir": 1, "iki": 2, "üç": 3, "dört": 4, "beş": 5, "altı": 6, "yedi": 7, "sekiz": 8, "dokuz": 9},
+    tens={"on": 10, "yirmi": 20, "otuz": 30, "kırk": 40, "elli": 50, "altmış": 60, "yetmiş": 70, "seksen": 80,
+          "doksan": 90},
+    hundred=("yüz",),
+    scales={"bin": 10**3, "milyon": 10**6, "milyar": 10**9},
+    zero=("sıfır",),
+)
+_TURKISH_LETTERS = {"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü": "u", "â": "a", "î": "i", "û": "u",
+                    "Ç": "C", "Ğ": "G", "İ": "I", "Ö": "O", "Ş": "S", "Ü": "U", "Â": "A", "Î": "I", "Û": "U"}
+
+
+LANGUAGES: dict[str, Language] = {language.code: language for language in (
+    Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"}),
+             sheet=_ENGLISH_SHEET),
+    # Turkish has no articles ("bir" is also the number one)
+    Language("tr", "Türkçe", ".", ",", turkic_case=True, number_words=_TURKISH_NUMBERS,
+             plain_letters=_TURKISH_LETTERS, sheet=_TURKISH_SHEET),
+    Language("az", "Azərbaycanca", turkic_case=True),  # folds the Turkish way; numbers as in English
+    Language("de", "Deutsch", ".", ","),
+    Language("es", "Español", ".", ","),
+    Language("it", "Italiano", ".", ","),
+    Language("pt", "Português", ".", ","),
+    Language("nl", "Nederlands", ".", ","),
+    Language("id", "Bahasa Indonesia", ".", ","),
+)}
+
+_DEFAULT = Language("", "")  # a language not in the table writes numbers the English way
+
+
+def language(code: str) -> Language:
+    """The table's entry for ``code`` ("tr"), or English conventions for a code it does not list."""
+    return LANGUAGES.get(code, _DEFAULT)
+
+
+def base(code: str) -> str:
+    """``tr`` for ``tr``, ``tr-TR`` or ``tr_TR``."""
+    return code.split("-")[0].split("_")[0].lower()
+
+
+def thousands_separator(code: str) -> str:
+    """The thousands separator people expect: 23,837,184 in English, 23.837.184 in Turkish."""
+    return language(code).thousands
+
+
+def decimal_mark(code: str) -> str:
+    """``.`` in English, ``,`` in Turkish."""
+    return language(code).decimal
+
+
+def turkic_case(code: str) -> bool:
+    """Whether case folds the Turkish way; a region is ignored: "tr-TR" and "tr_TR" fold as "tr"."""
+    return language(code.split("-")[0].split("_")[0].lower()).turkic_case
+
+
+def name(code: str) -> str:
+    """The language's own name ("Türkçe"), or its code when the table does not know it."""
+    return language(code).name or code

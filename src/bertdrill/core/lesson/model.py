@@ -1,0 +1,255 @@
+"""What a lesson is once read: parameter sets, formulas and items, one frozen dataclass per item kind."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal, assert_never
+
+from bertdrill.core import formula
+from bertdrill.core.errors import FormulaError
+from bertdrill.core.formula import Formula, Number
+from bertdrill.core.kinds import Kind
+from bertdrill.core.numbers import format_number
+
+BLANK = "____"
+Text = Mapping[str, str]  # language code -> text
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:@([a-z0-9][a-z0-9_-]*))?\}")
+
+
+@dataclass(frozen=True)
+class ParamSet:
+    name: str
+    title: str
+    values: Mapping[str, Number]
+    line: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A number the lesson states in prose: exact, or approximate by significant figures."""
+
+    value: str  # a formula expression, usually a formula's name
+    set: str
+    stated: str  # "110M", "~23 million", "2/3", "0.666"
+    digits: int | None
+    line: int
+
+
+@dataclass(frozen=True)
+class Pair:
+    id: str
+    term: Text
+    meaning: Text | None  # a text meaning, or None when `value` gives it
+    value: str | None  # a formula expression over the table's parameter set
+    line: int
+    question: Text = field(default_factory=dict)  # the pair asked as a question, per language (optional)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ItemBase:
+    """What every item has; each kind adds its own fields below."""
+
+    id: str
+    line: int
+    prompt: Text
+    explanation: Text = field(default_factory=dict)
+    source: Text = field(default_factory=dict)  # where what the item says comes from, when not the lesson's source
+    tags: tuple[str, ...] = ()
+    accept: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    claims: tuple[Claim, ...] = ()
+    points: int | None = None  # what the item is worth on a sheet; None: its kind's default
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactItem(ItemBase):
+    answer: Text
+
+    @property
+    def kind(self) -> Literal[Kind.FACT]:
+        return Kind.FACT
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChoiceItem(ItemBase):
+    options: Mapping[str, tuple[str, ...]]
+    correct: int  # 0-based index of the right option
+    answer: Text  # the right option's text
+
+    @property
+    def kind(self) -> Literal[Kind.CHOICE]:
+        return Kind.CHOICE
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlankItem(ItemBase):
+    text: Text  # code with ____, per language (its identifiers and comments may differ; its numbers may not)
+    fill: str  # what goes in the blank
+    checks: str  # the formula the filled text must equal
+    answer: Text  # the fill, in every language
+
+    @property
+    def kind(self) -> Literal[Kind.BLANK]:
+        return Kind.BLANK
+
+
+@dataclass(frozen=True, kw_only=True)
+class NumericItem(ItemBase):
+    formula: str
+    sets: tuple[str, ...]  # one card per set
+    stated: Mapping[str, Number] = field(default_factory=dict)
+    tolerance: Fraction = Fraction(0)  # relative
+
+    @property
+    def kind(self) -> Literal[Kind.NUMERIC]:
+        return Kind.NUMERIC
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchItem(ItemBase):
+    set_name: str  # the parameter set its values come from
+    pairs: tuple[Pair, ...]
+
+    @property
+    def kind(self) -> Literal[Kind.MATCH]:
+        return Kind.MATCH
+
+
+@dataclass(frozen=True, kw_only=True)
+class PracticeItem(ItemBase):
+    set_name: str
+    starter: Text  # the code the learner starts from, per language
+    solution: Text  # the sample solution, per language: each is run by `check --run-solutions`
+    expected: tuple[tuple[str, ...], ...]  # output lines as expressions
+
+    @property
+    def kind(self) -> Literal[Kind.PRACTICE]:
+        return Kind.PRACTICE
+
+
+Item = FactItem | ChoiceItem | BlankItem | NumericItem | MatchItem | PracticeItem
+
+
+def own_set(item: Item) -> str | None:
+    """The parameter set an item's placeholders default to: its first (or only) one."""
+    match item:
+        case FactItem() | ChoiceItem() | BlankItem():
+            return None
+        case NumericItem():
+            return item.sets[0] if item.sets else None
+        case MatchItem() | PracticeItem():
+            return item.set_name
+        case _:
+            assert_never(item)
+
+
+def item_texts(item: Item) -> Iterator[tuple[str, str, str]]:
+    """Every human text of an item as (field, language, text), for rendering checks."""
+    answer: Text = {}
+    options: Mapping[str, tuple[str, ...]] = {}
+    pairs: tuple[Pair, ...] = ()
+    match item:
+        case FactItem() | BlankItem():
+            answer = item.answer
+        case ChoiceItem():
+            answer, options = item.answer, item.options
+        case MatchItem():
+            pairs = item.pairs
+        case NumericItem() | PracticeItem():
+            pass
+        case _:
+            assert_never(item)
+    for field_name, texts in (("prompt", item.prompt), ("answer", answer), ("explanation", item.explanation)):
+        for language, text in texts.items():
+            yield field_name, language, text
+    for language, choices in options.items():
+        for text in choices:
+            yield "options", language, text
+    for pair in pairs:
+        for language, text in pair.term.items():
+            yield "pairs", language, text
+        for language, text in (pair.meaning or {}).items():
+            yield "pairs", language, text
+        for language, text in pair.question.items():
+            yield "pairs", language, text
+
+
+def filled_expression(text: str, fill: str) -> str:
+    """The blank's text with the blank filled, right of its last '=' (``dikkat = 4 * ...`` -> ``4 * ...``)."""
+    filled = text.replace(BLANK, f"({fill})")
+    return filled.rsplit("=", 1)[-1].strip()
+
+
+@dataclass(frozen=True)
+class SheetSettings:
+    """The lesson's ``[sheet]`` table: what a quiz sheet of it prints besides the questions."""
+
+    instructions: Text = field(default_factory=dict)  # a line under the header, per language
+    legend: Mapping[str, Text] = field(default_factory=dict)  # parameter name -> what it stands for
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    path: str
+    languages: tuple[str, ...]
+    title: Text
+    summary: Text
+    source: Text
+    tags: tuple[str, ...]
+    params: Mapping[str, ParamSet]
+    formulas: Mapping[str, Formula]
+    items: tuple[Item, ...]
+    formula_lines: Mapping[str, int] = field(default_factory=dict)
+    verified: int = 0  # how many stated numbers were proven against their formulas
+    sheet: SheetSettings = field(default_factory=SheetSettings)
+
+    # memo for values()/evaluate(): keys are a set name or an (expression, set name) pair
+    _resolved: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def evaluate(self, expr: str, set_name: str) -> Number:
+        """An expression's value over one parameter set (memoised: lessons repeat ``total`` a lot)."""
+        key = (expr, set_name)
+        if key not in self._resolved:
+            self._resolved[key] = formula.evaluate(expr, self.values(set_name))
+        value: Number = self._resolved[key]
+        return value
+
+    def values(self, set_name: str) -> Mapping[str, Number]:
+        """Every parameter and formula value of one parameter set (computed once)."""
+        if set_name not in self._resolved:
+            self._resolved[set_name] = formula.resolve(self.params[set_name].values, self.formulas)
+        values: Mapping[str, Number] = self._resolved[set_name]
+        return values
+
+    def render(self, text: str, language: str, set_name: str | None = None) -> str:
+        """Fill a text's placeholders: ``{set}``, ``{d}`` (the item's set) or ``{total@bert-large}``.
+
+        Numbers in prose come from the formulas, so they can never disagree
+        with them. ``{{`` and ``}}`` stand for literal braces.
+        """
+        if "{" not in text and "}" not in text:
+            return text  # most texts have no placeholders: skip the regular expression
+        def fill(match: re.Match[str]) -> str:
+            name, explicit = match.group(1), match.group(2)
+            if name is None:
+                return match.group(0)[0]
+            where = explicit or set_name
+            if where is None:
+                example = next(iter(self.params), "SET")
+                raise FormulaError(f"placeholder {{{name}}} needs a parameter set, as in {{{name}@{example}}}")
+            if where not in self.params:
+                raise FormulaError(formula.unknown_name_message(where, self.params).replace("name", "parameter set", 1))
+            if name == "set":
+                return self.params[where].title
+            values = self.values(where)
+            if name not in values:
+                raise FormulaError(f"placeholder: {formula.unknown_name_message(name, values)}")
+            return format_number(values[name], language)
+
+        return PLACEHOLDER.sub(fill, text)
+
+    def item(self, item_id: str) -> Item:
+        return next(item for item in self.items if item.id == item_id)

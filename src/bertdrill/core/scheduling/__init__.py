@@ -1,0 +1,31 @@
+"""The schedulers a learner can choose, behind :class:`bertdrill.ports.Scheduler`.
+
+- ``sm2``: SM-2 as the team pinned it (:mod:`bertdrill.core.scheduling.sm2`), the default.
+- ``fsrs``: FSRS-6 through py-fsrs (:mod:`bertdrill.core.scheduling.fsrs`).
+
+Also pure: :mod:`.replay` rebuilds a card's state from its review log (switching scheduler),
+and :mod:`.calibration` scores how well each scheduler predicted the learner's recall.
+"""
+
+from __future__ import annotations
+
+from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, FSRS
+from bertdrill.core.scheduling.sm2 import SM2
+
+NAMES = ("sm2", "fsrs")
+"""The schedulers by their stored names; ``sm2`` is the default."""
+
+TITLES = {"sm2": "SM-2", "fsrs": "FSRS", "fsrs-fitted": "FSRS*"}
+"""How the screen names each scheduler (FSRS*: FSRS with parameters fitted to the learner's log)."""
+
+DEFAULT = "sm2"
+
+
+def scheduler_named(name: str, retention: float | None = None) -> SM2 | FSRS:
+    """The scheduler stored as ``name``; ``retention`` is FSRS's desired retention (None: 0.90)."""
+    match name:
+        case "sm2":
+            return SM2()
+        case "fsrs":
+            return FSRS(DEFAULT_RETENTION if retention is None else retention)
+    raise ValueError(f"no scheduler named {name!r}; the names are {', '.join(NAMES)}")

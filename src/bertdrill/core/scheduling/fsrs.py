@@ -1,0 +1,238 @@
+"""FSRS-6 as a bertdrill scheduler, computed by py-fsrs (the ``fsrs`` package), not re-implemented.
+
+Settings, as pinned (``docs/scheduling.md``):
+
+- py-fsrs's default parameters (FSRS-6), desired retention 0.90, settable from 0.70 to 0.97;
+- no fuzz, so the same history always gives the same schedule;
+- no learning or relearning steps (minutes apart): the session's same-day re-drill plays
+  that role, and only the first answer of a study day reaches :meth:`FSRS.review`.
+
+Whole study days. A review on study day ``d`` is given to py-fsrs at 00:00 UTC of ``d``, so
+the time since the last review is always a whole number of study days, and py-fsrs's own
+interval (the stability scaled to the desired retention, rounded by py-fsrs with Python's
+``round``: to the nearest whole day, a half to the even day; at least 1 day, at most 36,500)
+is added to the study day: ``due = d + interval``.
+
+State. FSRS's memory state (stability, difficulty) lives in :class:`bertdrill.core.scheduling.sm2.Schedule`
+beside SM-2's fields. Without steps, py-fsrs's card state is Learning before the first review
+(a new card: ``due is None``) and Review after it, so it is not stored. The day of the last
+review is ``due - interval``. ``repetitions``, ``lapses`` and EF are kept by SM-2's rules (they
+depend on the grades alone, not on the intervals), so they are exactly what SM-2 would hold, and what
+``stats`` says about them (leeches, hardest cards by EF) means the same under both schedulers.
+
+Pure: py-fsrs is pure computation (no I/O, no clock when every time is passed in), and it is
+imported on first use so that ``bertdrill --help`` does not pay for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+from bertdrill.core.scheduling.replay import scheduling_answers
+from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
+
+if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
+    import fsrs
+
+DEFAULT_RETENTION = 0.90
+"""Desired retention: FSRS chooses each interval so that recall is predicted to fall to this."""
+
+MIN_RETENTION = 0.70
+MAX_RETENTION = 0.97
+"""The retentions a learner may choose: below 0.70 forgets too much, above 0.97 reviews far too often."""
+
+RATING_OF_GRADE = {0: 1, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4}
+"""bertdrill's grade 0-5 -> FSRS's rating: 0-2 Again (1), 3 Hard (2), 4 Good (3), 5 Easy (4)."""
+
+
+class RetentionError(BertdrillError):
+    """A desired retention outside 0.70-0.97."""
+
+
+def check_retention(retention: float) -> float:
+    """The retention as a float, or :class:`RetentionError` for one outside 0.70-0.97 (or not a number)."""
+    if isinstance(retention, bool) or not isinstance(retention, int | float) or math.isnan(retention) \
+            or not MIN_RETENTION <= retention <= MAX_RETENTION:
+        raise RetentionError(_("desired retention must be from {low} to {high}, got {value}").format(
+            low=f"{MIN_RETENTION:.2f}", high=f"{MAX_RETENTION:.2f}", value=retention))
+    return float(retention)
+
+
+@cache
+def _library() -> ModuleType:
+    """py-fsrs, imported on first use."""
+    import fsrs
+
+    return fsrs
+
+
+@cache
+def _scheduler(retention: float, parameters: tuple[float, ...] | None = None) -> fsrs.Scheduler:
+    """py-fsrs's scheduler with bertdrill's settings: default parameters (or fitted ones), no fuzz, no steps."""
+    library = _library()
+    return library.Scheduler(parameters=parameters or library.scheduler.DEFAULT_PARAMETERS,
+                             desired_retention=retention, learning_steps=(), relearning_steps=(),
+                             enable_fuzzing=False)
+
+
+@cache
+def _ratings() -> dict[int, fsrs.Rating]:
+    """py-fsrs's Rating of each bertdrill grade."""
+    return {grade: _library().Rating(rating) for grade, rating in RATING_OF_GRADE.items()}
+
+
+@cache
+def _moment(day: date) -> datetime:
+    """The time py-fsrs sees for a review on study day ``day``: its midnight, in UTC (cached: a replay of a
+    long log meets the same days again and again)."""
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+def last_review(state: Schedule) -> date | None:
+    """The study day of the card's latest scheduled review (None for a new card)."""
+    return None if state.due is None else state.due - timedelta(days=state.interval)
+
+
+def _card(state: Schedule) -> fsrs.Card:
+    """The py-fsrs card for a state: new (Learning) until FSRS has a memory state for it.
+
+    A card reviewed only by SM-2 has none; switching scheduler replays its log first, so this
+    only happens to a card handed over without a replay, which FSRS then starts afresh.
+    """
+    library = _library()
+    reviewed = last_review(state)
+    if state.due is None or reviewed is None or state.stability is None or state.difficulty is None:
+        return library.Card(card_id=0, due=_moment(date.min))  # card_id and due given: py-fsrs reads no clock
+    return library.Card(card_id=0, state=library.State.Review, step=None, stability=state.stability,
+                        difficulty=state.difficulty, due=_moment(state.due), last_review=_moment(reviewed))
+
+
+@dataclass(frozen=True)
+class FSRS:
+    """FSRS-6 as a :class:`bertdrill.ports.Scheduler`, at a desired ``retention`` (0.70-0.97)."""
+
+    retention: float = DEFAULT_RETENTION
+
+    def __post_init__(self) -> None:
+        check_retention(self.retention)
+
+    @property
+    def name(self) -> str:
+        return "fsrs"
+
+    @property
+    def initial(self) -> Schedule:
+        return NEW
+
+    def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
+        """The state after grading the card ``grade`` (0-5) on study day ``today`` (its first answer that day)."""
+        check_grade(grade)
+        _check_day(today)
+        return self._review(state, grade, today)
+
+    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+        """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
+        _check_day(today)
+        cards: dict[int, fsrs.Card] = {}  # py-fsrs runs once per rating: grades 0-2 share Again's memory
+        for grade, rating in RATING_OF_GRADE.items():
+            if rating not in cards:
+                cards[rating] = self._memory(state, grade, today)
+        return {grade: _after(state, grade, cards[rating], today) for grade, rating in RATING_OF_GRADE.items()}
+
+    def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
+        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
+        gives answer after answer, computed on py-fsrs's own cards without a :class:`Schedule` between
+        them (a switch replays a million answers)."""
+        forecast = FSRSForecast(self.retention)
+        card, repetitions, ef100, lapses, last = forecast.start(), 0, NEW.ef100, 0, None
+        for day, grade in answers:
+            card = forecast.review(card, check_grade(grade), day)
+            passed = grade >= PASSING
+            lapses += not passed and repetitions >= 1
+            repetitions = repetitions + 1 if passed else 0
+            ef100 = max(EF_FLOOR, ef100 + DELTA[grade])
+            last = day
+        if last is None:
+            return NEW
+        interval = (card.due - _moment(last)).days
+        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval,
+                        due=last + timedelta(days=interval), lapses=lapses, stability=card.stability,
+                        difficulty=card.difficulty)
+
+    def retrievability(self, state: Schedule, *, today: date) -> float:
+        """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
+        return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
+
+    def _review(self, state: Schedule, grade: int, today: date) -> Schedule:
+        return _after(state, grade, self._memory(state, grade, today), today)
+
+    def _memory(self, state: Schedule, grade: int, today: date) -> fsrs.Card:
+        """py-fsrs's card after this review."""
+        return _scheduler(self.retention).review_card(_card(state), _ratings()[grade], _moment(today))[0]
+
+
+def _after(state: Schedule, grade: int, card: fsrs.Card, today: date) -> Schedule:
+    """The state after a review graded ``grade`` on ``today`` that left py-fsrs's ``card``: FSRS's memory and
+    interval, and SM-2's bookkeeping (repetitions, EF, lapses: they depend on the grades alone)."""
+    interval = (card.due - _moment(today)).days
+    passed = grade >= PASSING
+    return Schedule(
+        repetitions=state.repetitions + 1 if passed else 0,
+        ef100=max(EF_FLOOR, state.ef100 + DELTA[grade]),
+        interval=interval,
+        due=today + timedelta(days=interval),
+        lapses=state.lapses + (1 if not passed and state.repetitions >= 1 else 0),
+        stability=card.stability,
+        difficulty=card.difficulty,
+    )
+
+
+def _check_day(today: date) -> None:
+    if isinstance(today, datetime) or not isinstance(today, date):
+        raise TypeError(f"today must be a date (a study day), got {today!r}")
+
+
+class FSRSForecast:
+    """FSRS replayed on py-fsrs's own cards, for the calibration: each review goes straight from one
+    py-fsrs card to the next (no :class:`Schedule` in between), and the prediction is py-fsrs's
+    retrievability. The same computation as :meth:`FSRS.review`, in a quarter less time."""
+
+    def __init__(self, retention: float = DEFAULT_RETENTION, parameters: Sequence[float] | None = None, *,
+                 name: str = "fsrs"):
+        self.name = name
+        self._scheduler = _scheduler(check_retention(retention), tuple(parameters) if parameters else None)
+        self._ratings = _ratings()
+
+    def start(self) -> fsrs.Card:
+        return _card(NEW)
+
+    def recall(self, memory: fsrs.Card, day: date) -> float:
+        return self._scheduler.get_card_retrievability(memory, _moment(day))
+
+    def review(self, memory: fsrs.Card, grade: int, day: date) -> fsrs.Card:
+        return self._scheduler.review_card(memory, self._ratings[grade], _moment(day))[0]
+
+
+def fit_parameters(logs: Iterable[Iterable[tuple[date, int]]]) -> list[float]:
+    """FSRS's 21 parameters fitted to these cards' logs by py-fsrs's optimizer (PyTorch; minutes on a CPU).
+
+    Each log is one card's answers, (study day, grade), oldest first; only the first answer of a study
+    day counts, as when scheduling, given to py-fsrs at the study day's midnight with the same rating.
+    """
+    library = _library()
+    from fsrs.optimizer import Optimizer
+
+    ratings = _ratings()
+    review_logs = [library.ReviewLog(card_id=number, rating=ratings[grade], review_datetime=_moment(day),
+                                     review_duration=None)
+                   for number, log in enumerate(logs) for day, grade in scheduling_answers(log)]
+    return [float(value) for value in Optimizer(review_logs).compute_optimal_parameters()]
+

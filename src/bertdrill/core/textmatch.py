@@ -1,0 +1,118 @@
+"""Comparing answer texts by meaning rather than by keystroke.
+
+- :func:`choice_key`: a choice option's text as the learner means it, ignoring case, articles,
+  punctuation and spacing: ``bidirectional encoder; no causal mask``, ``A bidirectional encoder,
+  no causal mask`` and ``a  Bidirectional encoder no causal mask.`` all name the same option.
+  Letters inside a word are untouched, so a real typo stays a typo.
+- :func:`fold_letters`: Turkish typed on a US keyboard (``cift yonlu`` for ``çift yönlü``), so
+  grading can accept it with a spelling note instead of calling it wrong.
+
+Per-language data (articles, plain-letter spellings) lives in :mod:`bertdrill.core.languages`.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+
+from bertdrill.core.languages import base, turkic_case
+from bertdrill.core.languages import language as language_of
+
+
+def fold_letters(text: str, language: str) -> str:
+    """``text`` as typed on a US keyboard in ``language``: ``çift yönlü`` -> ``cift yonlu`` in Turkish.
+
+    The language's ``plain_letters`` say which letters lose their marks; other languages keep them.
+    """
+    letters = language_of(base(language)).plain_letters
+    if not letters:
+        return text
+    return unicodedata.normalize("NFC", text).translate(_table(base(language), letters))
+
+
+def folds_letters(language: str) -> bool:
+    """Whether people often type ``language`` without some of its letters (Turkish on a US keyboard)."""
+    return bool(language_of(base(language)).plain_letters)
+
+
+_tables: dict[str, dict[int, str]] = {}
+
+
+def _table(code: str, letters: Mapping[str, str]) -> dict[int, str]:
+    if code not in _tables:
+        _tables[code] = str.maketrans(dict(letters))
+    return _tables[code]
+
+
+def choice_key(normalised: str, language: str) -> str:
+    """``normalised`` (already case-folded) without punctuation, articles and extra spaces.
+
+    Punctuation becomes a space, so ``encoder;no`` is two words, as the learner meant.
+    """
+    spaced = "".join(" " if unicodedata.category(ch)[0] == "P" else ch for ch in normalised)
+    articles = language_of(base(language)).articles
+    return " ".join(word for word in spaced.split() if word not in articles)
+
+
+MAX_NUMBER_WORDS = 6
+"""Number words spelt over more words than this are not looked for in a prompt ("one hundred and ten million")."""
+
+
+def gives_away(prompt: str, answers: Iterable[str], language: str) -> str | None:
+    """The part of ``prompt`` that is one of its ``answers``, or None.
+
+    A number answer is found as digits or in words (``four`` for ``4``, ``dört`` in Turkish); a text
+    answer as whole words, ignoring case, articles and punctuation. One- and two-letter text answers
+    are not looked for: they occur in any sentence.
+    """
+    from bertdrill.core.number_words import parse_words
+
+    words = _casefold(prompt, language).replace("-", " ").split()
+    tokens = [word.strip(_PUNCTUATION) for word in words]
+    key = f" {choice_key(_casefold(prompt, language), language)} "
+    numbers: list[tuple[int, str]] | None = None  # the prompt's numbers, in order: read once, on the first need
+    for answer in answers:
+        text = _casefold(answer, language).strip().rstrip(".")
+        value = int(text) if text.isdigit() and text.isascii() else parse_words(text, language)
+        if value is not None:
+            if numbers is None:
+                numbers = list(_numbers_in(tokens, words, language))
+            found = next((shown for number, shown in numbers if number == value), None)
+            if found is not None:
+                return found
+            continue
+        wanted = choice_key(text, language)
+        if len(wanted) >= 3 and f" {wanted} " in key:
+            return wanted
+    return None
+
+
+_PUNCTUATION = ".,;:!?()[]{}\"'«»“”‘’"
+
+
+def _numbers_in(tokens: list[str], words: list[str], language: str) -> Iterator[tuple[int, str]]:
+    """Every number a run of up to MAX_NUMBER_WORDS tokens spells, with its text, by start then length.
+
+    A run starts only at a token that is a number by itself: one that does not ("a" of "a hundred", "and")
+    adds nothing the run from the next token lacks, and skipping it reads each prompt in linear time.
+    """
+    from bertdrill.core.number_words import parse_words
+
+    def value(piece: str) -> int | None:
+        if piece.isdigit():
+            return int(piece) if piece.isascii() else None
+        return parse_words(piece, language)
+
+    for start, token in enumerate(tokens):
+        if value(token) is None:
+            continue
+        for end in range(start + 1, min(len(tokens), start + MAX_NUMBER_WORDS) + 1):
+            number = value(" ".join(tokens[start:end]))
+            if number is not None:
+                yield number, " ".join(words[start:end]).strip(_PUNCTUATION)
+
+
+def _casefold(text: str, language: str) -> str:
+    if turkic_case(language):
+        text = text.replace("İ", "i").replace("I", "ı")
+    return unicodedata.normalize("NFC", text).casefold()
