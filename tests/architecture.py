@@ -49,10 +49,15 @@ class Layers:
         return cls(frozenset(table.get("pure_libraries", ())))
 
 
+DATA_FOLDERS = {"decks", "locale"}  # shipped data, not code: the lessons (bertdrill.decks) and the catalogs
+
+
 def modules(root: Path) -> Iterator[tuple[str, Path]]:
     """Every module under ``root`` (the bertdrill package folder) as (dotted name, path)."""
     for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
+        if parts[0] in DATA_FOLDERS:
+            continue
         yield ".".join((PACKAGE, *parts)), path
 
 
