@@ -13,12 +13,28 @@ TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)|\(at end of document\
 """Where tomllib says a syntax error is, in its message."""
 
 
+# Everything in TOML that can hide a header, a key, a quote or a `#` from a line scan: strings of the four kinds
+# (multi-line ones first, so `"""` is not read as an empty string and a quote) and comments. Read left to right,
+# so a `'''` inside an ordinary string is part of that string, as tomllib reads it. A multi-line string may end
+# with one or two more quotes of its kind (`""""x""""`), which belong to it.
+_HIDING = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""(?:"{1,2})?'
+    r"|'''(?:[^']|'(?!''))*'''(?:'{1,2})?"
+    r'|"(?:[^"\\\n]|\\.)*"'
+    r"|'[^'\n]*'"
+    r"|#[^\n]*",
+    re.DOTALL,
+)
+
+
 class Lines:
     """Where tables and keys start in the file, so errors can name a line.
 
     tomllib gives values, not positions, so this light scan of the text
     records the line of every header and of every ``key =`` under it.
-    Items are named ``item#0``, ``item#1``, ... in file order.
+    Items are named ``item#0``, ``item#1``, ... in file order. Lines that
+    begin inside a multi-line string are text, not structure: the strings
+    are found by one pass over the whole text, as a TOML reader sees them.
     """
 
     def __init__(self, text: str):
@@ -26,11 +42,10 @@ class Lines:
         self.items: list[int] = []
         self.keys: dict[tuple[str, str], int] = {}
         current = ""
-        in_multiline = None
-        for number, line in enumerate(text.splitlines(), start=1):
-            if in_multiline:
-                if line.count(in_multiline) % 2 == 1:
-                    in_multiline = None
+        inside = _inside_multiline(text)
+        # Lines end at "\n" only, as tomllib counts them (splitlines() would also split at U+2028 in a string).
+        for number, line in enumerate(text.split("\n"), start=1):
+            if number in inside:
                 continue
             header = _HEADER.match(line)
             if header:
@@ -45,15 +60,27 @@ class Lines:
             key = _KEY.match(line)
             if key:
                 self.keys.setdefault((current, _plain(key.group(1))), number)
-            for quote in ('"""', "'''"):
-                if line.count(quote) % 2 == 1:
-                    in_multiline = quote
 
     def key(self, table: str, key: str, default: int | None = None) -> int | None:
         return self.keys.get((table, key), self.tables.get(table, default))
 
     def item(self, index: int) -> int:
         return self.items[index] if index < len(self.items) else 1
+
+
+def _inside_multiline(text: str) -> set[int]:
+    """The numbers of the lines that begin inside a multi-line string (its second line onwards)."""
+    inside: set[int] = set()
+    if '"""' not in text and "'''" not in text:  # the usual lesson: nothing can span lines
+        return inside
+    line, counted = 1, 0  # the line number at offset `counted`: counted on as the strings are met, once
+    for found in _HIDING.finditer(text):
+        if found.group().startswith(('"""', "'''")):
+            line += text.count("\n", counted, found.start())
+            spans = found.group().count("\n")
+            inside.update(range(line + 1, line + 1 + spans))
+            line, counted = line + spans, found.end()
+    return inside
 
 
 def _plain(dotted: str) -> str:
