@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -83,12 +82,12 @@ def test_refuses_with_a_message_that_names_the_problem(source, message):
 
 
 def test_power_tower_fails_fast():
-    started = time.perf_counter()
-    with pytest.raises(FormulaError):
-        formula.evaluate("9**9**9**9", {})
-    with pytest.raises(FormulaError):
-        formula.evaluate("(10**59) ** 256", {})
-    assert time.perf_counter() - started < 0.05
+    def both() -> None:
+        with pytest.raises(FormulaError):
+            formula.evaluate("9**9**9**9", {})
+        with pytest.raises(FormulaError):
+            formula.evaluate("(10**59) ** 256", {})
+    assert cpu_seconds(both) < 0.05
 
 
 def test_resolve_orders_formulas_and_reports_cycles():

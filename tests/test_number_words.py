@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from timing import cpu_seconds
 
 from bertdrill.core.languages import LANGUAGES
 from bertdrill.core.number_words import parse_words
@@ -57,7 +56,7 @@ def test_never_raises(text, language):
 
 
 def test_long_texts_cost_nothing():
-    began = time.perf_counter()
-    assert parse_words("bir" * 10_000, "tr") is None
-    assert parse_words("four " * 10_000, "en") is None
-    assert time.perf_counter() - began < 0.05
+    def both() -> None:
+        assert parse_words("bir" * 10_000, "tr") is None
+        assert parse_words("four " * 10_000, "en") is None
+    assert cpu_seconds(both) < 0.05
