@@ -42,7 +42,7 @@ TARGET = 1.2
 def same_notes(parsed: lesson.Lesson) -> list[tuple[int, list[str], list[str], tuple[str, ...]]]:
     """What genanki is given: each note's model id, fields, tags and GUID parts, as bertdrill makes them."""
     source = anki.prose(parsed.source["en"])
-    return [(anki.MODELS[card.kind].model_id, anki.fields(card, "en", source), anki.tags(card, parsed, "en"),
+    return [(anki.note_types()[card.kind].model_id, anki.fields(card, "en", source), anki.tags(card, parsed, "en"),
              (card.lesson_id, card.key, "en")) for card in compile_lesson(parsed)]
 
 
@@ -51,7 +51,7 @@ def plain_models() -> dict[int, genanki.Model]:
     return {
         m.model_id: genanki.Model(m.model_id, m.name, fields=[{"name": f["name"]} for f in m.fields],
                                   templates=[dict(t) for t in m.templates], css=m.css, model_type=m.model_type)
-        for m in anki.MODELS.values()
+        for m in anki.note_types().values()
     }
 
 

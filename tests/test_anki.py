@@ -120,10 +120,10 @@ def test_note_types_are_frozen():
                      ["Prompt", "Starter", "Expected Output", "Solution", "Explanation", "Source"], "Practice"),
     }
     actual = {kind: (m.model_id, m.name, [f["name"] for f in m.fields], m.templates[0]["name"])
-              for kind, m in bertdrill_anki.MODELS.items()}
+              for kind, m in bertdrill_anki.note_types().items()}
     assert actual == frozen
-    assert bertdrill_anki.MODELS["blank"].model_type == genanki.Model.CLOZE
-    assert all(len(m.templates) == 1 for m in bertdrill_anki.MODELS.values())
+    assert bertdrill_anki.note_types()["blank"].model_type == genanki.Model.CLOZE
+    assert all(len(m.templates) == 1 for m in bertdrill_anki.note_types().values())
 
 
 def test_guids_come_from_card_ids_not_text(lesson_text):

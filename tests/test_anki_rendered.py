@@ -21,6 +21,7 @@ from anki.collection import Collection
 from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from chromium import measure, requires_chromium, screenshot
 
+from bertdrill.adapters import catalogs
 from bertdrill.adapters.export import anki as bertdrill_anki
 from bertdrill.adapters.lessons import read_lesson
 
@@ -41,7 +42,7 @@ def collections(tmp_path_factory):
     for language in ("en", "tr"):
         folder = tmp_path_factory.mktemp(f"anki-{language}")
         package = folder / "bert.apkg"
-        bertdrill_anki.export([lesson], package, language)
+        bertdrill_anki.export([lesson], package, language, say_in=catalogs.translations())
         col = Collection(str(folder / "collection.anki2"))
         col.import_anki_package(ImportAnkiPackageRequest(package_path=str(package),
                                                          options=ImportAnkiPackageOptions()))
@@ -147,7 +148,7 @@ def test_the_front_says_what_to_type_and_the_back_shows_the_number_grouped(colle
         numeric = card(col, "embedding-params@bert-base", language)
         hint = measure(reviewer_page(col, numeric, "front"), 'return document.querySelector(".hint").innerText;',
                        width=400)
-        assert hint == bertdrill_anki.translations().get(language, str)(bertdrill_anki.LABEL_TYPE_NUMBER)
+        assert hint == catalogs.translations().get(language, str)(bertdrill_anki.LABEL_TYPE_NUMBER)
         shown = measure(reviewer_page(col, numeric, "back", typed="23837184"),
                         'return document.querySelector(".expected-number").innerText;', width=400)
         assert shown == grouped

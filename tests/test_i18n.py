@@ -239,3 +239,32 @@ def test_an_install_ships_every_package_and_the_compiled_catalogs():
     shipped = [str(path.relative_to(source / "bertdrill")) for path in (source / "bertdrill" / "locale").rglob("*.mo")]
     assert shipped and all(any(fnmatch.fnmatch(name, pattern) for pattern in setup["package-data"]["bertdrill"])
                            for name in shipped)
+
+
+def test_the_language_table_writes_numbers_as_cldr_does():
+    """Every row's thousands separator and decimal mark is CLDR's (through Babel), so a hand-typed row cannot
+    drift (the Azerbaijani row once wrote numbers the English way)."""
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    from bertdrill.core.languages import LANGUAGES
+
+    rows = {code: (entry.thousands, entry.decimal) for code, entry in LANGUAGES.items()}
+    assert rows == {code: (get_group_symbol(code), get_decimal_symbol(code)) for code in LANGUAGES}
+
+
+def test_anki_labels_and_sheet_words_come_from_the_catalogs():
+    """One mechanism: the Anki templates' words and a sheet's labels are gettext messages, so a catalog that
+    translates them is all a new language needs (no table of sheet words, no loader of Anki's own)."""
+    from bertdrill.adapters.export.anki import LABEL_TYPE_NUMBER, note_types
+    from bertdrill.core.kinds import Kind
+    from bertdrill.core.languages import sheet_labels
+
+    said = catalogs.translations()
+    assert list(said) == ["en", *sorted(set(catalogs.known_languages()) - {"en"})]
+    front = note_types(said)[Kind.NUMERIC].templates[0]["qfmt"]
+    for language, say in said.items():
+        assert f'<span class="l10n" lang="{language}">{say(LABEL_TYPE_NUMBER)}</span>' in front
+    catalogs.use("tr")
+    assert (sheet_labels().key, sheet_labels().of) == ("Cevap anahtarı", "/")
+    catalogs.use("en")
+    assert (sheet_labels().key, sheet_labels().of) == ("Answer key", "of")

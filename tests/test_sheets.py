@@ -19,10 +19,12 @@ from pathlib import Path
 import gift_parser
 import pytest
 
+from bertdrill.adapters import catalogs
 from bertdrill.adapters.export.sheets import gift, html, markdown, model
 from bertdrill.adapters.export.sheets.output import documents
 from bertdrill.adapters.lessons import read_lesson
 from bertdrill.core import formula
+from bertdrill.core.languages import sheet_labels
 from bertdrill.core.lesson import BLANK
 
 TESTS = Path(__file__).resolve().parent
@@ -44,7 +46,9 @@ def hostile():
 
 
 def build(lesson, **options):
+    """A sheet as the CLI builds it: in the language the interface speaks (``sheet --lang`` sets both)."""
     options = {"language": "en", "seed": 7, "versions": 2, **options}
+    catalogs.use(options["language"])
     return model.build_sheet([lesson], **options)
 
 
@@ -237,7 +241,7 @@ def test_html_sheet_has_numbers_points_boxes_and_keys_on_their_own_pages(lesson)
 
 def test_blank_width_never_hints_the_answer(lesson, hostile):
     def blank_markup(question):
-        sheet = model.Sheet("t", "en", 1, model.LABELS["en"], (model.Version("A", (question,)),))
+        sheet = model.Sheet("t", "en", 1, sheet_labels(), (model.Version("A", (question,)),))
         part = html.render(sheet, keys=False)
         return re.search(r'<pre class="code">.*?</pre>', part, re.S).group(0), part, markdown.render(sheet, keys=False)
 
@@ -382,7 +386,7 @@ def test_gift_keeps_turkish_text(lesson):
 def test_gift_numeric_tolerance_is_absolute():
     question = model.Question(number=1, id="x/y@z", kind="numeric", prompt="How many?", points=2,
                               answer="2,000", value=2000, tolerance=Fraction(1, 100))
-    sheet = model.Sheet("t", "en", 1, model.LABELS["en"], (), bank=(question,))
+    sheet = model.Sheet("t", "en", 1, sheet_labels(), (), bank=(question,))
     category, read = gift_parser.read(gift.render(replace(sheet, categories=(("x", "Units / sizes"),))))
     assert category.category == "$course$/top/bertdrill/Units // sizes"
     assert (read.qtype, read.answers, read.tolerances) == ("numerical", ["2000"], ["20"])

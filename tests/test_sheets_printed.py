@@ -13,10 +13,12 @@ import moodle_xml
 import pytest
 from chromium import pdf_pages, print_pdf, requires_chromium
 
+from bertdrill.adapters import catalogs
 from bertdrill.adapters.export.sheets import html, markdown, model, moodle
 from bertdrill.adapters.export.sheets.output import documents
 from bertdrill.adapters.lessons import read_lesson
 from bertdrill.core.errors import LessonErrors
+from bertdrill.core.languages import sheet_labels
 from bertdrill.core.lesson import parse
 
 TESTS = Path(__file__).resolve().parent
@@ -30,7 +32,9 @@ def lesson():
 
 
 def build(lesson, **options):
+    """A sheet as the CLI builds it: in the language the interface speaks (``sheet --lang`` sets both)."""
     options = {"language": "en", "seed": 7, "versions": 2, **options}
+    catalogs.use(options["language"])
     return model.build_sheet([lesson], **options)
 
 
@@ -141,8 +145,8 @@ def test_instructions_come_from_the_lesson_then_the_default(lesson):
     shipped = read_lesson(SHIPPED)
     assert build(shipped).instructions.startswith("Answer every question. For each number, show your working; "
                                                   "biases and LayerNorms count")
-    assert build(lesson).instructions == model.LABELS["en"].instructions  # the frozen copy has no [sheet]
-    assert build(lesson, language="tr").instructions == model.LABELS["tr"].instructions
+    assert build(lesson).instructions == sheet_labels().instructions  # the frozen copy has no [sheet]
+    assert build(lesson, language="tr").instructions == "Bütün soruları cevaplayın. Her sayı için işleminizi gösterin."
 
 
 def test_key_repeats_the_question_and_lists_accepted_answers_and_tolerance(lesson):
@@ -154,7 +158,7 @@ def test_key_repeats_the_question_and_lists_accepted_answers_and_tolerance(lesso
             assert "Also accepted: " + "; ".join(question.accept) in text
     assert model.short_text("word " * 40).endswith("…") and len(model.short_text("word " * 40)) <= 91
     question = sheet.versions[0].questions[0]
-    tolerant = model.Sheet("t", "en", 1, model.LABELS["en"], (model.Version("A", (
+    tolerant = model.Sheet("t", "en", 1, sheet_labels(), (model.Version("A", (
         model.Question(number=1, id="x/y", kind=model.Kind.NUMERIC, prompt="How many?", points=2, answer="2,000",
                        value=2000, tolerance=model.Fraction(1, 100)),)),))
     assert "within ±1%" in visible(html.render(tolerant, sheets=False))

@@ -9,6 +9,7 @@ is older than its ``.po``). Adding a language is adding a folder here: see docs/
 from __future__ import annotations
 
 import gettext
+from collections.abc import Callable
 from pathlib import Path
 
 from bertdrill.core import i18n
@@ -27,6 +28,13 @@ def known_languages(locale_dir: Path | None = None) -> frozenset[str]:
 def translation(language: str, locale_dir: Path | None = None) -> gettext.NullTranslations:
     """The catalog for ``language``; messages as written (English) when there is none."""
     return gettext.translation(DOMAIN, localedir=locale_dir or LOCALE_DIR, languages=[language], fallback=True)
+
+
+def translations(locale_dir: Path | None = None) -> dict[str, Callable[[str], str]]:
+    """How every language with a catalog says a message, English (the messages as written) first: for
+    outputs that carry every language at once, such as the labels of Anki's note types."""
+    languages = sorted(known_languages(locale_dir), key=lambda language: (language != i18n.ENGLISH, language))
+    return {language: translation(language, locale_dir).gettext for language in languages}
 
 
 def use(language: str, locale_dir: Path | None = None) -> None:

@@ -38,10 +38,12 @@ def anki(
     Import the file in Anki with File > Import.
     Importing the export of an edited lesson updates its notes and keeps your review history.
     """
+    from bertdrill.adapters.catalogs import translations
     from bertdrill.adapters.export.anki import check_target, export
 
     check_target(output)  # before reading the lessons, which can take a while
-    package = export(load(paths), output, lang, track=lambda cards: progress(cards, _("Making notes")))
+    package = export(load(paths), output, lang, track=lambda cards: progress(cards, _("Making notes")),
+                     say_in=translations())
     kinds = ", ".join(f"{number(count)} {kind_name(kind)}" for kind, count in sorted(package.kinds.items()))
     notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
     decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))

@@ -1,4 +1,6 @@
-"""Everything bertdrill knows about a language, in one table: its name, how it writes numbers, sheet words.
+"""Everything bertdrill knows about a language, in one table: its name, how it writes numbers and its words.
+
+Interface words (a sheet's labels included) are gettext messages, translated in the catalogs.
 
 Other modules ask here (:func:`thousands_separator`, :func:`decimal_mark`, :func:`name`, ...)
 instead of listing languages themselves, so adding a language is one entry.
@@ -8,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from bertdrill.core.i18n import _, pgettext
 
 
 @dataclass(frozen=True)
@@ -55,22 +59,23 @@ class SheetLabels:
         return f"{count} {self.point if count == 1 else self.points_plural}"
 
 
-_ENGLISH_SHEET = SheetLabels(version="Version", name="Name", date="Date", score="Score", key="Answer key",
-                             point="point", points_plural="points", points_title="Points", questions="questions", page="Page",
-                             given="Given", answer="Answer", seed="seed",
-                             match_hint="Write the letter of the matching entry in each box.",
-                             student_id="Student ID", class_name="Class",
-                             instructions="Answer every question. For each number, show your working.",
-                             of="of", question="Question", total="Total", accepted="Also accepted",
-                             tolerance="within", work="Working")
-_TURKISH_SHEET = SheetLabels(version="Grup", name="Ad Soyad", date="Tarih", score="Alınan puan", key="Cevap anahtarı",
-                             point="puan", points_plural="puan", points_title="Puan", questions="soru", page="Sayfa",
-                             given="Verilenler", answer="Cevap", seed="tohum",
-                             match_hint="Her kutuya eşleşen seçeneğin harfini yazın.",
-                             student_id="Öğrenci no", class_name="Sınıf",
-                             instructions="Bütün soruları cevaplayın. Her sayı için işleminizi gösterin.",
-                             of="/", question="Soru", total="Toplam", accepted="Kabul edilenler",
-                             tolerance="tolerans", work="İşlem")
+def sheet_labels() -> SheetLabels:
+    """The words a sheet prints, in the interface's language (gettext: a sheet is printed in the language the
+    interface speaks, which the interface installs; a language with no catalog gets the English words)."""
+    return SheetLabels(
+        version=pgettext("sheet", "Version"), name=pgettext("sheet", "Name"), date=pgettext("sheet", "Date"),
+        score=pgettext("sheet", "Score"), key=pgettext("sheet", "Answer key"), point=pgettext("sheet", "point"),
+        points_plural=pgettext("sheet", "points"), points_title=pgettext("sheet", "Points"),
+        questions=pgettext("sheet", "questions"), page=pgettext("sheet", "Page"), given=pgettext("sheet", "Given"),
+        answer=pgettext("sheet", "Answer"), seed=pgettext("sheet", "seed"),
+        match_hint=_("Write the letter of the matching entry in each box."),
+        student_id=pgettext("sheet", "Student ID"), class_name=pgettext("sheet", "Class"),
+        instructions=_("Answer every question. For each number, show your working."),
+        # Translators: "Page 2 of 3" on a sheet's footer (Turkish writes "Sayfa 2 / 3").
+        of=pgettext("sheet", "of"), question=pgettext("sheet", "Question"), total=pgettext("sheet", "Total"),
+        accepted=pgettext("sheet", "Also accepted"),
+        # Translators: the answer key's tolerance of a number, "within ±1%".
+        tolerance=pgettext("sheet", "within"), work=pgettext("sheet", "Working"))
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,6 @@ class Language:
     # Letters people type without their marks on a US keyboard ("cift yonlu" for "çift yönlü"):
     # accepted with a spelling note.
     plain_letters: Mapping[str, str] = field(default_factory=dict)
-    sheet: SheetLabels | None = None  # the words a quiz sheet prints, where bertdrill has them
 
 
 _ENGLISH_NUMBERS = NumberWords(
@@ -113,12 +117,11 @@ _TURKISH_LETTERS = {"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü":
 
 
 LANGUAGES: dict[str, Language] = {language.code: language for language in (
-    Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"}),
-             sheet=_ENGLISH_SHEET),
+    Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"})),
     # Turkish has no articles ("bir" is also the number one)
     Language("tr", "Türkçe", ".", ",", turkic_case=True, number_words=_TURKISH_NUMBERS,
-             plain_letters=_TURKISH_LETTERS, sheet=_TURKISH_SHEET),
-    Language("az", "Azərbaycanca", turkic_case=True),  # folds the Turkish way; numbers as in English
+             plain_letters=_TURKISH_LETTERS),
+    Language("az", "Azərbaycanca", ".", ",", turkic_case=True),  # folds the Turkish way; numbers as CLDR writes them
     Language("de", "Deutsch", ".", ","),
     Language("es", "Español", ".", ","),
     Language("it", "Italiano", ".", ","),
@@ -126,6 +129,19 @@ LANGUAGES: dict[str, Language] = {language.code: language for language in (
     Language("nl", "Nederlands", ".", ","),
     Language("id", "Bahasa Indonesia", ".", ","),
 )}
+
+SCALE_SUFFIXES = {"k": 10**3, "m": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9}
+"""Round-number suffixes written the same in every language: 110M, 23k, 1.5bn."""
+
+
+def scale_words() -> dict[str, int]:
+    """Every scale word of every language that spells numbers ("million", "milyon"), and the suffixes."""
+    words = dict(SCALE_SUFFIXES)
+    for entry in LANGUAGES.values():
+        if entry.number_words is not None:
+            words.update(entry.number_words.scales)
+    return words
+
 
 _DEFAULT = Language("", "")  # a language not in the table writes numbers the English way
 

@@ -12,14 +12,10 @@ from fractions import Fraction
 from bertdrill.core import formula
 from bertdrill.core.formula import Number
 from bertdrill.core.i18n import _
-from bertdrill.core.languages import decimal_mark, thousands_separator
+from bertdrill.core.languages import decimal_mark, scale_words, thousands_separator
 
-SCALES = {
-    "k": 10**3, "thousand": 10**3, "bin": 10**3,
-    "m": 10**6, "mn": 10**6, "million": 10**6, "milyon": 10**6,
-    "b": 10**9, "bn": 10**9, "billion": 10**9, "milyar": 10**9,
-}
-"""Words and suffixes for round numbers, in English and Turkish: shared by claims and typed answers."""
+SCALES = scale_words()
+"""Words and suffixes for round numbers in every language of the table: shared by claims and typed answers."""
 MAX_STATED_DIGITS = 30
 """A claim states a rounded number: more digits than this is a mistake, and would make rounding costly."""
 _APPROX = re.compile(r"\A~?\s*(\d+(?:[.,]\d+)?)(?:\s*/\s*(\d+))?\s*([A-Za-z]+)?\Z")

@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import gettext
 import hashlib
 import html
 import itertools
@@ -86,30 +85,21 @@ class ExportError(BertdrillError):
 LABEL_EXPECTED_OUTPUT = N_("Expected output")
 LABEL_SOLUTION = N_("Solution")
 LABEL_TYPE_NUMBER = N_("Type the number in digits; separators are optional.")
-LOCALE_DIR = Path(__file__).resolve().parents[2] / "locale"  # bertdrill/locale
+Translations = Mapping[str, Callable[[str], str]]
+"""How each language says a message (``{"en": str, "tr": catalog.gettext}``): the interface passes every
+catalog's, from the catalogs adapter, so this module reads no catalog of its own."""
+ENGLISH_ONLY: Translations = {"en": str}
 
 
-def translations(locale_dir: Path = LOCALE_DIR) -> dict[str, Callable[[str], str]]:
-    """How each language with a catalog says a message; English is the messages as written."""
-    found: dict[str, Callable[[str], str]] = {"en": str}
-    for catalog in sorted(locale_dir.glob("*/LC_MESSAGES/bertdrill.mo")):
-        language = catalog.parent.parent.name
-        found[language] = gettext.translation("bertdrill", localedir=locale_dir, languages=[language]).gettext
-    return found
-
-
-_SAY = translations()
-
-
-def _label(message: str) -> str:
+def _label(message: str, say_in: Translations) -> str:
     """The message in every language, each shown only on cards of its language (see :func:`_label_css`)."""
     return "".join(f'<span class="l10n" lang="{language}">{html.escape(say(message))}</span>'
-                   for language, say in _SAY.items())
+                   for language, say in say_in.items())
 
 
-def _label_css() -> str:
+def _label_css(say_in: Translations) -> str:
     rules = [".l10n { display: none; }", '.l10n[lang="en"] { display: inline; }']
-    for language in _SAY:
+    for language in say_in:
         if language != "en":
             card = f'[data-tags~="lang::{language}"]'
             rules.append(f'{card} .l10n[lang="en"] {{ display: none; }} {card} .l10n[lang="{language}"] '
@@ -185,7 +175,7 @@ input#typeans {
 code#typeans { font-size: 1em; }
 .expected-number { font-family: ui-monospace, "SF Mono", "Cascadia Mono", Menlo, Consolas, "DejaVu Sans Mono",
   monospace; margin-top: 0.4em; }
-""" + _label_css()
+"""
 
 
 def _number_formats() -> dict[str, tuple[str, str]]:
@@ -276,11 +266,11 @@ class _Model(genanki.Model):
         return f"<note type {self.name!r} {self.model_id}>"
 
 
-def _model(model_id: int, kind: Kind, fields: list[str], template: str, front: str, back: str,
+def _model(model_id: int, kind: Kind, fields: list[str], template: str, front: str, back: str, css: str,
            model_type: int = genanki.Model.FRONT_BACK) -> _Model:
     return _Model(model_id, f"bertdrill {kind}", fields=[{"name": name} for name in fields],
                   templates=[{"name": template, "qfmt": front, "afmt": back}],
-                  css=CSS, model_type=model_type)
+                  css=css, model_type=model_type)
 
 
 def _card(kind: str, body: str) -> str:
@@ -288,17 +278,28 @@ def _card(kind: str, body: str) -> str:
     return f'<div class="bertdrill bertdrill-{kind}" data-tags=" {{{{Tags}}}} ">\n{body}\n</div>'
 
 
-_NUMBER_FRONT = ('<div class="prompt">{{Question}}</div>\n'
-                 f'<div class="hint">{_label(LABEL_TYPE_NUMBER)}</div>\n{{{{type:Answer}}}}')
+def _number_front(say_in: Translations) -> str:
+    return ('<div class="prompt">{{Question}}</div>\n'
+            f'<div class="hint">{_label(LABEL_TYPE_NUMBER, say_in)}</div>\n{{{{type:Answer}}}}')
+
+
+
 _NUMBER_BACK = ('<div class="prompt">{{Question}}</div>\n<hr id="answer">\n{{type:Answer}}\n'
                 '<div class="answer expected-number">{{Answer}}</div>' + _BACK_NOTES)
-_PRACTICE_BACK = (f'{{{{FrontSide}}}}\n<hr id="answer">\n<div class="label">{_label(LABEL_EXPECTED_OUTPUT)}</div>\n'
-                  '<pre class="output">{{Expected Output}}</pre>\n'
-                  f'{{{{#Solution}}}}<div class="label">{_label(LABEL_SOLUTION)}</div>\n'
-                  '<pre class="code solution">{{Solution}}</pre>{{/Solution}}' + _BACK_NOTES)
+def _practice_back(say_in: Translations) -> str:
+    return (f'{{{{FrontSide}}}}\n<hr id="answer">\n<div class="label">{_label(LABEL_EXPECTED_OUTPUT, say_in)}</div>\n'
+            '<pre class="output">{{Expected Output}}</pre>\n'
+            f'{{{{#Solution}}}}<div class="label">{_label(LABEL_SOLUTION, say_in)}</div>\n'
+            '<pre class="code solution">{{Solution}}</pre>{{/Solution}}' + _BACK_NOTES)
 
 
-def _note_type(kind: Kind) -> _Model:
+def note_types(say_in: Translations = ENGLISH_ONLY) -> dict[Kind, _Model]:
+    """The note type of every kind, its labels in each language of ``say_in`` (ids never depend on them)."""
+    css = CSS + _label_css(say_in)
+    return {kind: _note_type(kind, say_in, css) for kind in Kind}
+
+
+def _note_type(kind: Kind, say_in: Translations, css: str) -> _Model:
     # Ids chosen once with random.randrange(1 << 30, 1 << 31). Never change an id, a field list or a
     # template name: Anki would treat the note type as a different one and stop updating its notes.
     match kind:
@@ -307,12 +308,14 @@ def _note_type(kind: Kind) -> _Model:
                 1165273184, kind, ["Question", "Answer", "Explanation", "Source"], "Recall",
                 '<div class="prompt">{{Question}}</div>',
                 '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Answer}}</div>' + _BACK_NOTES,
+                css=css,
             )
         case Kind.CHOICE:
             return _model(
                 2136876611, kind, ["Question", "Options", "Answer", "Explanation", "Source"], "Choose",
                 '<div class="prompt">{{Question}}</div>\n{{Options}}',
                 '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Answer}}</div>' + _BACK_NOTES,
+                css=css,
             )
         case Kind.BLANK:
             return _model(
@@ -322,12 +325,14 @@ def _note_type(kind: Kind) -> _Model:
                 '{{#Back Extra}}<div class="explanation">{{Back Extra}}</div>{{/Back Extra}}\n'
                 '{{#Source}}<div class="source">{{Source}}</div>{{/Source}}',
                 model_type=genanki.Model.CLOZE,
+                css=css,
             )
         case Kind.NUMERIC:
             return _model(
                 2067266769, kind, ["Question", "Answer", "Explanation", "Source"], "Type the number",
-                _card("number", _NUMBER_FRONT) + f"\n<script>\n{NUMBER_SCRIPT}</script>",
+                _card("number", _number_front(say_in)) + f"\n<script>\n{NUMBER_SCRIPT}</script>",
                 _card("number", _NUMBER_BACK) + f"\n<script>\n{NUMBER_SCRIPT}</script>",
+                css=css,
             )
         case Kind.MATCH:
             return _model(
@@ -335,6 +340,7 @@ def _note_type(kind: Kind) -> _Model:
                 # A question, not a fragment: the table's instruction, then the term and what it asks for.
                 '{{#Table}}<div class="context">{{Table}}</div>{{/Table}}\n<div class="prompt term">{{Term}} → ?</div>',
                 '{{FrontSide}}\n<hr id="answer">\n<div class="answer">{{Meaning}}</div>' + _BACK_NOTES,
+                css=css,
             )
         case Kind.PRACTICE:
             return _model(
@@ -342,13 +348,11 @@ def _note_type(kind: Kind) -> _Model:
                 "Practice",
                 _card("practice", '<div class="prompt">{{Prompt}}</div>\n'
                                   '{{#Starter}}<pre class="code">{{Starter}}</pre>{{/Starter}}'),
-                _card("practice", _PRACTICE_BACK),
+                _card("practice", _practice_back(say_in)),
+                css=css,
             )
         case _:
             assert_never(kind)
-
-
-MODELS: dict[Kind, _Model] = {kind: _note_type(kind) for kind in Kind}
 
 
 # --- text to fields --------------------------------------------------------------------------
@@ -472,9 +476,10 @@ def _deck_part(text: str) -> str:
 
 
 def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
-          track: Callable[[Sequence[Card]], Iterable[Card]] = iter) -> Package:
+          track: Callable[[Sequence[Card]], Iterable[Card]] = iter, say_in: Translations = ENGLISH_ONLY) -> Package:
     """The package for ``language`` ("en", "tr", ...) or ``"all"``: one deck per lesson and language."""
     package = Package()
+    models = note_types(say_in)
     for lesson in lessons:
         if language != "all" and language not in lesson.languages:
             raise ExportError(_("lesson {lesson!r} has no {language!r} texts (its languages: {languages}); try --lang all")
@@ -483,7 +488,7 @@ def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
         for lang in lesson.languages if language == "all" else (language,):
             deck = genanki.Deck(stable_id("bertdrill deck", lesson.id, lang), deck_name(lesson, lang, language == "all"),
                                 description=prose(lesson.summary.get(lang, "")))
-            notes = _notes(lesson, lang, track(cards), deck.deck_id, modified[lesson.id])
+            notes = _notes(lesson, lang, track(cards), deck.deck_id, modified[lesson.id], models)
             for model in {id(note.model): note.model for note in notes}.values():
                 deck.add_model(model)
             package.decks.append(deck)
@@ -491,7 +496,8 @@ def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
     return package
 
 
-def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, modified: int) -> list[Note]:
+def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, modified: int,
+           models: Mapping[Kind, _Model]) -> list[Note]:
     source = prose(lesson.source.get(language, ""))
     notes = []
     for card in cards:
@@ -499,7 +505,7 @@ def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, m
         if not values[0]:
             raise ExportError(_("{file}:{line}: item {item!r} has an empty {language!r} text; Anki would make no card "
                                 "from it").format(file=lesson.path, line=card.line, item=card.item_id, language=language))
-        notes.append(Note(guid(card, language), MODELS[card.kind], values, tags(card, lesson, language),
+        notes.append(Note(guid(card, language), models[card.kind], values, tags(card, lesson, language),
                           deck_id, modified))
     return notes
 
@@ -594,11 +600,12 @@ def check_target(path: Path) -> None:
 
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
            modified: Mapping[str, int] | None = None,
-           track: Callable[[Sequence[Card]], Iterable[Card]] = iter) -> Package:
+           track: Callable[[Sequence[Card]], Iterable[Card]] = iter, say_in: Translations = ENGLISH_ONLY) -> Package:
     """Write the lessons as an Anki package at ``path``; return what it holds.
 
     ``modified`` maps lesson ids to note modification times (default: :func:`lesson_times`).
     ``track`` wraps each deck's cards as they become notes (the CLI passes a progress bar).
+    ``say_in`` gives the templates' few words in every language a collection may hold.
     """
     path = Path(path)
     check_target(path)
@@ -606,7 +613,7 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
         raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
     with _collector_paused():
-        package = build(lessons, language, modified, track)
+        package = build(lessons, language, modified, track, say_in)
         now = time.time()
         write_atomic(path, lambda target: write_package(package, target, now), example="lessons.apkg")
     return package

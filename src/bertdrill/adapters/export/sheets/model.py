@@ -44,7 +44,7 @@ from bertdrill.core.cards import (
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.formula import Number
 from bertdrill.core.kinds import Kind
-from bertdrill.core.languages import LANGUAGES, SheetLabels, thousands_separator
+from bertdrill.core.languages import SheetLabels, sheet_labels, thousands_separator
 from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
 from bertdrill.core.numbers import format_number
 
@@ -71,8 +71,6 @@ MAX_VERSIONS = len(LETTERS)
 
 
 Labels = SheetLabels
-LABELS: dict[str, SheetLabels] = {code: entry.sheet for code, entry in LANGUAGES.items() if entry.sheet is not None}
-"""The languages a sheet's own words are written in; any other sheet language gets the English ones."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +188,7 @@ def build_sheet(
         raise BertdrillError(f"--count {count}: the lessons have {len(pool)} questions "
                              f"of the kinds {', '.join(kinds)}; ask for 1 to {len(pool)}")
     chosen, left_out = _choose(pool, language, seed, count)
-    labels = LABELS.get(language, LABELS["en"])
+    labels = sheet_labels()  # in the interface's language, which is the sheet's
     shuffled = tuple(_version(index, versions, chosen, language, seed) for index in range(versions))
     return Sheet(
         title=title if title is not None else " · ".join(lesson.title[language] for lesson in lessons),
