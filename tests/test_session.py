@@ -8,6 +8,7 @@ import pytest
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import DayCounts, Store
+from bertdrill.adapters.store.memory import MemoryStore
 from bertdrill.app.session import (
     REDRILL_GAP,
     LeechAction,
@@ -51,11 +52,19 @@ def shown(cards):
 
 
 @pytest.fixture
-def db(tmp_path, cards):
-    opened = Store.open(str(tmp_path / "review.db"))
+def db(cards):
+    """The in-memory store: the same contract as SQLite's (tests/test_store.py runs it on both), no fsync."""
+    opened = MemoryStore()
     opened.sync(cards)
-    yield opened
-    opened.close()
+    return opened
+
+
+@pytest.fixture
+def sqlite_db(tmp_path, cards):
+    """The SQLite store, for the sessions that check what reaches the file."""
+    with Store.open(str(tmp_path / "review.db")) as opened:
+        opened.sync(cards)
+        yield opened
 
 
 @pytest.fixture
@@ -395,9 +404,10 @@ def test_bury_across_the_rollover_hides_the_card_until_the_day_after_the_current
     assert db.state(shown[0].id).buried_until == date(2025, 3, 4)  # not the 3rd, when it would come back at once
 
 
-def test_a_refused_undo_leaves_the_stack_so_earlier_steps_can_be_undone(db, cards, shown, clock, tmp_path):
+def test_a_refused_undo_leaves_the_stack_so_earlier_steps_can_be_undone(sqlite_db, cards, shown, clock, tmp_path):
     from bertdrill.core.errors import StoreError
 
+    db = sqlite_db
     s = session(db, cards, clock, new=3)
     s.show()
     s.answer(5)  # shown[0]

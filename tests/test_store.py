@@ -17,6 +17,7 @@ from sqlalchemy import inspect
 from bertdrill.adapters import store
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import Store
+from bertdrill.adapters.store.memory import MemoryStore
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling import sm2
 
@@ -30,13 +31,25 @@ def cards():
     return all_cards(load_lessons())
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "postgresql", "memory"])
 def backend(request, tmp_path):
-    """Open a fresh store on each backend: an SQLite file, or a database of the test's own on PostgreSQL."""
+    """Open a fresh store on each backend: an SQLite file, a database of the test's own on PostgreSQL, or
+    the in-memory store (the same contract, in Python)."""
     if request.param == "sqlite":
         return lambda name="review.db", **options: Store.open(str(tmp_path / name), **options)
+    if request.param == "memory":
+        return lambda name=None, **options: MemoryStore(**options)
     server = request.getfixturevalue("postgres")
     return lambda name=None, **options: Store.open(server.url, **options)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def sql_backend(request, tmp_path):
+    """The two SQL backends only: for what is about the database (its constraints)."""
+    if request.param == "sqlite":
+        return lambda: Store.open(str(tmp_path / "review.db"))
+    server = request.getfixturevalue("postgres")
+    return lambda: Store.open(server.url)
 
 
 @pytest.fixture
@@ -140,9 +153,9 @@ def test_migrations_build_exactly_the_models(tmp_path):
     assert sorted(store.MIGRATIONS) == list(range(1, store.SCHEMA_VERSION + 1))
 
 
-def test_foreign_keys_are_enforced(db):
+def test_foreign_keys_are_enforced(sql_backend):
     insert = "INSERT INTO schedule (card_id, learner) VALUES ('bert-basics/no-such-card', 'me')"
-    with pytest.raises(StoreError, match="FOREIGN KEY constraint failed|violates foreign key constraint"):
+    with sql_backend() as db, pytest.raises(StoreError, match="FOREIGN KEY constraint failed|violates foreign key"):
         db._run(lambda session: session.connection().exec_driver_sql(insert), write=True)
 
 
@@ -446,12 +459,13 @@ def test_new_cards_in_lesson_order_without_practice(db, cards):
 
 
 def test_redrill_ids_are_todays_cards_last_graded_below_4(db, cards):
-    a, b, c = (card.id for card in cards[:3])
+    a, b, c, d = (card.id for card in cards[:4])
     review(db, a, 2)
     review(db, b, 3)
     db.answer(b, grade=4, kind="redrill", reviewed_at=MORNING, study_day=DAY)
     review(db, c, 5)
-    assert db.redrill_ids(DAY) == [a]
+    review(db, d, 3)  # passed, but below 4: drilled again today
+    assert db.redrill_ids(DAY) == [a, d]
     assert db.redrill_ids(DAY + timedelta(days=1)) == []
 
 
@@ -497,6 +511,8 @@ def test_status_streaks_and_forecast(db, cards):
     assert db.status(DAY).next_due == DAY + timedelta(days=6)
     assert db.forecast(DAY, 3) == [(DAY, 3), (DAY + timedelta(days=1), 0), (DAY + timedelta(days=2), 0)]
     assert db.forecast(DAY, 7)[6] == (DAY + timedelta(days=6), 1)
+    db.set_flags(cards[1].id, buried_until=DAY + timedelta(days=2))  # due, but hidden until the day after tomorrow
+    assert db.forecast(DAY, 3) == [(DAY, 2), (DAY + timedelta(days=1), 0), (DAY + timedelta(days=2), 1)]
     assert db.reviews_per_day(DAY - timedelta(days=3), DAY) == {
         DAY - timedelta(days=3): 1, DAY - timedelta(days=2): 1, DAY - timedelta(days=1): 1, DAY: 1}
 
@@ -520,3 +536,48 @@ def test_retention_states_and_ease(db, cards):
     assert sum(states.values()) == len(cards)
     assert db.average_ef() == pytest.approx((db.state(young).schedule.ef100 + db.state(mature).schedule.ef100) / 200)
     assert [s.card_id for s in db.hardest(1)] == [young]
+
+
+def test_every_report_honours_the_lesson_filter(db, cards, lesson_text):
+    """Answers to another lesson's cards change no figure of this lesson's (status's streak once did)."""
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.lesson import parse
+
+    other = compile_lesson(parse(lesson_text.replace('id = "bert-basics"', 'id = "other"'), "other.toml"))
+    db.sync(other, now=MORNING)
+    for offset in (9, 4, 3):
+        review(db, cards[offset].id, 4, day=DAY - timedelta(days=offset))
+    mine = ["bert-basics"]
+
+    def figures():
+        return (db.status(DAY, lessons=mine), db.streaks(DAY, lessons=mine), db.forecast(DAY, 7, lessons=mine),
+                db.reviews_per_day(DAY - timedelta(days=30), DAY, lessons=mine), db.retention(lessons=mine),
+                db.card_states(DAY, lessons=mine), db.answer_count(lessons=mine), db.average_ef(lessons=mine),
+                db.leeches(lessons=mine), db.hardest(lessons=mine), db.day_counts(DAY, lessons=mine),
+                db.due_count(DAY, lessons=mine), db.due_ids(DAY, lessons=mine), db.new_ids(DAY, lessons=mine),
+                db.redrill_ids(DAY, lessons=mine))
+
+    before = figures()
+    assert before[0].streak == 0  # nothing answered today or yesterday in this lesson
+    for offset in (2, 1, 0):  # a streak of three in the other lesson
+        review(db, other[offset].id, 2, day=DAY - timedelta(days=offset))
+    db.set_flags(other[5].id, suspended=True)
+    assert db.status(DAY).streak == 5  # all lessons: days 4 to 0
+    assert figures() == before
+
+
+def test_only_the_first_answer_of_a_study_day_reschedules(db, cards):
+    """once_per_day: a second answer that day is a re-drill; a re-drill answered after the rollover is the new
+    day's review; a practice check stays a practice check."""
+    card_id = cards[0].id
+
+    def answer(grade, kind, day):
+        return db.answer(card_id, grade=grade, kind=kind, reviewed_at=datetime.combine(day, MORNING.timetz()),
+                         study_day=day, reschedule=lambda s: sm2.review(s, grade, today=day), once_per_day=True)
+
+    first = answer(2, "new", DAY)
+    again = answer(5, "review", DAY)
+    assert (first.kind, again.kind) == ("new", "redrill") and again.after == again.before == first.after
+    assert answer(4, "practice", DAY).kind == "practice"
+    tomorrow = answer(4, "redrill", DAY + timedelta(days=1))
+    assert tomorrow.kind == "review" and tomorrow.after == sm2.review(first.after, 4, today=DAY + timedelta(days=1))

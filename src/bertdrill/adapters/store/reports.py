@@ -48,7 +48,7 @@ class Reports(Database):
                                f"{lesson_filter(lessons)}", lessons, today=today)
         return Status(due_now=due_now, new_cards=new_cards, learned=learned,
                       next_due=as_date(next_due),
-                      streak=self.streaks(today)[0], counts=self.day_counts(today, lessons=lessons))
+                      streak=self.streaks(today, lessons=lessons)[0], counts=self.day_counts(today, lessons=lessons))
 
     def _count(self, where: str, today: date, lessons: Collection[str] | None) -> int:
         return int(self._first(f"SELECT count(*) {FROM_CARDS} WHERE {where} {lesson_filter(lessons)}",
