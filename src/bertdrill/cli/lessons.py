@@ -34,11 +34,15 @@ def check(
     from bertdrill.core.cards import compile_lesson, giveaways
     from bertdrill.core.errors import LessonErrors
     from bertdrill.core.leaks import lesson_leaks
+    from bertdrill.core.lesson import variant_errors
 
     warned = 0
     wrong = []
     for lesson in load(paths):
         cards = compile_lesson(lesson)
+        if found := variant_errors(lesson):
+            wrong += found
+            continue
         if run_solutions:
             found = solution_errors(lesson.path, cards)
             if found:
@@ -51,6 +55,10 @@ def check(
         out.print(_("✓ {lesson} ({file}): {items}, {cards}, {verified}; languages {languages}").format(
             lesson=escape(lesson.id), file=escape(_short(lesson.path)), items=items, cards=counted, verified=verified,
             languages=", ".join(lesson.languages)))
+        if variants := lesson.allowed_variants():
+            out.print(escape(ngettext("  fresh numbers: {count} variant allowed by [variants], its numbers proven",
+                                      "  fresh numbers: {count} variants allowed by [variants], each one's numbers "
+                                      "proven", len(variants)).format(count=number(len(variants)))))
         seen: set[tuple[str, str, str]] = set()
         for card in cards:
             for language, words in giveaways(card):

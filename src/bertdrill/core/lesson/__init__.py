@@ -29,8 +29,11 @@ from bertdrill.core.lesson.model import (
     own_set,
 )
 from bertdrill.core.lesson.parse import parse
+from bertdrill.core.lesson.variants import Variant, VariantMode, VariantSpace
+from bertdrill.core.lesson.verify import variant_errors
 
 __all__ = [
     "BLANK", "BlankItem", "ChoiceItem", "Claim", "FactItem", "Item", "ItemBase", "Lesson", "MatchItem",
-    "NumericItem", "Pair", "ParamSet", "PracticeItem", "SheetSettings", "Text", "filled_expression", "item_texts", "own_set", "parse",
+    "NumericItem", "Pair", "ParamSet", "PracticeItem", "SheetSettings", "Text", "Variant", "VariantMode", "VariantSpace", "filled_expression", "item_texts", "own_set",
+    "parse", "variant_errors",
 ]

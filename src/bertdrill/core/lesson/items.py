@@ -40,7 +40,7 @@ def fields(kind: Kind) -> frozenset[str]:
         case Kind.BLANK:
             return frozenset({"prompt", "text", "answer", "checks"})
         case Kind.NUMERIC:
-            return frozenset({"prompt", "formula", "params", "stated", "tolerance"})
+            return frozenset({"prompt", "formula", "params", "stated", "tolerance", "variants"})
         case Kind.MATCH:
             return frozenset({"prompt", "params", "pairs"})
         case Kind.PRACTICE:
@@ -209,7 +209,11 @@ class ItemReader:
         tolerance = self.p.number(self.data.get("tolerance", 0), self.at("tolerance"), f"item {self.id!r}: tolerance")
         if not 0 <= tolerance < 1:
             raise self.fail("tolerance", "tolerance is a share of the answer, from 0 up to (not including) 1")
-        return NumericItem(**common, formula=expr, sets=sets, stated=stated, tolerance=Fraction(tolerance))
+        varies = self.data.get("variants", True)
+        if not isinstance(varies, bool):
+            raise self.fail("variants", "variants must be true (fresh numbers from [variants] allowed) or false")
+        return NumericItem(**common, formula=expr, sets=sets, stated=stated, tolerance=Fraction(tolerance),
+                           varies=varies)
 
     def match(self, common: Mapping[str, Any]) -> MatchItem:
         (set_name,) = self.set_list(single=True)

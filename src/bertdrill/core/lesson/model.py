@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal, assert_never
 
@@ -12,6 +12,7 @@ from bertdrill.core import formula
 from bertdrill.core.errors import FormulaError
 from bertdrill.core.formula import Formula, Number
 from bertdrill.core.kinds import Kind
+from bertdrill.core.lesson.variants import Refusal, Variant, VariantSpace, refusal, satisfying
 from bertdrill.core.numbers import format_number
 
 BLANK = "____"
@@ -25,6 +26,7 @@ class ParamSet:
     title: str
     values: Mapping[str, Number]
     line: int
+    titles: Text = field(default_factory=dict)  # the title per language, when it differs (a variant's values)
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ class NumericItem(ItemBase):
     sets: tuple[str, ...]  # one card per set
     stated: Mapping[str, Number] = field(default_factory=dict)
     tolerance: Fraction = Fraction(0)  # relative
+    varies: bool = True  # may be asked with a fresh variant, when the lesson has [variants]
 
     @property
     def kind(self) -> Literal[Kind.NUMERIC]:
@@ -205,6 +208,7 @@ class Lesson:
     formula_lines: Mapping[str, int] = field(default_factory=dict)
     verified: int = 0  # how many stated numbers were proven against their formulas
     sheet: SheetSettings = field(default_factory=SheetSettings)
+    variant_space: VariantSpace | None = None  # the [variants] table: how the parameters may vary
 
     # memo for values()/evaluate(): keys are a set name or an (expression, set name) pair
     _resolved: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -243,13 +247,61 @@ class Lesson:
             if where not in self.params:
                 raise FormulaError(formula.unknown_name_message(where, self.params).replace("name", "parameter set", 1))
             if name == "set":
-                return self.params[where].title
+                params = self.params[where]
+                return params.titles.get(language) or params.title
             values = self.values(where)
             if name not in values:
                 raise FormulaError(f"placeholder: {formula.unknown_name_message(name, values)}")
             return format_number(values[name], language)
 
         return PLACEHOLDER.sub(fill, text)
+
+    def allowed_variants(self) -> tuple[Variant, ...]:
+        """Every variant ``[variants]`` allows whose numbers are all computable, in a fixed order; listed once.
+
+        Listing them costs tens of milliseconds, so it happens on first use, never when a lesson is
+        loaded; ``check`` proves them all and reports what it excludes (:func:`.verify.variant_errors`),
+        so a lesson that was not checked still draws only variants that work.
+        """
+        space = self.variant_space
+        if space is None:
+            return ()
+        key = ("variants",)
+        if key not in self._resolved:
+            try:
+                candidates = satisfying(space, self.formulas)
+            except Refusal:
+                candidates = ()
+            asked = self.asked_expressions()
+            self._resolved[key] = tuple(v for v in candidates if refusal(space, v, self.formulas, asked) is None)
+        variants: tuple[Variant, ...] = self._resolved[key]
+        return variants
+
+    def asked_expressions(self) -> tuple[tuple[str, str], ...]:
+        """What the varying items ask, as (expression, which item) pairs: each must work for every variant."""
+        return tuple((item.formula, f"item {item.id!r}") for item in self.varying_items())
+
+    def varying_items(self) -> tuple[NumericItem, ...]:
+        """The numeric items that may be asked with a variant's numbers (none without [variants])."""
+        if self.variant_space is None:
+            return ()
+        return tuple(item for item in self.items if isinstance(item, NumericItem) and item.varies)
+
+    def with_variant(self, variant: Variant) -> tuple[Lesson, str]:
+        """This lesson with the variant as one more parameter set, and that set's name (the variant's key).
+
+        Everything that works on a parameter set (rendering ``{set}`` and ``{d}``, evaluating,
+        diagnosing a wrong number) then works on the variant's own numbers.
+        """
+        space = self.variant_space
+        assert space is not None, "a variant of a lesson without [variants]"
+        name = variant.key
+        plain = ParamSet(name, name, variant.values, space.line)
+        lesson = replace(self, params={**self.params, name: plain}, _resolved={})
+        titles = {language: lesson.render(space.title_template(language), language, name)
+                  for language in self.languages}
+        titled = replace(plain, title=titles[self.languages[0]], titles=titles)
+        return replace(self, params={**self.params, name: titled}, _resolved={}), name
 
     def item(self, item_id: str) -> Item:
         return next(item for item in self.items if item.id == item_id)

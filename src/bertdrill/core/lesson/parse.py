@@ -18,6 +18,7 @@ from bertdrill.core.i18n import _
 from bertdrill.core.lesson.items import read_item
 from bertdrill.core.lesson.model import Item, Lesson, ParamSet, SheetSettings
 from bertdrill.core.lesson.positions import TOML_POSITION, Lines
+from bertdrill.core.lesson.variants import read_variants
 from bertdrill.core.lesson.verify import verify
 from bertdrill.core.text import CONTROL
 
@@ -93,7 +94,7 @@ class Parser:
     # -- top level
 
     def lesson(self, data: dict[str, Any]) -> Lesson | None:
-        known = {"lesson", "params", "formulas", "item", "sheet"}
+        known = {"lesson", "params", "formulas", "item", "sheet", "variants"}
         for key in data:
             if key not in known:
                 self.fail(self.lines.key("", key, 1), f"unknown table [{key}] (expected one of: {', '.join(sorted(known))})")
@@ -114,8 +115,14 @@ class Parser:
         formulas, formula_lines = self.formula_table(data.get("formulas", {}), self.parameter_lines(params))
         items = self.item_list(data.get("item", []))
         sheet = self.sheet_settings(data.get("sheet", {}), params)
+        space = None
+        if "variants" in data:
+            try:
+                space = read_variants(self, data["variants"], params)
+            except Skip:
+                pass
         return Lesson(lesson_id, self.path, self.languages, title, summary, source, tags,
-                      params, formulas, items, formula_lines, sheet=sheet)
+                      params, formulas, items, formula_lines, sheet=sheet, variant_space=space)
 
     def sheet_settings(self, table: object, params: dict[str, ParamSet]) -> SheetSettings:
         """``[sheet]``: ``instructions`` (a text) and ``legend`` (a text per parameter name)."""

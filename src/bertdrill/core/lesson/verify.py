@@ -11,6 +11,7 @@ from bertdrill.core.formula import Number
 from bertdrill.core.i18n import _
 from bertdrill.core.lesson.claims import claim_error
 from bertdrill.core.lesson.model import (
+    PLACEHOLDER,
     BlankItem,
     ChoiceItem,
     Claim,
@@ -25,6 +26,36 @@ from bertdrill.core.lesson.model import (
     own_set,
 )
 from bertdrill.core.lesson.positions import Lines
+from bertdrill.core.lesson.variants import Refusal, refusal, satisfying
+
+
+def _named_set(text: str) -> tuple[str, str] | None:
+    """The first placeholder naming a set explicitly (``{d@bert-base}``), and its name, if any."""
+    for match in PLACEHOLDER.finditer(text):
+        if match.group(1) and match.group(2):
+            return match.group(0), match.group(1)
+    return None
+
+
+def variant_errors(lesson: Lesson) -> list[LessonError]:
+    """What ``check`` finds wrong with ``[variants]``: a constraint nothing satisfies, a variant whose numbers
+    leave the engine's bounds (every allowed variant is evaluated), a title that does not render."""
+    space = lesson.variant_space
+    if space is None:
+        return []
+    try:
+        candidates = satisfying(space, lesson.formulas)
+    except Refusal as exc:
+        return [LessonError(lesson.path, exc.line, exc.message)]
+    asked = lesson.asked_expressions()
+    for variant in candidates:
+        if (problem := refusal(space, variant, lesson.formulas, asked)) is not None:
+            return [LessonError(lesson.path, problem.line, problem.message)]
+    try:
+        lesson.with_variant(candidates[0])
+    except FormulaError as exc:
+        return [LessonError(lesson.path, space.line, _("[variants]: title: {error}").format(error=exc))]
+    return []
 
 
 def verify(lesson: Lesson, lines: Lines, errors: list[LessonError]) -> int:
@@ -72,6 +103,17 @@ class _Verifier:
                 self.kind(item, table)
             except _Stop:
                 continue
+        self.variants(tables)
+
+    def variants(self, tables: Mapping[int, str]) -> None:
+        """The items asked with a variant show its numbers, not a named set's (the rest: :func:`variant_errors`)."""
+        for item in self.lesson.varying_items():
+            for field_name, language, text in item_texts(item):
+                if field_name in ("prompt", "explanation") and (named := _named_set(text)):
+                    self.fail(self.at(tables.get(item.line, ""), field_name, item), _(
+                        "item {item!r}: {field} ({language}) shows {placeholder}, which a fresh variant would not "
+                        "change; write {{{name}}} for the card's own set, or variants = false").format(
+                            item=item.id, field=field_name, language=language, placeholder=named[0], name=named[1]))
 
     def kind(self, item: Item, table: str) -> None:
         match item:
