@@ -268,3 +268,23 @@ def test_anki_labels_and_sheet_words_come_from_the_catalogs():
     assert (sheet_labels().key, sheet_labels().of) == ("Cevap anahtarı", "/")
     catalogs.use("en")
     assert (sheet_labels().key, sheet_labels().of) == ("Answer key", "of")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["status", "--db", "{folder}"], "Hata: {folder} bir klasör, veritabanı dosyası değil\n"),
+    (["check", "{broken}/formula-cycle.toml"],
+     "{broken}/formula-cycle.toml:19: formül döngüsü: attention -> total -> layer -> attention\n"),
+    (["check", "{broken}/attribute-access.toml"],
+     "{broken}/attribute-access.toml:23: 'share' formülü: formüllerde öznitelik erişimi kullanılamaz\n"),
+    (["check", "{broken}/bad-item-id.toml"], "{broken}/bad-item-id.toml:"),
+    (["params", "--set", "d=dd"], "Hata: bilinmeyen ad 'dd'\n"),
+], ids=["store", "formula-cycle", "formula-construct", "lesson-parser", "typed-formula"])
+def test_the_store_the_formula_engine_and_the_lesson_parser_speak_turkish(cli, tmp_path, args, said):
+    """Issue 19: these messages were English under --lang tr."""
+    broken = Path(__file__).parent / "lessons" / "broken"
+    fill = {"folder": str(tmp_path), "broken": str(broken)}
+    result = cli(*[arg.format(**fill) for arg in args], "--lang", "tr")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(said.format(**fill)), result.stderr
+    if "bad-item-id" in args[-1]:
+        assert "öğe" in result.stderr or "küçük harf" in result.stderr, result.stderr

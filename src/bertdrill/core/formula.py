@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from bertdrill.core.errors import FormulaError
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import N_, _
 
 Number = int | Fraction
 
@@ -55,25 +55,25 @@ _FUNCTIONS = {"round": 2, "min": None, "max": None, "abs": 1}
 
 # Names of constructs a lesson author might try, for messages that say what was refused.
 _CONSTRUCT_NAMES = {
-    ast.Attribute: "attribute access",
-    ast.Subscript: "subscripts",
-    ast.Lambda: "lambda",
-    ast.ListComp: "comprehensions",
-    ast.SetComp: "comprehensions",
-    ast.DictComp: "comprehensions",
-    ast.GeneratorExp: "comprehensions",
-    ast.Compare: "comparisons",
-    ast.BoolOp: "'and'/'or'",
-    ast.IfExp: "conditional expressions",
-    ast.List: "lists",
-    ast.Tuple: "tuples",
-    ast.Dict: "dicts",
-    ast.Set: "sets",
-    ast.JoinedStr: "f-strings",
-    ast.NamedExpr: "assignment expressions",
-    ast.Starred: "starred arguments",
-    ast.Await: "await",
-    ast.Yield: "yield",
+    ast.Attribute: N_("attribute access"),
+    ast.Subscript: N_("subscripts"),
+    ast.Lambda: N_("lambda"),
+    ast.ListComp: N_("comprehensions"),
+    ast.SetComp: N_("comprehensions"),
+    ast.DictComp: N_("comprehensions"),
+    ast.GeneratorExp: N_("comprehensions"),
+    ast.Compare: N_("comparisons"),
+    ast.BoolOp: N_("'and'/'or'"),
+    ast.IfExp: N_("conditional expressions"),
+    ast.List: N_("lists"),
+    ast.Tuple: N_("tuples"),
+    ast.Dict: N_("dicts"),
+    ast.Set: N_("sets"),
+    ast.JoinedStr: N_("f-strings"),
+    ast.NamedExpr: N_("assignment expressions"),
+    ast.Starred: N_("starred arguments"),
+    ast.Await: N_("await"),
+    ast.Yield: N_("yield"),
 }
 
 
@@ -117,7 +117,7 @@ class Formula:
 def parse(source: str) -> Formula:
     """Parse ``source`` into a :class:`Formula`, refusing anything but arithmetic."""
     if not isinstance(source, str):
-        raise FormulaError(f"a formula must be text, not {type(source).__name__}")
+        raise FormulaError(_('a formula must be text, not {kind}').format(kind=type(source).__name__))
     return _parse(source)
 
 
@@ -125,15 +125,15 @@ def parse(source: str) -> Formula:
 def _parse(source: str) -> Formula:
     """Parsing is pure and a Formula is immutable, so lessons that repeat a formula parse it once."""
     if len(source) > MAX_LENGTH:
-        raise FormulaError(f"formula too long ({len(source):,} characters; at most {MAX_LENGTH:,})")
+        raise FormulaError(_('formula too long ({count:,} characters; at most {MAX_LENGTH:,})').format(count=len(source), MAX_LENGTH=MAX_LENGTH))
     if not source.strip():
-        raise FormulaError("empty formula")
+        raise FormulaError(_('empty formula'))
     try:
         tree = ast.parse(source.strip(), mode="eval").body
     except SyntaxError as exc:
-        raise FormulaError(f"not a valid formula: {exc.msg}") from None
+        raise FormulaError(_('not a valid formula: {msg}').format(msg=exc.msg)) from None
     except (ValueError, MemoryError, RecursionError):
-        raise FormulaError("not a valid formula") from None
+        raise FormulaError(_('not a valid formula')) from None
     names: set[str] = set()
     _check(tree, 0, names)
     return Formula(source.strip(), tree, frozenset(names))
@@ -142,40 +142,41 @@ def _parse(source: str) -> Formula:
 def _check(node: ast.AST, depth: int, names: set[str]) -> None:
     """Walk the tree once, refusing every construct outside the whitelist."""
     if depth > MAX_DEPTH:
-        raise FormulaError(f"formula nested too deeply (more than {MAX_DEPTH} levels)")
+        raise FormulaError(_('formula nested too deeply (more than {MAX_DEPTH} levels)').format(MAX_DEPTH=MAX_DEPTH))
     match node:
         case ast.Constant(value=value):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                kind = "string literals" if isinstance(value, (str, bytes)) else repr(value)
-                raise FormulaError(f"{kind} are not allowed in formulas")
+                if isinstance(value, (str, bytes)):
+                    raise FormulaError(_("string literals are not allowed in formulas"))
+                raise FormulaError(_('{value!r} are not allowed in formulas').format(value=value))
         case ast.Name(id=name):
             names.add(name)
         case ast.BinOp(left=left, op=op, right=right):
             if type(op) not in _BINARY:
-                raise FormulaError(f"operator {type(op).__name__} is not allowed in formulas")
+                raise FormulaError(_('operator {kind} is not allowed in formulas').format(kind=type(op).__name__))
             _check(left, depth + 1, names)
             _check(right, depth + 1, names)
         case ast.UnaryOp(op=op, operand=operand):
             if type(op) not in _UNARY:
-                raise FormulaError(f"operator {type(op).__name__} is not allowed in formulas")
+                raise FormulaError(_('operator {kind} is not allowed in formulas').format(kind=type(op).__name__))
             _check(operand, depth + 1, names)
         case ast.Call(func=ast.Name(id=fname), args=args, keywords=[]) if fname in _FUNCTIONS:
             most = _FUNCTIONS[fname]
             if not args or (most is not None and len(args) > most):
-                raise FormulaError(f"{fname}() takes 1 to {most or 'many'} arguments")
+                raise FormulaError(_('{fname}() takes 1 to {value} arguments').format(fname=fname, value=most or 'many'))
             if most is None and len(args) < 2:  # min(0): Python's min of one number is a TypeError
-                raise FormulaError(f"{fname}() takes 2 or more arguments")
+                raise FormulaError(_('{fname}() takes 2 or more arguments').format(fname=fname))
             for arg in args:
                 _check(arg, depth + 1, names)
         case ast.Call(func=ast.Name(id=fname)):
             allowed = ", ".join(sorted(_FUNCTIONS))
-            raise FormulaError(f"call to {fname}() is not allowed in formulas (only {allowed})")
+            raise FormulaError(_('call to {fname}() is not allowed in formulas (only {allowed})').format(fname=fname, allowed=allowed))
         case ast.Call(func=func):
             _check(func, depth + 1, names)  # names the real culprit: a lambda, an attribute...
-            raise FormulaError("calls are not allowed in formulas, except round, min, max and abs")
+            raise FormulaError(_('calls are not allowed in formulas, except round, min, max and abs'))
         case _:
-            what = _CONSTRUCT_NAMES.get(type(node), type(node).__name__)
-            raise FormulaError(f"{what} not allowed in formulas")
+            what = _(_CONSTRUCT_NAMES[type(node)]) if type(node) in _CONSTRUCT_NAMES else type(node).__name__
+            raise FormulaError(_('{what} not allowed in formulas').format(what=what))
 
 
 class _Evaluator:
@@ -188,7 +189,7 @@ class _Evaluator:
                 return _bounded(value)
             case ast.Constant(value=float() as value):
                 if value != value or value in (float("inf"), float("-inf")):
-                    raise FormulaError("number literal out of range")
+                    raise FormulaError(_('number literal out of range'))
                 return _bounded(Fraction(repr(value)))
             case ast.Name(id=name):
                 return self.lookup(name)
@@ -209,7 +210,7 @@ class _Evaluator:
     def binary(self, op: ast.operator, left: Number, right: Number) -> Number:
         if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)):
             if right == 0:
-                raise FormulaError("division by zero")
+                raise FormulaError(_('division by zero'))
             if isinstance(op, ast.Div):
                 return _bounded(Fraction(left) / Fraction(right))
         if isinstance(op, ast.Pow):
@@ -221,7 +222,7 @@ class _Evaluator:
             if len(args) == 2:
                 digits = args[1]
                 if not isinstance(digits, int) or not -30 <= digits <= 30:
-                    raise FormulaError("round()'s digits must be a whole number from -30 to 30")
+                    raise FormulaError(_("round()'s digits must be a whole number from -30 to 30"))
                 return _bounded(round(Fraction(args[0]), digits))
             return _bounded(round(Fraction(args[0])))
         return _bounded(_CALLS[fname](*args))
@@ -229,11 +230,11 @@ class _Evaluator:
 
 def _power(base: Number, exponent: Number) -> Number:
     if not isinstance(exponent, int):
-        raise FormulaError("exponents must be whole numbers")
+        raise FormulaError(_('exponents must be whole numbers'))
     if abs(exponent) > MAX_EXPONENT:
-        raise FormulaError(f"exponent too large ({exponent}; at most {MAX_EXPONENT})")
+        raise FormulaError(_('exponent too large ({exponent}; at most {MAX_EXPONENT})').format(exponent=exponent, MAX_EXPONENT=MAX_EXPONENT))
     if base == 0 and exponent < 0:
-        raise FormulaError("division by zero")
+        raise FormulaError(_('division by zero'))
     # Refuse from the sizes before computing: a reduced fraction's power is reduced, so the result's
     # denominator is the (flipped) base's denominator to the power, and its size is known in advance.
     base = Fraction(base)
@@ -251,8 +252,11 @@ def _power(base: Number, exponent: Number) -> Number:
 def unknown_name_message(name: str, known: Collection[str]) -> str:
     """``unknown name 'dd'; did you mean 'd'?`` with the nearest known names."""
     close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown name {name!r}{hint}"
+    if not close:
+        return _("unknown name {name!r}").format(name=name)
+    # Translators: the names are quoted and joined by " or ": 'd' or 'h'.
+    return _("unknown name {name!r}; did you mean {names}?").format(
+        name=name, names=_(" or ").join(repr(c) for c in close))
 
 
 def evaluate(source: str, env: Mapping[str, Number]) -> Number:
@@ -272,7 +276,7 @@ def resolve(params: Mapping[str, Number], formulas: Mapping[str, Formula]) -> di
         try:
             values[name] = formulas[name].evaluate(values)
         except FormulaError as exc:
-            raise FormulaError(f"formula {name!r}: {exc}", formula=name) from None
+            raise FormulaError(_('formula {name!r}: {exc}').format(name=name, exc=exc), formula=name) from None
     return values
 
 
@@ -286,11 +290,11 @@ def order(formulas: Mapping[str, Formula], known: set[str]) -> list[str]:
             return
         if state.get(name) == "visiting":
             cycle = path[path.index(name):] + [name]
-            raise FormulaError("formula cycle: " + " -> ".join(cycle), formula=cycle[0])
+            raise FormulaError(_("formula cycle: {cycle}").format(cycle=" -> ".join(cycle)), formula=cycle[0])
         state[name] = "visiting"
         for used in sorted(formulas[name].names):
             if used not in known:
-                raise FormulaError(f"formula {name!r}: {unknown_name_message(used, known)}", formula=name)
+                raise FormulaError(_('formula {name!r}: {problem}').format(name=name, problem=unknown_name_message(used, known)), formula=name)
             if used in formulas:
                 visit(used, path + [name])
         state[name] = "done"

@@ -30,7 +30,7 @@ def parse_approx(stated: str) -> tuple[Fraction, int]:
     """``"~110M"`` -> (110000000, 2 significant figures); ``"2/3"`` -> (2/3, 2)."""
     match = _APPROX.match(stated.strip())
     if not match:
-        raise ValueError(f"cannot read {stated!r} as a number such as 110M, 23 million, 0.67 or 2/3")
+        raise ValueError(_('cannot read {stated!r} as a number such as 110M, 23 million, 0.67 or 2/3').format(stated=stated))
     mantissa, denominator, scale = match.groups()
     count = sum(ch.isdigit() for ch in mantissa + (denominator or ""))
     if count > MAX_STATED_DIGITS:
@@ -44,7 +44,7 @@ def parse_approx(stated: str) -> tuple[Fraction, int]:
     factor = 1
     if scale:
         if scale.lower() not in SCALES:
-            raise ValueError(f"unknown scale {scale!r} in {stated!r}")
+            raise ValueError(_('unknown scale {scale!r} in {stated!r}').format(scale=scale, stated=stated))
         factor = SCALES[scale.lower()]
     digits = mantissa.replace(".", "").lstrip("0")
     significant = len(digits if "." in mantissa else digits.rstrip("0")) or 1

@@ -64,7 +64,7 @@ def database_url(db: str | None = None) -> URL:
         try:
             url = make_url(raw)
         except ArgumentError:
-            raise StoreError(f"{raw!r} is not a database URL (try a file path, or sqlite:///path/to/file.db)") from None
+            raise StoreError(_('{raw!r} is not a database URL (try a file path, or sqlite:///path/to/file.db)').format(raw=raw)) from None
         if url.get_backend_name() not in ("sqlite", "postgresql"):
             raise StoreError(_(
                 "{url}: bertdrill keeps reviews in SQLite (a file path or a sqlite:/// URL) "
@@ -149,11 +149,11 @@ def _check_file(url: URL, *, read_only: bool = False) -> None:
         return
     path = Path(database)
     if path.is_dir():
-        raise StoreError(f"{path} is a folder, not a database file")
+        raise StoreError(_('{path} is a folder, not a database file').format(path=path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"cannot create the folder for the database {path}: {exc.strerror or exc}") from None
+        raise StoreError(_('cannot create the folder for the database {path}: {value}').format(path=path, value=exc.strerror or exc)) from None
     if path.exists() and not read_only and not os.access(path, os.W_OK):
         raise StoreError(read_only_message(path))
 
@@ -167,7 +167,7 @@ def lock_timeout_from_environment() -> float:
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds <= 3600:
-        raise StoreError(f"BERTDRILL_LOCK_TIMEOUT={text!r} is not a number of seconds from 0 to 3600")
+        raise StoreError(_('BERTDRILL_LOCK_TIMEOUT={text!r} is not a number of seconds from 0 to 3600').format(text=text))
     return seconds
 
 
@@ -227,18 +227,17 @@ class SQLiteDatabase(Database):
         message = str(getattr(exc, "orig", exc) or exc)
         lowered = message.lower()
         if _is_locked(exc):
-            return StoreError(f"{self.where} is locked by another program (waited {self.lock_timeout:g} s); "
-                              "close it (another bertdrill?) and try again")
+            return StoreError(_('{where} is locked by another program (waited {lock_timeout:g} s); close it (another bertdrill?) and try again').format(where=self.where, lock_timeout=self.lock_timeout))
         if "not a database" in lowered or "encrypted" in lowered:
-            return StoreError(f"{self.where} is not a bertdrill database (SQLite says: {message})")
+            return StoreError(_('{where} is not a bertdrill database (SQLite says: {message})').format(where=self.where, message=message))
         if "malformed" in lowered or "corrupt" in lowered:
-            return StoreError(f"{self.where} is damaged (SQLite says: {message}); restore it from a backup")
+            return StoreError(_('{where} is damaged (SQLite says: {message}); restore it from a backup').format(where=self.where, message=message))
         if "readonly" in lowered or "read-only" in lowered:
             return StoreError(read_only_message(self.where))
         if "unable to open" in lowered:
-            return StoreError(f"cannot open {self.where}: check that its folder exists and is writable")
+            return StoreError(_('cannot open {where}: check that its folder exists and is writable').format(where=self.where))
         if "disk is full" in lowered:
-            return StoreError(f"the disk holding {self.where} is full; nothing was written")
+            return StoreError(_('the disk holding {where} is full; nothing was written').format(where=self.where))
         return StoreError(f"{self.where}: {message}")
 
     def value(self, value: Any) -> Any:

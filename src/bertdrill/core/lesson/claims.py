@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from bertdrill.core import formula
 from bertdrill.core.formula import Number
+from bertdrill.core.i18n import _
 from bertdrill.core.lesson.model import Claim
 from bertdrill.core.numbers import parse_approx, round_significant
 
@@ -20,18 +21,17 @@ def read_claims(reader: ItemReader) -> tuple[Claim, ...]:
     raw = reader.data.get("claims", [])
     line = reader.at("claims") or reader.line
     if not isinstance(raw, list):
-        raise reader.fail("claims", "claims must be a list of { value, params, stated } tables")
+        raise reader.fail("claims", _('claims must be a list of { value, params, stated } tables'))
     claims = []
     for claim in raw:
         if not isinstance(claim, dict) or not {"value", "params", "stated"} <= set(claim):
-            raise reader.fail("claims", "each claim needs value, params and stated, "
-                                        "e.g. { value = \"total\", params = \"bert-base\", stated = \"~110M\" }")
+            raise reader.fail("claims", _('each claim needs value, params and stated, e.g. { value = "total", params = "bert-base", stated = "~110M" }'))
         unknown = set(claim) - CLAIM_FIELDS
         if unknown:
-            raise reader.fail("claims", f"unknown claim field {sorted(unknown)[0]!r}")
+            raise reader.fail("claims", _('unknown claim field {field!r}').format(field=sorted(unknown)[0]))
         digits = claim.get("digits")
         if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool) or not 1 <= digits <= 15):
-            raise reader.fail("claims", "claim digits must be a whole number from 1 to 15")
+            raise reader.fail("claims", _('claim digits must be a whole number from 1 to 15'))
         claims.append(Claim(str(claim["value"]), str(claim["params"]), str(claim["stated"]), digits, line))
     return tuple(claims)
 
@@ -44,7 +44,7 @@ def claim_error(claim: Claim, actual: Number) -> str | None:
     stated, digits = parse_approx(claim.stated)
     digits = claim.digits or digits
     if round_significant(actual, digits) != round_significant(stated, digits):
-        return (f"claim {claim.stated!r} does not round to "
-                f"{claim.value} = {formula.format_number(actual, grouping=',')} "
-                f"for {claim.set} ({digits} significant figures)")
+        return _("claim {stated!r} does not round to {value} = {actual} for {set} ({digits} significant figures)").format(
+            stated=claim.stated, value=claim.value, actual=formula.format_number(actual, grouping=","), set=claim.set,
+            digits=digits)
     return None

@@ -11,6 +11,7 @@ from typing import Any, Literal, assert_never
 from bertdrill.core import formula
 from bertdrill.core.errors import FormulaError
 from bertdrill.core.formula import Formula, Number
+from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson.variants import Refusal, Variant, VariantSpace, refusal, satisfying
 from bertdrill.core.numbers import format_number
@@ -243,7 +244,7 @@ class Lesson:
             where = explicit or set_name
             if where is None:
                 example = next(iter(self.params), "SET")
-                raise FormulaError(f"placeholder {{{name}}} needs a parameter set, as in {{{name}@{example}}}")
+                raise FormulaError(_('placeholder {{{name}}} needs a parameter set, as in {{{name}@{example}}}').format(name=name, example=example))
             if where not in self.params:
                 raise FormulaError(formula.unknown_name_message(where, self.params).replace("name", "parameter set", 1))
             if name == "set":
@@ -251,7 +252,7 @@ class Lesson:
                 return params.titles.get(language) or params.title
             values = self.values(where)
             if name not in values:
-                raise FormulaError(f"placeholder: {formula.unknown_name_message(name, values)}")
+                raise FormulaError(_("placeholder: {problem}").format(problem=formula.unknown_name_message(name, values)))
             return format_number(values[name], language)
 
         return PLACEHOLDER.sub(fill, text)

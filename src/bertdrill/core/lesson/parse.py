@@ -33,7 +33,7 @@ RESERVED_NAMES = frozenset({"set"})
 def parse(text: str, path: str = "<lesson>") -> Lesson:
     """Parse and verify a lesson; raise :class:`LessonErrors` listing every problem."""
     if not text.strip():
-        raise LessonErrors([LessonError(path, 1, "empty file: a lesson needs a [lesson] table")])
+        raise LessonErrors([LessonError(path, 1, _('empty file: a lesson needs a [lesson] table'))])
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -41,7 +41,7 @@ def parse(text: str, path: str = "<lesson>") -> Lesson:
         match = TOML_POSITION.search(message)
         line = int(match.group(1)) if match and match.group(1) else len(text.splitlines()) or 1
         message = TOML_POSITION.sub("", message).strip()
-        raise LessonErrors([LessonError(path, line, f"TOML syntax error: {message}")]) from None
+        raise LessonErrors([LessonError(path, line, _('TOML syntax error: {message}').format(message=message))]) from None
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively
         raise LessonErrors([LessonError(path, _deepest_line(text), _(
             "TOML nested too deeply: arrays or inline tables inside one another, hundreds of levels"))]) from None
@@ -97,13 +97,13 @@ class Parser:
         known = {"lesson", "params", "formulas", "item", "sheet", "variants"}
         for key in data:
             if key not in known:
-                self.fail(self.lines.key("", key, 1), f"unknown table [{key}] (expected one of: {', '.join(sorted(known))})")
+                self.fail(self.lines.key("", key, 1), _('unknown table [{key}] (expected one of: {names})').format(key=key, names=', '.join(sorted(known))))
         header = data.get("lesson")
         if not isinstance(header, dict):
-            self.fail(1, "missing [lesson] table with id, languages and title")
+            self.fail(1, _('missing [lesson] table with id, languages and title'))
             return None
         try:
-            lesson_id = self.ident(header.get("id"), self.lines.key("lesson", "id"), "lesson id")
+            lesson_id = self.ident(header.get("id"), self.lines.key("lesson", "id"), _('lesson id'))
             self.languages = self.language_list(header.get("languages"))
             title = self.text(header, "title", "lesson", required=True)
             summary = self.text(header, "summary", "lesson")
@@ -128,17 +128,17 @@ class Parser:
         """``[sheet]``: ``instructions`` (a text) and ``legend`` (a text per parameter name)."""
         line = self.lines.tables.get("sheet", 1)
         if not isinstance(table, dict):
-            self.fail(line, "[sheet] must be a table with instructions and a legend")
+            self.fail(line, _('[sheet] must be a table with instructions and a legend'))
             return SheetSettings()
         for key in table:
             if key not in ("instructions", "legend"):
-                self.fail(self.lines.key("sheet", key, line), f"[sheet]: unknown key {key!r} (expected instructions, legend)")
+                self.fail(self.lines.key("sheet", key, line), _('[sheet]: unknown key {key!r} (expected instructions, legend)').format(key=key))
         try:
             instructions = self.text(table, "instructions", "sheet")
             raw_legend = table.get("legend", {})
             if not isinstance(raw_legend, dict):
                 raise self.fail(self.lines.tables.get("sheet.legend", line),
-                                "[sheet.legend] must map parameter names to texts")
+                                _('[sheet.legend] must map parameter names to texts'))
             names = {name for params_set in params.values() for name in params_set.values}
             legend = {}
             for name in raw_legend:
@@ -153,39 +153,39 @@ class Parser:
     def language_list(self, value: object) -> tuple[str, ...]:
         line = self.lines.key("lesson", "languages")
         if not isinstance(value, list) or not value:
-            raise self.fail(line, "lesson languages must be a non-empty list such as [\"en\", \"tr\"]")
+            raise self.fail(line, _('lesson languages must be a non-empty list such as ["en", "tr"]'))
         for language in value:
             if not isinstance(language, str) or not LANGUAGE_PATTERN.match(language):
-                raise self.fail(line, f"language {language!r} is not a language code such as \"en\"")
+                raise self.fail(line, _('language {language!r} is not a language code such as "en"').format(language=language))
         if len(set(value)) != len(value):
-            raise self.fail(line, "a language is listed twice")
+            raise self.fail(line, _('a language is listed twice'))
         return tuple(value)
 
     def param_sets(self, table: object) -> dict[str, ParamSet]:
         if not isinstance(table, dict):
-            self.fail(self.lines.key("", "params", 1), "[params] must hold named parameter sets, such as [params.bert-base]")
+            self.fail(self.lines.key("", "params", 1), _('[params] must hold named parameter sets, such as [params.bert-base]'))
             return {}
         sets: dict[str, ParamSet] = {}
         for name, values in table.items():
             where = f"params.{name}"
             line = self.lines.tables.get(where, 1)
             try:
-                self.ident(name, line, "parameter set name")
+                self.ident(name, line, _('parameter set name'))
                 if not isinstance(values, dict):
-                    raise self.fail(line, f"parameter set {name!r} must be a table of numbers")
+                    raise self.fail(line, _('parameter set {name!r} must be a table of numbers').format(name=name))
                 numbers: dict[str, Number] = {}
                 title = name
                 for key, value in values.items():
                     key_line = self.lines.key(where, key, line)
                     if key == "title":
-                        title = self.plain(value, key_line, f"title of parameter set {name!r}")
+                        title = self.plain(value, key_line, _('title of parameter set {name!r}').format(name=name))
                         continue
                     if not NAME_PATTERN.match(key):
-                        raise self.fail(key_line, f"parameter name {key!r} is not a valid name")
+                        raise self.fail(key_line, _('parameter name {key!r} is not a valid name').format(key=key))
                     if key in RESERVED_NAMES:
                         raise self.fail(key_line, _("{name!r} is bertdrill's own name ({{set}} in a text is the set's "
                                                     "title); choose another").format(name=key))
-                    numbers[key] = self.number(value, key_line, f"parameter {key!r} of {name!r}")
+                    numbers[key] = self.number(value, key_line, _('parameter {key!r} of {name!r}').format(key=key, name=name))
                 sets[name] = ParamSet(name, title, numbers, line)
             except Skip:
                 continue
@@ -195,7 +195,7 @@ class Parser:
             for other in sets.values():
                 if frozenset(other.values) != names[0]:
                     missing = sorted(names[0] ^ frozenset(other.values))
-                    self.fail(other.line, f"parameter set {other.name!r} and {first.name!r} differ in: {', '.join(missing)}")
+                    self.fail(other.line, _('parameter set {name!r} and {name2!r} differ in: {names}').format(name=other.name, name2=first.name, names=', '.join(missing)))
         return sets
 
     def parameter_lines(self, sets: dict[str, ParamSet]) -> dict[str, int]:
@@ -211,13 +211,13 @@ class Parser:
         formulas: dict[str, Formula] = {}
         lines: dict[str, int] = {}
         if not isinstance(table, dict):
-            self.fail(self.lines.key("", "formulas", 1), "[formulas] must map names to formula text")
+            self.fail(self.lines.key("", "formulas", 1), _('[formulas] must map names to formula text'))
             return formulas, lines
         for name, source in table.items():
             line = self.lines.key("formulas", name, 1) or 1
             lines[name] = line
             if not NAME_PATTERN.match(name):
-                self.fail(line, f"formula name {name!r} is not a valid name")
+                self.fail(line, _('formula name {name!r} is not a valid name').format(name=name))
                 continue
             if name in RESERVED_NAMES:
                 self.fail(line, _("{name!r} is bertdrill's own name ({{set}} in a text is the set's "
@@ -230,12 +230,12 @@ class Parser:
             try:
                 formulas[name] = formula.parse(source)
             except FormulaError as exc:
-                self.fail(line, f"formula {name!r}: {exc}")
+                self.fail(line, _('formula {name!r}: {exc}').format(name=name, exc=exc))
         return formulas, lines
 
     def item_list(self, raw: object) -> tuple[Item, ...]:
         if not isinstance(raw, list):
-            self.fail(self.lines.key("", "item", 1), "items are written as [[item]] tables")
+            self.fail(self.lines.key("", "item", 1), _('items are written as [[item]] tables'))
             return ()
         items: list[Item] = []
         seen: dict[str, int] = {}
@@ -247,7 +247,7 @@ class Parser:
                 continue
             if item.id in seen:
                 self.fail(self.lines.key(f"item#{index}", "id", line),
-                          f"duplicate item id {item.id!r} (first used on line {seen[item.id]})")
+                          _('duplicate item id {id!r} (first used on line {seen})').format(id=item.id, seen=seen[item.id]))
                 continue
             seen[item.id] = item.line
             items.append(item)
@@ -257,26 +257,25 @@ class Parser:
 
     def ident(self, value: object, line: int | None, what: str) -> str:
         if not isinstance(value, str) or not ID_PATTERN.match(value):
-            raise self.fail(line, f"{what} {value!r} must be lower-case letters, digits, '-' or '_' (at most 64)")
+            raise self.fail(line, _("{what} {value!r} must be lower-case letters, digits, '-' or '_' (at most 64)").format(what=what, value=value))
         return value
 
     def plain(self, value: object, line: int | None, what: str) -> str:
         if not isinstance(value, str):
-            raise self.fail(line, f"{what} must be text, not {type(value).__name__}")
+            raise self.fail(line, _('{what} must be text, not {kind}').format(what=what, kind=type(value).__name__))
         if len(value) > MAX_TEXT:
-            raise self.fail(line, f"{what} is too long ({len(value):,} characters)")
+            raise self.fail(line, _('{what} is too long ({count:,} characters)').format(what=what, count=len(value)))
         return self.visible(value, line, what)
 
     def visible(self, value: str, line: int | None, what: str) -> str:
         """Lesson text is shown in terminals and documents: no control characters (but newline and tab)."""
         if found := CONTROL.search(value):
-            raise self.fail(line, f"{what} holds the control character U+{ord(found.group()):04X}, which would act "
-                                  "instead of being shown in a terminal or a document; remove it")
+            raise self.fail(line, _('{what} holds the control character U+{code:04X}, which would act instead of being shown in a terminal or a document; remove it').format(what=what, code=ord(found.group())))
         return value
 
     def number(self, value: object, line: int | None, what: str) -> Number:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(line, f"{what} must be a number, not {type(value).__name__}")
+            raise self.fail(line, _('{what} must be a number, not {kind}').format(what=what, kind=type(value).__name__))
         try:
             result = formula.evaluate(str(value), {})
         except FormulaError as exc:
@@ -288,19 +287,19 @@ class Parser:
         line = self.lines.key(table, key, self.lines.tables.get(table))
         if key not in data:
             if required:
-                raise self.fail(line, f"{_what(table, data)}: missing {key!r}")
+                raise self.fail(line, _('{what}: missing {key!r}').format(what=_what(table, data), key=key))
             return {}
         value = data[key]
         if isinstance(value, str):
             return {language: self.plain(value, line, key) for language in self.languages}
         if not isinstance(value, dict):
-            raise self.fail(line, f"{_what(table, data)}: {key!r} must be text or a table of texts per language")
+            raise self.fail(line, _('{what}: {key!r} must be text or a table of texts per language').format(what=_what(table, data), key=key))
         for language in self.languages:
             if language not in value:
-                raise self.fail(line, f"{_what(table, data)}: {key!r} has no {language!r} text")
+                raise self.fail(line, _('{what}: {key!r} has no {language!r} text').format(what=_what(table, data), key=key, language=language))
         for language in value:
             if language not in self.languages:
-                raise self.fail(line, f"{_what(table, data)}: {key!r} has text for {language!r}, which is not a lesson language")
+                raise self.fail(line, _('{what}: {key!r} has text for {language!r}, which is not a lesson language').format(what=_what(table, data), key=key, language=language))
         return {language: self.plain(value[language], line, f"{key} ({language})") for language in self.languages}
 
     def tags(self, data: dict[str, Any], table: str) -> tuple[str, ...]:
@@ -308,11 +307,11 @@ class Parser:
         line = self.lines.key(table, "tags")
         if not isinstance(value, list) or not all(isinstance(t, str) and t and t.isprintable() and " " not in t
                                                   for t in value):
-            raise self.fail(line, "tags must be a list of words without spaces")
+            raise self.fail(line, _('tags must be a list of words without spaces'))
         return tuple(value)
 
 
 def _what(table: str, data: dict[str, Any]) -> str:
     if table.startswith("item#") and isinstance(data.get("id"), str):
-        return f"item {data['id']!r}"
+        return _('item {id!r}').format(id=data['id'])
     return f"[{table}]" if table else "lesson"

@@ -88,7 +88,7 @@ class _Verifier:
                 try:
                     self.values[name] = self.lesson.values(name)
                 except FormulaError as exc:
-                    raise FormulaError(f"{exc} (with parameter set {name!r})", formula=exc.formula) from None
+                    raise FormulaError(_('{exc} (with parameter set {name!r})').format(exc=exc, name=name), formula=exc.formula) from None
         except FormulaError as exc:
             line = self.lesson.formula_lines.get(exc.formula or "", self.lines.tables.get("formulas"))
             self.fail(line, str(exc))
@@ -136,7 +136,7 @@ class _Verifier:
             try:
                 self.lesson.render(text, language, set_name)
             except FormulaError as exc:
-                self.fail(self.at(table, field_name, item), f"item {item.id!r}: {field_name} ({language}): {exc}")
+                self.fail(self.at(table, field_name, item), _('item {id!r}: {field_name} ({language}): {exc}').format(id=item.id, field_name=field_name, language=language, exc=exc))
                 raise _Stop from None
 
     def at(self, table: str, key: str, item: Item) -> int:
@@ -145,12 +145,12 @@ class _Verifier:
     def evaluate(self, expr: str, set_name: str, line: int, item: Item) -> Number:
         if set_name not in self.values:
             known = formula.unknown_name_message(set_name, self.values).replace("name", "parameter set", 1)
-            self.fail(line, f"item {item.id!r}: {known}")
+            self.fail(line, _('item {id!r}: {known}').format(id=item.id, known=known))
             raise _Stop
         try:
             return self.lesson.evaluate(expr, set_name)
         except FormulaError as exc:
-            self.fail(line, f"item {item.id!r}: {exc} in {expr!r}")
+            self.fail(line, _('item {id!r}: {exc} in {expr!r}').format(id=item.id, exc=exc, expr=expr))
             raise _Stop from None
 
     def claim(self, item: Item, claim: Claim) -> None:
@@ -158,10 +158,10 @@ class _Verifier:
         try:
             problem = claim_error(claim, actual)
         except ValueError as exc:
-            self.fail(claim.line, f"item {item.id!r}: {exc}")
+            self.fail(claim.line, _('item {id!r}: {exc}').format(id=item.id, exc=exc))
             raise _Stop from None
         if problem is not None:
-            self.fail(claim.line, f"item {item.id!r}: {problem}")
+            self.fail(claim.line, _('item {id!r}: {problem}').format(id=item.id, problem=problem))
             raise _Stop
         self.count += 1
 
