@@ -80,34 +80,3 @@ def test_calibration_writes_nothing(cli, year, isolated_home):
     before = path.read_bytes()
     assert cli("stats", "--calibration").exit_code == 0
     assert path.read_bytes() == before
-
-
-def test_optimize_goes_with_calibration(cli):
-    result = cli("stats", "--optimize")
-    assert result.exit_code == 1
-    assert result.stderr == "Error: --optimize goes with --calibration: bertdrill stats --calibration --optimize\n"
-
-
-def test_optimize_without_pytorch_says_how_to_install_it(cli, year, monkeypatch):
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "torch" else real(name, *args))
-    result = cli("stats", "--calibration", "--optimize")
-    assert result.exit_code == 1
-    assert result.stderr == ("Error: fitting FSRS's parameters needs PyTorch, which bertdrill does not install by "
-                             "default: pip install 'bertdrill[optimize]'\n")
-
-
-def test_optimize_fits_fsrs_to_the_log_and_scores_it_beside_the_defaults(cli, year):
-    """Only where PyTorch is installed (``bertdrill[optimize]``): never in the test extra or CI."""
-    pytest.importorskip("torch")
-    result = cli("stats", "--calibration", "--optimize", "--json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    names = [score["name"] for score in data["schedulers"]]
-    assert names == ["sm2", "fsrs", "fsrs-fitted"]
-    parameters = data["fitted_parameters"]
-    assert len(parameters) == 21 and parameters != list(__import__("fsrs").scheduler.DEFAULT_PARAMETERS)
-    by_name = {score["name"]: score for score in data["schedulers"]}
-    assert by_name["fsrs-fitted"]["log_loss"] < by_name["fsrs"]["log_loss"]  # fitted to this very log

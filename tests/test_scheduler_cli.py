@@ -42,7 +42,7 @@ def test_a_new_store_uses_sm2(cli):
     result = cli("scheduler")
     assert result.exit_code == 0
     assert result.stdout == ("Scheduler: SM-2.\n"
-                             "Switch with `bertdrill scheduler fsrs [--retention R]` or `bertdrill scheduler sm2`.\n")
+                             "Switch with `bertdrill scheduler fsrs [--retention R] [--fit]` or `bertdrill scheduler sm2`.\n")
 
 
 def test_switching_to_fsrs_replays_every_cards_log(cli, year, isolated_home):

@@ -136,11 +136,22 @@ class Retention:
 
 
 @dataclass(frozen=True)
+class FittedSet:
+    """FSRS parameters fitted to a learner's log (``bertdrill scheduler fsrs --fit``), as stored."""
+
+    number: int  # the learner's sets count 1, 2, 3...; 0 for a set not stored yet
+    parameters: tuple[float, ...]
+    reviews: int  # the reviews they were fitted on
+    fitted_at: datetime  # UTC
+
+
+@dataclass(frozen=True)
 class SchedulerChoice:
     """Which scheduler a learner chose, and its setting, as stored (``bertdrill scheduler``)."""
 
     name: str = "sm2"  # sm2 | fsrs (bertdrill.core.scheduling.NAMES)
     retention: float | None = None  # FSRS's desired retention; None for SM-2
+    fitted: FittedSet | None = None  # FSRS's fitted parameters; None: FSRS's defaults (or SM-2)
 
 
 @dataclass(frozen=True)
@@ -149,6 +160,7 @@ class Switch:
 
     cards: int  # cards whose state was rebuilt (every card of the learner)
     answers: int  # answers replayed, re-drills included (they are read, and do not schedule)
+    choice: SchedulerChoice | None = None  # the choice as stored (a new fitted set has its number)
 
 
 CardLog = list[tuple[date, int]]
@@ -290,7 +302,12 @@ class SchedulerSettings(Protocol):
     def switch_scheduler(self, choice: SchedulerChoice, scheduler: Scheduler, *,
                          track: Callable[[list[str]], Iterable[str]] = ...) -> Switch:
         """Rebuild every card's state by replaying its log through ``scheduler`` and store ``choice``: one
-        transaction (all or nothing). ``track`` wraps the card ids (the CLI passes a progress bar)."""
+        transaction (all or nothing). A fitted set numbered 0 is stored as the learner's next set, in the
+        same transaction. ``track`` wraps the card ids (the CLI passes a progress bar)."""
+        ...
+
+    def fitted_sets(self) -> list[FittedSet]:
+        """The learner's fitted parameter sets, newest first (every set is kept)."""
         ...
 
     def card_logs(self, visit: Callable[[CardLog], None], *, lessons: Collection[str] | None = None,

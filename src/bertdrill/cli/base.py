@@ -299,7 +299,7 @@ def chosen_scheduler(store: ReviewStore):
     from bertdrill.core.scheduling import scheduler_named
 
     choice = store.scheduler_choice()
-    return scheduler_named(choice.name, choice.retention)
+    return scheduler_named(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None)
 
 
 @contextmanager

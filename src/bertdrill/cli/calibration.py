@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Collection
 
-from bertdrill.cli.base import err, out, progress
+from bertdrill.cli.base import out, progress
 from bertdrill.core.i18n import _
 
 
@@ -19,49 +19,13 @@ def calibration_report(store, lessons: Collection[str] | None):
     return calibration.report()
 
 
-def fitted_report(store, lessons: Collection[str] | None):
-    """FSRS's parameters fitted to the learner's log (``bertdrill[optimize]``), and the calibration of SM-2,
-    FSRS with its default parameters and FSRS with the fitted ones, on that same log."""
-    from importlib.util import find_spec
-
-    from bertdrill.core.errors import BertdrillError
-    from bertdrill.core.scheduling.calibration import MIN_REVIEWS, Calibration, SM2Forecast
-    from bertdrill.core.scheduling.fsrs import FSRSForecast, fit_parameters
-
-    if find_spec("torch") is None:
-        raise BertdrillError(_("fitting FSRS's parameters needs PyTorch, which bertdrill does not install by "
-                               "default: pip install 'bertdrill[optimize]'"))
-    logs: list = []
-    store.card_logs(logs.append, lessons=lessons)
-    calibration = Calibration([SM2Forecast(), FSRSForecast()])
-    for log in logs:
-        calibration.add(log)
-    if calibration.report().reviews < MIN_REVIEWS:
-        return calibration.report(), None
-    err.print(_("Fitting FSRS's parameters to your log with PyTorch (minutes on a large log)..."))
-    parameters = fit_parameters(logs)
-    calibration = Calibration([SM2Forecast(), FSRSForecast(), FSRSForecast(parameters=parameters, name="fsrs-fitted")])
-    for log in logs:
-        calibration.add(log)
-    return calibration.report(), parameters
-
-
-def show(store, lessons: Collection[str] | None, *, as_json: bool, optimize: bool = False) -> None:
-    report, parameters = fitted_report(store, lessons) if optimize else (calibration_report(store, lessons), None)
+def show(store, lessons: Collection[str] | None, *, as_json: bool) -> None:
+    report = calibration_report(store, lessons)
     if as_json:
-        data = as_data(report)
-        if optimize:
-            data["fitted_parameters"] = parameters
-        out.print_json(json.dumps(data, ensure_ascii=False))
+        out.print_json(json.dumps(as_data(report), ensure_ascii=False))
         return
     for line in lines(report):
         out.print(line, markup=False)
-    if parameters is not None:
-        out.print("", markup=False)
-        out.print(_("FSRS* is FSRS with its 21 parameters fitted to this log by py-fsrs's optimizer, and scored on "
-                    "the same log: an in-sample figure, kinder to it than next month's reviews will be."), markup=False)
-        out.print(_("Fitted parameters: {parameters}").format(
-            parameters=", ".join(f"{value:.4f}" for value in parameters)), markup=False)
 
 
 def as_data(report) -> dict[str, object]:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from bertdrill.cli.base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, out, progress
+from bertdrill.cli.base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, err, out, progress
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 
@@ -24,6 +24,11 @@ def scheduler_command(
     retention: Annotated[float | None, typer.Option(
         "--retention", metavar="R", show_default=False,
         help="FSRS's desired retention, 0.70 to 0.97 (default 0.90): lower means longer intervals.")] = None,
+    fit: Annotated[bool, typer.Option(
+        "--fit", help="Fit FSRS's parameters to your own review log (fsrs-rs, as Anki does) and switch to them.")] = False,
+    parameters: Annotated[str | None, typer.Option(
+        "--parameters", metavar="SET", show_default=False,
+        help="FSRS's parameters: the number of a fitted set (`bertdrill scheduler` lists them) or `default`.")] = None,
     db: DbOption = None,
     learner: LearnerOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
@@ -36,44 +41,116 @@ def scheduler_command(
     from bertdrill.adapters.store import Store
     from bertdrill.core.errors import BertdrillError
     from bertdrill.core.scheduling import scheduler_named, sm2
-    from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, check_retention
-    from bertdrill.ports import SchedulerChoice
 
-    if retention is not None and name is not SchedulerName.fsrs:
-        raise BertdrillError(_("--retention is a setting of FSRS: use it with `bertdrill scheduler fsrs`"))
+    if name is not SchedulerName.fsrs:
+        for given, option in ((retention is not None, "--retention"), (fit, "--fit"), (parameters is not None,
+                                                                                     "--parameters")):
+            if given:
+                raise BertdrillError(_("{option} is a setting of FSRS: use it with `bertdrill scheduler fsrs`").format(
+                    option=option))
+    if fit and parameters is not None:
+        raise BertdrillError(_("--fit makes a new parameter set; --parameters picks a stored one: give one of them"))
     with Store.open(db, read_only=name is None, learner=learner) as store:
         current = store.scheduler_choice()
         if name is None:
-            out.print(_("Scheduler: {scheduler}.").format(scheduler=describe(current)))
-            out.print(_("Switch with `bertdrill scheduler fsrs [--retention R]` or `bertdrill scheduler sm2`."))
+            show(current, store.fitted_sets())
             return
-        if name is SchedulerName.fsrs:
-            wanted = SchedulerChoice("fsrs", check_retention(DEFAULT_RETENTION if retention is None else retention))
-        else:
-            wanted = SchedulerChoice("sm2")
+        wanted = wanted_choice(store, current, name, retention, fit, parameters)
         if wanted == current:
             out.print(_("Already using {scheduler}: nothing to change.").format(scheduler=describe(current)))
             return
         today = sm2.study_day(clock()(), rollover_hour)
         due_before = store.due_count(today)
-        switch = store.switch_scheduler(wanted, scheduler_named(wanted.name, wanted.retention),
+        scheduler = scheduler_named(wanted.name, wanted.retention, wanted.fitted.parameters if wanted.fitted else None)
+        switch = store.switch_scheduler(wanted, scheduler,
                                         track=lambda cards: progress(cards, _("Replaying the review log")))
         due_after = store.due_count(today)
+    stored = switch.choice or wanted
     out.print(_("Switched to {scheduler}: {cards} cards rescheduled from {answers} answers in their log.").format(
-        scheduler=describe(wanted), cards=f"{switch.cards:,}", answers=f"{switch.answers:,}"))
+        scheduler=describe(stored), cards=f"{switch.cards:,}", answers=f"{switch.answers:,}"))
     out.print(_("Due today: {after} (before the switch: {before}).").format(
         after=f"{due_after:,}", before=f"{due_before:,}"))
-    out.print(_("To undo, switch back: {command}").format(command=describe_command(current)))
+    out.print(_("To undo, switch back: {command}").format(command=describe_command(current, stored)))
+
+
+def wanted_choice(store, current, name: SchedulerName, retention: float | None, fit: bool, parameters: str | None):
+    """The choice the options ask for. FSRS keeps the parameters in use unless ``--fit`` or ``--parameters``."""
+    from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, check_retention
+    from bertdrill.ports import SchedulerChoice
+
+    if name is SchedulerName.sm2:
+        return SchedulerChoice("sm2")
+    kept = retention if retention is not None else current.retention if current.name == "fsrs" else None
+    chosen = check_retention(DEFAULT_RETENTION if kept is None else kept)
+    if fit:
+        fitted = fit_log(store)
+    elif parameters is not None:
+        fitted = stored_set(store, parameters)
+    else:
+        fitted = current.fitted if current.name == "fsrs" else None
+    return SchedulerChoice("fsrs", chosen, fitted)
+
+
+def fit_log(store):
+    """A new parameter set fitted to the learner's whole log (numbered when stored), or NotEnoughHistory."""
+    from datetime import UTC
+
+    from bertdrill.core.scheduling.fitted import fit
+    from bertdrill.ports import FittedSet
+
+    logs: list = []
+    store.card_logs(logs.append, track=lambda cards: progress(cards, _("Reading the review log")))
+    err.print(_("Fitting FSRS's parameters to your reviews (fsrs-rs)..."))
+    result = fit(logs)
+    return FittedSet(0, result.parameters, result.reviews, clock()().astimezone(UTC))
+
+
+def stored_set(store, wanted: str):
+    """The learner's stored set named by ``--parameters`` (a number, or ``default`` for None)."""
+    from bertdrill.core.errors import BertdrillError
+
+    if wanted.strip().casefold() == "default":
+        return None
+    sets = {each.number: each for each in store.fitted_sets()}
+    try:
+        return sets[int(wanted)]
+    except (ValueError, KeyError):
+        numbers = ", ".join(str(number) for number in sorted(sets)) or _("none yet: `bertdrill scheduler fsrs --fit`")
+        raise BertdrillError(_("--parameters takes `default` or the number of a fitted set ({numbers}), got {value!r}")
+                             .format(numbers=numbers, value=wanted)) from None
+
+
+def show(current, sets) -> None:
+    out.print(_("Scheduler: {scheduler}.").format(scheduler=describe(current)))
+    out.print(_("Switch with `bertdrill scheduler fsrs [--retention R] [--fit]` or `bertdrill scheduler sm2`."))
+    if sets:
+        out.print("")
+        out.print(_("Fitted parameter sets (switch with `bertdrill scheduler fsrs --parameters N`):"))
+        for each in sets:
+            out.print("  " + fitted_line(each), markup=False)
+
+
+def fitted_line(each) -> str:
+    return _("set {number}: fitted {day} on {reviews} reviews").format(
+        number=each.number, day=each.fitted_at.date().isoformat(), reviews=f"{each.reviews:,}")
 
 
 def describe(choice) -> str:
     """The scheduler as a learner reads it: "SM-2", "FSRS, desired retention 0.90"."""
-    if choice.name == "fsrs":
+    if choice.name != "fsrs":
+        return "SM-2"
+    if choice.fitted is None:
         return _("FSRS, desired retention {retention}").format(retention=f"{choice.retention:.2f}")
-    return "SM-2"
+    return _("FSRS, desired retention {retention}, parameters {fitted}").format(
+        retention=f"{choice.retention:.2f}", fitted=fitted_line(choice.fitted))
 
 
-def describe_command(choice) -> str:
-    if choice.name == "fsrs":
-        return f"bertdrill scheduler fsrs --retention {choice.retention:.2f}"
-    return "bertdrill scheduler sm2"
+def describe_command(choice, switched_to) -> str:
+    """The command that goes back to ``choice`` from ``switched_to``."""
+    if choice.name != "fsrs":
+        return "bertdrill scheduler sm2"
+    command = f"bertdrill scheduler fsrs --retention {choice.retention:.2f}"
+    if choice.fitted is not None:
+        return f"{command} --parameters {choice.fitted.number}"
+    # FSRS keeps the parameters in use: going back to the defaults from a fitted set says so
+    return f"{command} --parameters default" if switched_to.fitted is not None else command

@@ -75,9 +75,6 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print the same figures as JSON for scripts.")] = False,
     calibration: Annotated[bool, typer.Option(
         "--calibration", help="Score how well SM-2 and FSRS predict your recall, on your own review log.")] = False,
-    optimize: Annotated[bool, typer.Option(
-        "--optimize", help="With --calibration: also fit FSRS's parameters to your log and score them "
-                           "(needs PyTorch: pip install 'bertdrill[optimize]').")] = False,
     days: DaysOption = 14,
     lang: LangOption = "",
     db: DbOption = None,
@@ -89,16 +86,12 @@ def stats(
     from bertdrill.core.scheduling import sm2
 
     _import_rich()
-    if optimize and not calibration:
-        from bertdrill.core.errors import BertdrillError
-
-        raise BertdrillError(_("--optimize goes with --calibration: bertdrill stats --calibration --optimize"))
     store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
     if calibration:
         from bertdrill.cli import calibration as scores
 
         with store:
-            scores.show(store, lessons if lesson_id else None, as_json=as_json, optimize=optimize)
+            scores.show(store, lessons if lesson_id else None, as_json=as_json)
         return
     with store:
         today = sm2.study_day(clock()(), rollover_hour)

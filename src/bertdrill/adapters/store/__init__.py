@@ -44,6 +44,7 @@ from bertdrill.adapters.store.schema import (
     MATURE_DAYS,
     TYPED_MAX,
     CardRow,
+    FittedParametersRow,
     LessonRow,
     Meta,
     ReviewRow,
@@ -65,7 +66,7 @@ from bertdrill.ports import KEEP, Answer, CardState, DayCounts, Retention, Revie
 
 __all__ = [
     "ANSWER_KINDS", "BUSY_TIMEOUT_MS", "CardSummary", "ClassReport", "LearnerSummary", "PostgresStore", "SQLiteStore", "CARD_STATES", "EF_START", "KEEP", "LEECH_LAPSES", "LOCK_TIMEOUT", "MATURE_DAYS",
-    "MIGRATIONS", "SCHEMA_VERSION", "TYPED_MAX", "Answer", "CardRow", "CardState", "DayCounts", "LessonRow",
+    "MIGRATIONS", "SCHEMA_VERSION", "TYPED_MAX", "Answer", "CardRow", "CardState", "FittedParametersRow", "DayCounts", "LessonRow",
     "Meta", "Retention", "ReviewRow", "ScheduleRow", "SchedulerRow", "Status", "Store", "SyncReport", "database_url", "describe",
     "engine",
 ]

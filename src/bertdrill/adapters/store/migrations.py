@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from bertdrill.adapters.store.database import Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -130,6 +130,20 @@ CREATE TABLE scheduler (
 );
 """
 
+# Version 4: FSRS fitted to each learner's own log. Every fitted set is a row (numbered per learner, never
+# overwritten, so the previous set stays), and the scheduler row names the set FSRS runs with (NULL: defaults).
+_V4 = """
+CREATE TABLE fsrs_parameters (
+    learner TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    parameters TEXT NOT NULL,
+    reviews INTEGER NOT NULL,
+    fitted_at DATETIME NOT NULL,
+    PRIMARY KEY (learner, number)
+);
+ALTER TABLE scheduler ADD COLUMN parameters INTEGER;
+"""
+
 
 def _script(ddl: str) -> Callable[[Connection], None]:
     """A migration that runs ``ddl``'s statements in order, in the backend's words, with ``:learner`` bound
@@ -148,7 +162,7 @@ def _script(ddl: str) -> Callable[[Connection], None]:
     return migrate
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3)}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

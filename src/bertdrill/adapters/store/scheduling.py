@@ -8,19 +8,21 @@ card's.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from itertools import groupby
 from typing import Any
 
 from sqlmodel import Session
 
-from bertdrill.adapters.store.database import Database, day_of, execute, execute_many
+from bertdrill.adapters.store.database import Database, as_utc, day_of, execute, execute_many
 from bertdrill.adapters.store.schema import from_review, lesson_filter
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.core.scheduling.sm2 import LEECH_LAPSES, Schedule
-from bertdrill.ports import CardLog, SchedulerChoice, Switch
+from bertdrill.ports import CardLog, FittedSet, SchedulerChoice, Switch
 from bertdrill.ports import Scheduler as SchedulerPort
 
 
@@ -28,8 +30,18 @@ class Scheduling(Database):
     """The scheduler setting and the replays of the log."""
 
     def scheduler_choice(self) -> SchedulerChoice:
-        found = self.rows("SELECT name, retention FROM scheduler WHERE learner = :learner")
-        return SchedulerChoice(found[0][0], found[0][1]) if found else SchedulerChoice()
+        found = self.rows("SELECT s.name, s.retention, f.number, f.parameters, f.reviews, f.fitted_at FROM scheduler s "
+                          "LEFT JOIN fsrs_parameters f ON f.learner = s.learner AND f.number = s.parameters "
+                          "WHERE s.learner = :learner")
+        if not found:
+            return SchedulerChoice()
+        name, retention, *fitted = found[0]
+        return SchedulerChoice(name, retention, _fitted_set(fitted) if fitted[0] is not None else None)
+
+    def fitted_sets(self) -> list[FittedSet]:
+        return [_fitted_set(row) for row in self.rows(
+            "SELECT number, parameters, reviews, fitted_at FROM fsrs_parameters WHERE learner = :learner "
+            "ORDER BY number DESC")]
 
     def switch_scheduler(self, choice: SchedulerChoice, scheduler: SchedulerPort, *,
                          track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
@@ -45,11 +57,13 @@ class Scheduling(Database):
             execute_many(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, "
                          "interval = :interval, due = :due, lapses = :lapses, leech = :leech, stability = :stability, "
                          "difficulty = :difficulty WHERE learner = :learner AND card_id = :card", updates)
-            execute(session, "INSERT INTO scheduler (learner, name, retention, switched_at) VALUES (:learner, :name, "
-                    ":retention, :at) ON CONFLICT (learner) DO UPDATE SET name = excluded.name, "
-                    "retention = excluded.retention, switched_at = excluded.switched_at", name=choice.name,
-                    retention=choice.retention, at=datetime.now(UTC))
-            return Switch(cards=len(updates), answers=answers)
+            stored = _store_fitted(session, choice)
+            execute(session, "INSERT INTO scheduler (learner, name, retention, switched_at, parameters) VALUES "
+                    "(:learner, :name, :retention, :at, :parameters) ON CONFLICT (learner) DO UPDATE SET "
+                    "name = excluded.name, retention = excluded.retention, switched_at = excluded.switched_at, "
+                    "parameters = excluded.parameters", name=stored.name, retention=stored.retention,
+                    at=datetime.now(UTC), parameters=stored.fitted.number if stored.fitted else None)
+            return Switch(cards=len(updates), answers=answers, choice=stored)
 
         return self._run(work, write=True)
 
@@ -68,6 +82,26 @@ class Scheduling(Database):
             return answers
 
         return self._run(work)
+
+
+def _store_fitted(session: Session, choice: SchedulerChoice) -> SchedulerChoice:
+    """The choice with its fitted set stored: a set numbered 0 becomes the learner's next set."""
+    fitted = choice.fitted
+    if fitted is None or fitted.number:
+        return choice
+    number = 1 + (execute(session, "SELECT max(number) FROM fsrs_parameters WHERE learner = :learner").scalar() or 0)
+    stored = replace(fitted, number=number)
+    execute(session, "INSERT INTO fsrs_parameters (learner, number, parameters, reviews, fitted_at) VALUES "
+            "(:learner, :number, :parameters, :reviews, :at)", number=number,
+            parameters=json.dumps(list(fitted.parameters)), reviews=fitted.reviews, at=fitted.fitted_at)
+    return replace(choice, fitted=stored)
+
+
+def _fitted_set(row: Sequence[Any]) -> FittedSet:
+    number, parameters, reviews, fitted_at = row
+    moment = as_utc(fitted_at)
+    assert moment is not None  # the column is NOT NULL
+    return FittedSet(number, tuple(json.loads(parameters)), reviews, moment)
 
 
 def _card_logs(session: Session, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:

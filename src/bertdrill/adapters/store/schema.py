@@ -118,6 +118,18 @@ class SchedulerRow(SQLModel, table=True):
     name: str  # sm2 | fsrs
     retention: float | None = None  # FSRS's desired retention
     switched_at: datetime  # UTC
+    parameters: int | None = None  # the learner's fitted set FSRS runs with (its number); None: defaults (v4)
+
+
+class FittedParametersRow(SQLModel, table=True):
+    """FSRS parameters fitted to a learner's log; every set is kept, so an earlier one can come back (v4)."""
+
+    __tablename__ = "fsrs_parameters"
+    learner: str = Field(primary_key=True)
+    number: int = Field(primary_key=True)  # 1, 2, 3... per learner
+    parameters: str  # JSON: the 21 numbers, each written so it reads back as the same float
+    reviews: int  # the reviews they were fitted on
+    fitted_at: datetime  # UTC
 
 
 

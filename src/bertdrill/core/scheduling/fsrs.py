@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
-from bertdrill.core.scheduling.replay import scheduling_answers
 from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
 
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
@@ -219,20 +218,3 @@ class FSRSForecast:
 
     def review(self, memory: fsrs.Card, grade: int, day: date) -> fsrs.Card:
         return self._scheduler.review_card(memory, self._ratings[grade], _moment(day))[0]
-
-
-def fit_parameters(logs: Iterable[Iterable[tuple[date, int]]]) -> list[float]:
-    """FSRS's 21 parameters fitted to these cards' logs by py-fsrs's optimizer (PyTorch; minutes on a CPU).
-
-    Each log is one card's answers, (study day, grade), oldest first; only the first answer of a study
-    day counts, as when scheduling, given to py-fsrs at the study day's midnight with the same rating.
-    """
-    library = _library()
-    from fsrs.optimizer import Optimizer
-
-    ratings = _ratings()
-    review_logs = [library.ReviewLog(card_id=number, rating=ratings[grade], review_datetime=_moment(day),
-                                     review_duration=None)
-                   for number, log in enumerate(logs) for day, grade in scheduling_answers(log)]
-    return [float(value) for value in Optimizer(review_logs).compute_optimal_parameters()]
-

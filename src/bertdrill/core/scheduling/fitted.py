@@ -1,0 +1,232 @@
+"""FSRS fitted to a learner's own reviews, and scheduling with the fitted parameters: fsrs-rs, Anki's engine.
+
+fsrs-rs (the Rust FSRS inside Anki, through its Python binding ``fsrs_rs_python``) fits the 21
+parameters of FSRS-6 to a review history, and :class:`FittedFSRS` schedules with them by calling
+fsrs-rs's own ``next_states`` and ``next_interval``: nothing of FSRS is re-implemented here.
+
+What fsrs-rs is given (:func:`fsrs_items`), as Anki gives it:
+
+- one review per card and study day: the first answer of the day (later answers that day are
+  the session's re-drills, which never schedule);
+- each review's ``delta_t``: study days since the card's previous review (0 for the first);
+- the grade as FSRS's rating: 0-2 Again, 3 Hard, 4 Good, 5 Easy
+  (:data:`bertdrill.core.scheduling.fsrs.RATING_OF_GRADE`);
+- one item per review that follows an earlier one: the card's history up to and including that
+  review, the review being the outcome to predict; items in the order of their study day
+  (fsrs-rs weights recent items more).
+
+Intervals, as Anki makes them: ``round(next_interval)`` (a half rounds up), at least 1 day, at
+most 36,500, added to the study day of the review.
+
+Pure: fsrs-rs is computation only (no I/O, no clock); it is imported on first use.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, RATING_OF_GRADE, check_retention
+from bertdrill.core.scheduling.replay import scheduling_answers
+from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
+
+PARAMETER_COUNT = 21
+"""FSRS-6 has 21 parameters."""
+
+MIN_FIT_REVIEWS = 64
+"""fsrs-rs fits all 21 parameters from 64 reviews on (fewer: it fits at most the four initial stabilities,
+below 8 none): the reviews counted are those that follow an earlier review of the card on an earlier day."""
+
+MAX_INTERVAL = 36500
+"""The longest interval, in days (a hundred years, as py-fsrs and Anki cap it)."""
+
+RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+"""fsrs-rs's NextStates attribute for each rating."""
+
+
+class NotEnoughHistory(BertdrillError):
+    """Too few reviews for fsrs-rs to fit the parameters: ``kept`` is what fsrs-rs kept of ``reviews`` after
+    setting outliers aside (None: the count alone is too low)."""
+
+    def __init__(self, reviews: int, kept: int | None = None):
+        self.reviews = reviews
+        self.missing = MIN_FIT_REVIEWS - (reviews if kept is None else kept)
+        if kept is None:
+            message = _("fitting FSRS needs {needed} reviews of cards seen on an earlier day; you have {have}, "
+                        "{missing} more are needed: FSRS keeps its default parameters").format(
+                needed=MIN_FIT_REVIEWS, have=reviews, missing=self.missing)
+        else:
+            message = _("fitting FSRS needs {needed} reviews of cards seen on an earlier day, and fsrs-rs kept {kept} "
+                        "of your {have} (it sets aside cards whose first interval is rare in your log): about "
+                        "{missing} more are needed: FSRS keeps its default parameters").format(
+                needed=MIN_FIT_REVIEWS, kept=kept, have=reviews, missing=self.missing)
+        super().__init__(message)
+
+
+class ParameterError(BertdrillError):
+    """A stored parameter set that fsrs-rs refuses."""
+
+
+@cache
+def engine() -> ModuleType:
+    """fsrs-rs's Python binding, imported on first use."""
+    import fsrs_rs_python
+
+    return fsrs_rs_python
+
+
+def default_parameters() -> tuple[float, ...]:
+    """FSRS-6's default parameters, as fsrs-rs holds them (32-bit floats)."""
+    return tuple(engine().DEFAULT_PARAMETERS)
+
+
+def check_parameters(parameters: Sequence[float]) -> tuple[float, ...]:
+    """The parameters as a tuple of 21 finite floats, or :class:`ParameterError`."""
+    values = tuple(parameters)
+    if len(values) != PARAMETER_COUNT or not all(isinstance(value, int | float) and math.isfinite(value)
+                                                 for value in values):
+        raise ParameterError(_("FSRS parameters must be {count} finite numbers, got {values}").format(
+            count=PARAMETER_COUNT, values=list(values)))
+    return tuple(float(value) for value in values)
+
+
+def fsrs_items(logs: Iterable[Iterable[tuple[date, int]]]) -> list[tuple[date, int, Any]]:
+    """Each review to predict as (study day, card's number among ``logs``, fsrs-rs FSRSItem), oldest first.
+
+    Each log is one card's answers (study day, grade), oldest first; see the module's docstring.
+    """
+    library = engine()
+    items: list[tuple[date, int, Any]] = []
+    for number, log in enumerate(logs):
+        reviews: list[Any] = []
+        last: date | None = None
+        for day, grade in scheduling_answers(log):
+            rating = RATING_OF_GRADE[check_grade(grade)]
+            reviews.append(library.FSRSReview(rating, 0 if last is None else (day - last).days))
+            if last is not None:
+                items.append((day, number, library.FSRSItem(list(reviews))))
+            last = day
+    items.sort(key=lambda each: each[0])  # stable: a day's items stay in card order
+    return items
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Parameters fsrs-rs fitted, and the number of reviews they came from."""
+
+    parameters: tuple[float, ...]
+    reviews: int
+
+
+def fit(logs: Iterable[Iterable[tuple[date, int]]]) -> Fit:
+    """FSRS's parameters fitted by fsrs-rs to these cards' logs, or :class:`NotEnoughHistory`."""
+    items = fsrs_items(logs)
+    return fit_items([item for _day, _card, item in items], [card for _day, card, _item in items])
+
+
+def fit_items(items: Sequence[Any], cards: Sequence[int]) -> Fit:
+    """fsrs-rs's fit of these FSRSItems (oldest first; ``cards`` names each item's card)."""
+    if len(items) < MIN_FIT_REVIEWS:
+        raise NotEnoughHistory(len(items))
+    library = engine()
+    parameters = tuple(library.FSRS(list(default_parameters())).compute_parameters(list(items), card_ids=list(cards)))
+    if parameters[4:] == default_parameters()[4:]:  # fsrs-rs trained nothing: too few left after its outlier filter
+        raise NotEnoughHistory(len(items), min(_kept(items), MIN_FIT_REVIEWS - 1))
+    return Fit(parameters, len(items))
+
+
+def _kept(items: Sequence[Any]) -> int:
+    """How many of ``items`` fsrs-rs's outlier filter keeps for training (its first-interval groups decide)."""
+    firsts = [item for item in items if item.long_term_review_cnt() == 1]
+    return len(engine().filter_outlier(firsts, list(items))[1])
+
+
+def rounded_interval(value: float) -> int:
+    """An interval as Anki makes it from fsrs-rs's: rounded (a half up), from 1 to :data:`MAX_INTERVAL` days."""
+    return min(MAX_INTERVAL, max(1, math.floor(value + 0.5)))
+
+
+@cache
+def _model(parameters: tuple[float, ...]) -> Any:
+    return engine().FSRS(list(parameters))
+
+
+@dataclass(frozen=True)
+class FittedFSRS:
+    """FSRS-6 with fitted ``parameters`` as a :class:`bertdrill.ports.Scheduler`, computed by fsrs-rs.
+
+    The same bookkeeping as :class:`bertdrill.core.scheduling.fsrs.FSRS` (repetitions, EF and lapses
+    by SM-2's rules); the memory state and interval are fsrs-rs's.
+    """
+
+    parameters: tuple[float, ...]
+    retention: float = DEFAULT_RETENTION
+
+    def __post_init__(self) -> None:
+        check_retention(self.retention)
+        object.__setattr__(self, "parameters", check_parameters(self.parameters))
+
+    @property
+    def name(self) -> str:
+        return "fsrs"
+
+    @property
+    def initial(self) -> Schedule:
+        return NEW
+
+    def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
+        """The state after the first answer of study day ``today``, graded ``grade`` (0-5)."""
+        check_grade(grade)
+        _check_day(today)
+        return self._after(state, grade, getattr(self._next(state, today), RATING_NAMES[RATING_OF_GRADE[grade]]),
+                           today)
+
+    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+        """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
+        _check_day(today)
+        states = self._next(state, today)
+        return {grade: self._after(state, grade, getattr(states, RATING_NAMES[rating]), today)
+                for grade, rating in RATING_OF_GRADE.items()}
+
+    def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
+        """The state after the scheduling ``answers`` (study day, grade; oldest first), as review after review."""
+        state = NEW
+        for day, grade in answers:
+            state = self.review(state, grade, today=day)
+        return state
+
+    def _next(self, state: Schedule, today: date) -> Any:
+        """fsrs-rs's next states of the card on ``today``."""
+        model = _model(self.parameters)
+        if state.due is None or state.stability is None or state.difficulty is None:
+            return model.next_states(None, self.retention, 0)
+        elapsed = (today - (state.due - timedelta(days=state.interval))).days
+        if elapsed < 0:
+            raise ValueError(f"a review on {today} comes before the card's last review")
+        memory = engine().MemoryState(state.stability, state.difficulty)
+        return model.next_states(memory, self.retention, elapsed)
+
+    def _after(self, state: Schedule, grade: int, item: Any, today: date) -> Schedule:
+        interval = rounded_interval(item.interval)
+        passed = grade >= PASSING
+        return Schedule(
+            repetitions=state.repetitions + 1 if passed else 0,
+            ef100=max(EF_FLOOR, state.ef100 + DELTA[grade]),
+            interval=interval,
+            due=today + timedelta(days=interval),
+            lapses=state.lapses + (1 if not passed and state.repetitions >= 1 else 0),
+            stability=item.memory.stability,
+            difficulty=item.memory.difficulty,
+        )
+
+
+def _check_day(today: date) -> None:
+    if isinstance(today, datetime) or not isinstance(today, date):
+        raise TypeError(f"today must be a date (a study day), got {today!r}")
