@@ -581,3 +581,24 @@ def test_only_the_first_answer_of_a_study_day_reschedules(db, cards):
     assert answer(4, "practice", DAY).kind == "practice"
     tomorrow = answer(4, "redrill", DAY + timedelta(days=1))
     assert tomorrow.kind == "review" and tomorrow.after == sm2.review(first.after, 4, today=DAY + timedelta(days=1))
+
+
+def test_fitted_parameter_sets_are_numbered_kept_and_chosen(db):
+    """A set numbered 0 is stored as the learner's next one, in the switch's transaction; every set is kept,
+    newest first, and the stored choice gives back every float exactly."""
+    from bertdrill.core.scheduling.fitted import FittedFSRS, default_parameters
+    from bertdrill.ports import FittedSet, SchedulerChoice
+
+    assert db.fitted_sets() == []
+    first = tuple(value * 1.1 for value in default_parameters())  # floats that need all 64 bits
+    second = tuple(value * 0.9 for value in default_parameters())
+    fitted_at = datetime(2025, 3, 4, 7, 30, tzinfo=UTC)
+    for parameters, reviews in ((first, 120), (second, 300)):
+        switch = db.switch_scheduler(SchedulerChoice("fsrs", 0.9, FittedSet(0, parameters, reviews, fitted_at)),
+                                     FittedFSRS(parameters))
+        assert switch.choice == db.scheduler_choice()
+    assert db.fitted_sets() == [FittedSet(2, second, 300, fitted_at), FittedSet(1, first, 120, fitted_at)]
+    assert db.scheduler_choice() == SchedulerChoice("fsrs", 0.9, FittedSet(2, second, 300, fitted_at))
+    again = db.switch_scheduler(SchedulerChoice("fsrs", 0.8, db.fitted_sets()[1]), FittedFSRS(first, 0.8))
+    assert again.choice == SchedulerChoice("fsrs", 0.8, FittedSet(1, first, 120, fitted_at))
+    assert len(db.fitted_sets()) == 2  # choosing a stored set stores nothing new

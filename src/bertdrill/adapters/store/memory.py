@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from types import TracebackType
 from typing import Self
@@ -32,6 +32,7 @@ from bertdrill.ports import (
     CardLog,
     CardState,
     DayCounts,
+    FittedSet,
     Keep,
     Retention,
     ReviewStore,
@@ -82,6 +83,7 @@ class MemoryStore:
         self._next_id = 1
         self._digests: dict[str, str] = {}
         self._choice = SchedulerChoice()
+        self._fitted: list[FittedSet] = []  # oldest first
 
     def close(self) -> None:
         """Nothing to release; the data stays readable until the object is gone."""
@@ -330,10 +332,16 @@ class MemoryStore:
         """Every card's state replayed from its log under ``scheduler``; all or nothing (computed, then set)."""
         logs = self._logs(None)
         states = {card_id: replay(scheduler, logs.get(card_id, [])) for card_id in track(sorted(self._schedules))}
+        if choice.fitted is not None and not choice.fitted.number:  # a new set: the learner's next number
+            choice = replace(choice, fitted=replace(choice.fitted, number=len(self._fitted) + 1))
+            self._fitted.append(choice.fitted)
         for card_id, state in states.items():
             self._schedules[card_id].state = state
         self._choice = choice
-        return Switch(cards=len(states), answers=sum(len(log) for log in logs.values()))
+        return Switch(cards=len(states), answers=sum(len(log) for log in logs.values()), choice=choice)
+
+    def fitted_sets(self) -> list[FittedSet]:
+        return self._fitted[::-1]
 
     def card_logs(self, visit: Callable[[CardLog], None], *, lessons: Collection[str] | None = None,
                   track: Callable[[list[str]], Iterable[str]] = iter) -> int:
