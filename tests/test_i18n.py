@@ -288,3 +288,59 @@ def test_the_store_the_formula_engine_and_the_lesson_parser_speak_turkish(cli, t
     assert result.stderr.startswith(said.format(**fill)), result.stderr
     if "bad-item-id" in args[-1]:
         assert "öğe" in result.stderr or "küçük harf" in result.stderr, result.stderr
+
+
+def _english_only(tmp_path: Path) -> Path:
+    """tests/lessons/minimal.toml with its Turkish texts taken out: a lesson in English only."""
+    import re
+
+    text = (Path(__file__).parent / "lessons" / "minimal.toml").read_text(encoding="utf-8")
+    text = text.replace('languages = ["en", "tr"]', 'languages = ["en"]')
+    text = re.sub(r',\s*tr = ("(?:[^"\\]|\\.)*"|\[[^\]]*\])', "", text)
+    path = tmp_path / "english.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", [
+    ["check", "{lesson}"], ["cards", "-f", "{lesson}"], ["status", "-f", "{lesson}"], ["stats", "-f", "{lesson}"],
+    ["review", "-f", "{lesson}", "--new", "1"], ["sheet", "{lesson}", "-o", "{out}/quiz.md"],
+    ["export", "anki", "{lesson}", "-o", "{out}/deck.apkg"], ["params", "-f", "{lesson}"],
+], ids=lambda command: " ".join(command[:2]))
+def test_a_turkish_locale_is_a_preference_an_english_lesson_still_opens(cli, monkeypatch, tmp_path, command):
+    """Issue 23: with LANG=tr_TR.UTF-8 and no --lang, every command failed on an English-only lesson ("dersinde
+    'tr' metinleri yok"). The locale is a preference: the lesson's texts come in English, the messages in Turkish."""
+    monkeypatch.setenv("LANG", "tr_TR.UTF-8")
+    lesson = _english_only(tmp_path)
+    result = cli(*[part.format(lesson=lesson, out=tmp_path) for part in command], input=":quit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "metinleri yok" not in result.stderr
+
+
+def test_an_asked_for_language_a_lesson_lacks_is_still_an_error(cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("BERTDRILL_LANG", "tr")
+    result = cli("cards", "-f", str(_english_only(tmp_path)))
+    assert result.exit_code == 1
+    assert "mini dersinde 'tr' metinleri yok (olanlar: en); --lang en kullanın" in result.stderr
+
+
+def test_review_in_a_turkish_locale_shows_the_english_texts_and_turkish_messages(cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("LANG", "tr_TR.UTF-8")
+    result = cli("review", "-f", str(_english_only(tmp_path)), "--new", "1", input=":quit\n")
+    assert "What is it?" in result.stdout and "Tekrar: 1 kart" in result.stdout, result.stdout
+
+
+def test_an_ascii_terminal_gets_question_marks_not_a_crash(tmp_path):
+    """Issue 23: LC_ALL=C without Python's UTF-8 mode made stdout ASCII, and `check` crashed on its first ✓."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "BERTDRILL_HOME": str(tmp_path)}
+    env.pop("PYTHONIOENCODING", None)
+    for command in (["check"], ["check", "--lang", "tr"], ["cards", "--lang", "tr"], ["status"]):
+        result = subprocess.run([sys.executable, "-m", "bertdrill", *command], capture_output=True, env=env)
+        assert result.returncode == 0, result.stderr
+        assert b"unexpected" not in result.stderr
+        result.stdout.decode("ascii")  # what reached the terminal is ASCII: "?" where a letter could not go
+    shown = subprocess.run([sys.executable, "-m", "bertdrill", "check"], capture_output=True, env=env).stdout
+    assert shown.startswith(b"? bert-basics")

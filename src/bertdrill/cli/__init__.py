@@ -5,6 +5,8 @@ Errors become messages and exit codes in one place, :class:`.base.BertdrillGroup
 
 from __future__ import annotations
 
+import sys
+
 # Importing a command module registers its commands on `app`.
 from bertdrill.cli import (
     classroom,  # noqa: F401
@@ -23,4 +25,17 @@ __all__ = ["app", "run"]
 
 def run() -> None:
     """The console script's entry point."""
+    _readable_on_any_terminal()
     app(prog_name="bertdrill")
+
+
+def _readable_on_any_terminal() -> None:
+    """On a stream that cannot encode bertdrill's text (``LC_ALL=C`` without Python's UTF-8 mode: ASCII), print
+    what it can and ``?`` for the rest, rather than fail on the first ✓ or Turkish letter."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "✓ıİ€".encode(stream.encoding or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="replace")

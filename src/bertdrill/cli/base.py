@@ -154,6 +154,9 @@ app = typer.Typer(
 )
 
 
+_chosen = {"explicitly": False}  # whether this command's language was asked for (--lang, $BERTDRILL_LANG)
+
+
 def choose_language(value: str | None) -> str:
     """Resolve ``--lang`` (else $BERTDRILL_LANG, else the locale, else English) and speak it from now on."""
     from bertdrill.adapters.catalogs import known_languages, use
@@ -162,8 +165,26 @@ def choose_language(value: str | None) -> str:
         language = i18n.choose_language(value, os.environ, known_languages())
     except ValueError as exc:
         raise typer.BadParameter(_("{value!r} is not a language code such as en or tr").format(value=str(exc))) from None
+    _chosen["explicitly"] = bool(value or os.environ.get("BERTDRILL_LANG"))
     use(language)
     return language
+
+
+def texts_language(lessons: Sequence[Lesson], language: str) -> str:
+    """The language to show these lessons' texts in: the chosen one. A language that only came from the
+    locale is a preference: where a lesson lacks it, English, else the first language every lesson has (the
+    messages stay in the locale's language). A language asked for that a lesson lacks is an error."""
+    missing = [lesson for lesson in lessons if language not in lesson.languages]
+    if not missing:
+        return language
+    if not _chosen["explicitly"]:
+        common = [code for code in lessons[0].languages if all(code in lesson.languages for lesson in lessons)]
+        if common:
+            return i18n.ENGLISH if i18n.ENGLISH in common else common[0]
+    lesson = missing[0]
+    raise BertdrillError(_("lesson {lesson} has no {language!r} texts (it has {languages}); use --lang {first}")
+                         .format(lesson=lesson.id, language=language, languages=", ".join(lesson.languages),
+                                 first=lesson.languages[0]))
 
 
 # Eager, so the language is chosen before the other options are read and their errors are in it too.
@@ -259,6 +280,13 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
             bar.stop()
 
 
+def chosen_lessons(lessons: list[Lesson], lesson_id: str | None) -> list[Lesson]:
+    """The lesson ``--lesson`` names (an error if none has that id), else all of them."""
+    from bertdrill.adapters.lessons import find_lesson
+
+    return [find_lesson(lessons, lesson_id)] if lesson_id else lessons
+
+
 def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,
                read_only: bool = False, loaded: list[Lesson] | None = None,
                learner: str | None = None) -> tuple[ReviewStore, list[Card], list[str]]:
@@ -269,22 +297,13 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
     unless its lessons changed (see :meth:`bertdrill.adapters.store.Store.open`). ``loaded``: the lessons,
     when the caller has read them already (``review`` needs them for diagnosis).
     """
-    from bertdrill.adapters.lessons import find_lesson
     from bertdrill.adapters.store import Store
     from bertdrill.core.cards import compile_lesson
 
     lessons = loaded if loaded is not None else load(paths)
-    if lesson_id:
-        lesson = find_lesson(lessons, lesson_id)
-        chosen = [lesson]
-    else:
-        chosen = lessons
+    chosen = chosen_lessons(lessons, lesson_id)
     if language:
-        for lesson in chosen:
-            if language not in lesson.languages:
-                raise BertdrillError(_("lesson {lesson} has no {language!r} texts (it has {languages}); use --lang {first}")
-                                     .format(lesson=lesson.id, language=language,
-                                             languages=", ".join(lesson.languages), first=lesson.languages[0]))
+        texts_language(chosen, language)
     compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, _("Building cards"))}
     store = Store.open(db, read_only=read_only, learner=learner)
     with _closed_on_error(store):

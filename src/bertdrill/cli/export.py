@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from bertdrill.cli.base import LessonsArgument, app, choose_language, escape, load, number, out, progress
+from bertdrill.cli.base import (
+    LessonsArgument,
+    app,
+    choose_language,
+    escape,
+    load,
+    number,
+    out,
+    progress,
+    texts_language,
+)
 from bertdrill.cli.review import kind_name
 from bertdrill.core.i18n import _, ngettext
 
@@ -42,7 +52,8 @@ def anki(
     from bertdrill.adapters.export.anki import check_target, export
 
     check_target(output)  # before reading the lessons, which can take a while
-    package = export(load(paths), output, lang, track=lambda cards: progress(cards, _("Making notes")),
+    lessons = load(paths)
+    package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang), track=lambda cards: progress(cards, _("Making notes")),
                      say_in=translations())
     kinds = ", ".join(f"{number(count)} {kind_name(kind)}" for kind, count in sorted(package.kinds.items()))
     notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))

@@ -7,8 +7,19 @@ from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
-from bertdrill.cli.base import FilesOption, LangOption, LessonsArgument, app, escape, load, number, out, print_json
-from bertdrill.core.i18n import _, ngettext
+from bertdrill.cli.base import (
+    FilesOption,
+    LangOption,
+    LessonsArgument,
+    app,
+    escape,
+    load,
+    number,
+    out,
+    print_json,
+    texts_language,
+)
+from bertdrill.core.i18n import _, ngettext, pgettext
 
 if TYPE_CHECKING:
     from bertdrill.core.cards import Card
@@ -151,18 +162,23 @@ def cards(
     lessons = load(paths)
     if lesson_id:
         lessons = [find_lesson(lessons, lesson_id)]
-    language = lang
+    language = texts_language(lessons, lang)
     compiled = all_cards(lessons)
     if as_json:
         print_json([_card_json(card, language) for card in compiled])
         return
     from rich.table import Table
 
-    table = Table(title=f"{len(compiled)} cards", show_lines=False, expand=False)
-    for column in ("id", "kind", "question", "answer"):
+    from bertdrill.cli.review import kind_name
+
+    table = Table(title=ngettext("{count} card", "{count} cards", len(compiled)).format(count=number(len(compiled))),
+                  show_lines=False, expand=False)
+    for column in (pgettext("column", "id"), pgettext("column", "kind"), pgettext("column", "question"),
+                   pgettext("column", "answer")):
         table.add_column(column, overflow="fold")
     for card in compiled:
-        table.add_row(escape(card.key), card.kind, escape(card.question(language)), escape(card.answer[language]))
+        table.add_row(escape(card.key), kind_name(card.kind), escape(card.question(language)),
+                      escape(card.answer[language]))
     out.print(table)
 
 
@@ -182,6 +198,7 @@ def params(
 
     lessons = load(paths)
     lesson = find_lesson(lessons, lesson_id) if lesson_id else lessons[0]
+    lang = texts_language([lesson], lang)
     chosen = set_name or next(iter(lesson.params))
     if chosen not in lesson.params:
         raise BertdrillError(formula.unknown_name_message(chosen, lesson.params).replace("name", "parameter set", 1))

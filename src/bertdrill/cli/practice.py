@@ -21,6 +21,7 @@ from bertdrill.cli.base import (
     load,
     open_store,
     out,
+    texts_language,
 )
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
@@ -61,7 +62,9 @@ def start(
     from bertdrill.adapters.lessons import all_cards
 
     check_writable(output, example="model.py")
-    card = practice_card(all_cards(load(paths)), item)
+    lessons = load(paths)
+    lang = texts_language(lessons, lang)
+    card = practice_card(all_cards(lessons), item)
     if output.exists() and not force:
         raise BertdrillError(_("{file} exists; use --force to overwrite it, or -o to choose another file").format(
             file=output))

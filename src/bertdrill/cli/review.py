@@ -33,6 +33,7 @@ from bertdrill.cli.base import (
     NewOption,
     RolloverOption,
     app,
+    chosen_lessons,
     chosen_scheduler,
     clock,
     escape,
@@ -40,6 +41,7 @@ from bertdrill.cli.base import (
     open_store,
     out,
     print_json,
+    texts_language,
 )
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import N_, _, ngettext
@@ -106,6 +108,7 @@ def review(
     from bertdrill.core.diagnosis import Diagnoser
 
     loaded = load(paths)
+    lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
     store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded, learner=learner)
     diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
     with store:

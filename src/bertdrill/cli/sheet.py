@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from bertdrill.cli.base import DbOption, LangOption, LessonsArgument, app, escape, load, number, out
+from bertdrill.adapters.catalogs import use
+from bertdrill.cli.base import DbOption, LangOption, LessonsArgument, app, escape, load, number, out, texts_language
 from bertdrill.cli.classroom import hardest_items
 from bertdrill.core.i18n import _, ngettext
 
@@ -86,8 +87,12 @@ def sheet(
             check_writable(key_path(target), example="quiz.html")
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
+    lessons = load(paths)
+    language = texts_language(lessons, lang)
+    if language != lang:  # a printed sheet speaks one language: its labels follow its texts
+        use(language)
     sheet_model = model.build_sheet(
-        load(paths), language=lang, seed=seed, versions=versions, count=count,
+        lessons, language=language, seed=seed, versions=versions, count=count,
         kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
         items=hardest_items(db, hardest) if from_class else None,
     )

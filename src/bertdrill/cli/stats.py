@@ -21,12 +21,15 @@ from bertdrill.cli.base import (
     LessonOption,
     RolloverOption,
     app,
+    chosen_lessons,
     clock,
     decimal,
+    load,
     number,
     open_store,
     out,
     print_json,
+    texts_language,
 )
 from bertdrill.cli.review import card_count, day_count
 from bertdrill.core.i18n import N_, _, ngettext
@@ -86,7 +89,9 @@ def stats(
     from bertdrill.core.scheduling import sm2
 
     _import_rich()
-    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
+    loaded = load(paths)
+    lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
+    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner, loaded=loaded)
     if calibration:
         from bertdrill.cli import calibration as scores
 
