@@ -170,10 +170,11 @@ def choose_language(value: str | None) -> str:
     return language
 
 
-def texts_language(lessons: Sequence[Lesson], language: str) -> str:
+def texts_language(lessons: Sequence[Lesson], language: str, *, refuse: bool = True) -> str:
     """The language to show these lessons' texts in: the chosen one. A language that only came from the
     locale is a preference: where a lesson lacks it, English, else the first language every lesson has (the
-    messages stay in the locale's language). A language asked for that a lesson lacks is an error."""
+    messages stay in the locale's language). A language asked for that a lesson lacks is an error, or, with
+    ``refuse=False``, given back for the command to refuse in its own words."""
     missing = [lesson for lesson in lessons if language not in lesson.languages]
     if not missing:
         return language
@@ -181,6 +182,8 @@ def texts_language(lessons: Sequence[Lesson], language: str) -> str:
         common = [code for code in lessons[0].languages if all(code in lesson.languages for lesson in lessons)]
         if common:
             return i18n.ENGLISH if i18n.ENGLISH in common else common[0]
+    if not refuse:
+        return language
     lesson = missing[0]
     raise BertdrillError(_("lesson {lesson} has no {language!r} texts (it has {languages}); use --lang {first}")
                          .format(lesson=lesson.id, language=language, languages=", ".join(lesson.languages),

@@ -53,7 +53,7 @@ def anki(
 
     check_target(output)  # before reading the lessons, which can take a while
     lessons = load(paths)
-    package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang), track=lambda cards: progress(cards, _("Making notes")),
+    package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang, refuse=False), track=lambda cards: progress(cards, _("Making notes")),
                      say_in=translations())
     kinds = ", ".join(f"{number(count)} {kind_name(kind)}" for kind, count in sorted(package.kinds.items()))
     notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
