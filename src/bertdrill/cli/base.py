@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar, cast
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup
 
 try:  # recent typer vendors click; older releases use click itself
     from typer._click.exceptions import ClickException
@@ -214,8 +214,18 @@ RolloverOption = Annotated[int, typer.Option(
     help="Hour when a new study day starts (a review at 00:30 counts for the day before).")]
 LessonsArgument = Annotated[
     list[Path] | None,
-    typer.Argument(help="Lesson files or folders (default: the lessons that ship with bertdrill).", show_default=False),
+    typer.Argument(metavar="PATH", help="Lesson files or folders (default: the lessons that ship with bertdrill).",
+                   show_default=False),
 ]
+
+
+def _argument_type(self: TyperArgument, ctx: object) -> str | None:
+    """An argument with a metavar is shown by it alone, as an option with one is: typer 0.29 adds the Python
+    type after it (``[ITEM] SCRIPT <list[str]>``), which tells a learner nothing."""
+    return None if self.metavar else TyperArgument.display_type(self, ctx)  # type: ignore[arg-type]
+
+
+TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,assignment]
 
 
 def number(value: int) -> str:

@@ -333,8 +333,9 @@ class MemoryStore:
         logs = self._logs(None)
         states = {card_id: replay(scheduler, logs.get(card_id, [])) for card_id in track(sorted(self._schedules))}
         if choice.fitted is not None and not choice.fitted.number:  # a new set: the learner's next number
-            choice = replace(choice, fitted=replace(choice.fitted, number=len(self._fitted) + 1))
-            self._fitted.append(choice.fitted)
+            fitted = replace(choice.fitted, number=len(self._fitted) + 1)
+            choice = replace(choice, fitted=fitted)
+            self._fitted.append(fitted)
         for card_id, state in states.items():
             self._schedules[card_id].state = state
         self._choice = choice
