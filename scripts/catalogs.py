@@ -6,7 +6,7 @@
     python scripts/catalogs.py --check    # change nothing; exit 1 and list what is missing or stale
 
 Messages are found in ``src/bertdrill`` by Babel's extractor: the strings passed to ``_``,
-``N_``, ``ngettext``, ``pgettext`` and ``npgettext``. ``tests/test_i18n.py`` runs the same checks.
+``N_``, ``ngettext``, ``pgettext`` and ``npgettext``, in Python modules and in the web pages' templates. ``tests/test_i18n.py`` runs the same checks.
 See docs/translating.md.
 """
 
@@ -30,6 +30,8 @@ LOCALE_DIR = PACKAGE / "locale"
 DOMAIN = "bertdrill"
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "npgettext": ((1, "c"), 2, 3)}
 COMMENT_TAGS = ("Translators:",)
+# Python modules, and the web pages' Jinja2 templates (their ``_()`` calls, by Jinja2's own extractor).
+METHODS = [("web/templates/**.html", "jinja2.ext:babel_extract"), ("**.py", "python")]
 # A date the catalogs' headers keep, so recompiling an unchanged catalog gives the same bytes.
 FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -37,7 +39,8 @@ FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)
 def template() -> Catalog:
     """Every message the code uses, with where it is used (file names, not lines: fewer merge conflicts)."""
     catalog = Catalog(domain=DOMAIN, project="bertdrill", creation_date=FIXED_DATE, fuzzy=False, version="1")
-    found = extract_from_dir(PACKAGE, keywords=KEYWORDS, comment_tags=COMMENT_TAGS, strip_comment_tags=True)
+    found = extract_from_dir(PACKAGE, method_map=METHODS, keywords=KEYWORDS, comment_tags=COMMENT_TAGS,
+                             strip_comment_tags=True)
     for filename, lineno, message, comments, context in found:
         where = (f"src/bertdrill/{filename}", lineno)
         catalog.add(message, None, [where], auto_comments=comments, context=context)

@@ -15,6 +15,7 @@ from bertdrill.cli import (
     practice,  # noqa: F401
     review,  # noqa: F401
     scheduler,  # noqa: F401
+    serve,  # noqa: F401
     sheet,  # noqa: F401
     stats,  # noqa: F401
 )

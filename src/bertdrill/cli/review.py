@@ -55,9 +55,13 @@ UNKNOWN = "unknown"  # a line that looks like a command (":x") but is none
 LETTERS = "abcdefghij"  # choice options, as grading reads them
 
 
+GRADE_WORDS = (N_("blackout"), N_("wrong"), N_("wrong, but it felt familiar"), N_("right, with effort"),
+               N_("right, after a pause"), N_("right at once"))
+"""What each grade 0-5 means, for the legend here and the grade buttons of the web page."""
+
+
 def grades_legend() -> str:
-    return _("0 blackout · 1 wrong · 2 wrong, but it felt familiar · "
-             "3 right, with effort · 4 right, after a pause · 5 right at once")
+    return " · ".join(f"{grade} {_(words)}" for grade, words in enumerate(GRADE_WORDS))
 
 
 
@@ -276,7 +280,7 @@ class Review:
         out.print(_("[bold]Card {index} of {total}[/bold] · {review} review · {new} new · {redrill} re-drill").format(
             index=number(position.index), total=number(position.total), review=number(position.review),
             new=number(position.new), redrill=number(position.redrill)), highlight=False)
-        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {_(_ENTRY_WORDS[entry.kind])}", style="dim")
+        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {_(ENTRY_WORDS[entry.kind])}", style="dim")
 
     def question(self, entry) -> None:
         card = entry.card
@@ -336,7 +340,7 @@ class Review:
         chosen = self.read_grade(entry, verdict.suggested if verdict is not None else None)
         with _interrupts_held():
             outcome = self.session.answer(chosen, typed)
-            out.print(_saved(outcome, self.session.day))
+            out.print(saved_message(outcome, self.session.day))
             if outcome.suspended:
                 out.print(leech_suspended(card.id, outcome.after.lapses))
             elif outcome.became_leech:
@@ -444,7 +448,7 @@ def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
     return None
 
 
-_ENTRY_WORDS = {"review": N_("due"), "new": N_("new"), "redrill": N_("re-drill")}
+ENTRY_WORDS = {"review": N_("due"), "new": N_("new"), "redrill": N_("re-drill")}
 _KIND_NAMES = {"fact": N_("fact"), "choice": N_("choice"), "blank": N_("blank"), "numeric": N_("numeric"),
                "match": N_("match"), "practice": N_("practice")}
 
@@ -454,7 +458,7 @@ def kind_name(kind: str) -> str:
     return _(_KIND_NAMES[kind])
 
 
-def _saved(outcome, today: date) -> str:
+def saved_message(outcome, today: date) -> str:
     """The acknowledgement, printed only once the answer is committed."""
     if not outcome.rescheduled:
         rest = _("re-drill, schedule unchanged")
@@ -480,14 +484,14 @@ def interval_preview(states, today: date) -> str:
             groups[-1][0].append(grade_value)
         else:
             groups.append(([grade_value], due))
-    return " · ".join(f"{_grades(grades)} {_when(due, today)}" for grades, due in groups)
+    return " · ".join(f"{_grades(grades)} {due_words(due, today)}" for grades, due in groups)
 
 
 def _grades(grades: list[int]) -> str:
     return str(grades[0]) if len(grades) == 1 else f"{grades[0]}–{grades[-1]}"
 
 
-def _when(due: date, today: date) -> str:
+def due_words(due: date, today: date) -> str:
     days = (due - today).days
     if days <= 0:
         return _("today")

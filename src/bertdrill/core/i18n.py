@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import gettext
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 ENGLISH = "en"  # the language the messages are written in: it needs no catalog
 # A language code as lessons write them (ISO 639-1 or -3), optionally with a region or an encoding,
@@ -21,12 +23,18 @@ ENGLISH = "en"  # the language the messages are written in: it needs no catalog
 _CODE = re.compile(r"\A([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]+)*(?:\.[A-Za-z0-9_-]+)?(?:@[A-Za-z0-9_-]+)?\Z")
 _LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX precedence for messages
 
-_translation: gettext.NullTranslations = gettext.NullTranslations()
-_language = ENGLISH
+_Speech = tuple[gettext.NullTranslations, str]
+_installed: _Speech = (gettext.NullTranslations(), ENGLISH)
+# A web request speaks its learner's language (:func:`speaking`) while other requests speak theirs.
+_speaking: ContextVar[_Speech | None] = ContextVar("bertdrill_speaking", default=None)
+
+
+def _current() -> _Speech:
+    return _speaking.get() or _installed
 
 
 def _(message: str) -> str:
-    return _translation.gettext(message)
+    return _current()[0].gettext(message)
 
 
 def N_(message: str) -> str:  # noqa: N802 - the name gettext's tools look for
@@ -35,23 +43,33 @@ def N_(message: str) -> str:  # noqa: N802 - the name gettext's tools look for
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
-    return _translation.ngettext(singular, plural, n)
+    return _current()[0].ngettext(singular, plural, n)
 
 
 def pgettext(context: str, message: str) -> str:
     """A message that needs its context to be translated right (``pgettext("month", "May")``)."""
-    return _translation.pgettext(context, message)
+    return _current()[0].pgettext(context, message)
 
 
 def install(translation: gettext.NullTranslations, language: str = ENGLISH) -> None:
     """Use this catalog for every later message (the CLI calls it once, from --lang or the locale)."""
-    global _translation, _language
-    _translation, _language = translation, language
+    global _installed
+    _installed = (translation, language)
+
+
+@contextmanager
+def speaking(translation: gettext.NullTranslations, language: str) -> Iterator[None]:
+    """Use this catalog for the messages of the current context only (one web request), then the installed one."""
+    token = _speaking.set((translation, language))
+    try:
+        yield
+    finally:
+        _speaking.reset(token)
 
 
 def language() -> str:
     """The language messages are in now: numbers in them are written its way (23.837.184)."""
-    return _language
+    return _current()[1]
 
 
 def language_code(text: str) -> str | None:

@@ -1,0 +1,128 @@
+"""``bertdrill serve``: review in the browser, on this machine.
+
+On a learner's own database (SQLite) it is a review page with no login, so it listens on the loopback
+address only. The page is :mod:`bertdrill.web` (the ``bertdrill[web]`` extra: Starlette, Jinja2, uvicorn),
+imported here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Annotated
+
+import typer
+
+from bertdrill.cli.base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    LearnerOption,
+    LessonOption,
+    LimitOption,
+    NewOption,
+    RolloverOption,
+    app,
+    out,
+)
+from bertdrill.cli.review import LeechChoice, LeechOption
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
+
+DEFAULT_PORT = 8000
+HostOption = Annotated[str, typer.Option("--host", help="Address to listen on (a learner's own server: loopback only).")]
+PortOption = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0: any free port).")]
+
+
+@app.command()
+def serve(
+    db: DbOption = None,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = DEFAULT_PORT,
+    lesson_id: LessonOption = None,
+    lang: LangOption = "",
+    new: NewOption = DEFAULT_NEW,
+    limit: LimitOption = DEFAULT_REVIEWS,
+    learner: LearnerOption = None,
+    paths: FilesOption = None,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+    leech_action: LeechOption = LeechChoice.suspend,
+) -> None:
+    """Review in the browser: a page on this machine, with the same cards, grading and schedule as `review`.
+
+    Open the address it prints. Keys on the page: type and Enter, 0-5 to grade, u undo, b bury, s suspend.
+    Ctrl-C stops the server; every answer is saved when it is graded.
+    """
+    local_app, run = _web_modules()
+    from bertdrill.adapters.store import database_url, postgresql
+
+    if postgresql.is_postgres(database_url(db)):
+        raise BertdrillError(_("serving a class from PostgreSQL is not ready yet; serve your own database "
+                               "(a file) for now"))
+    if not _loopback(host):
+        raise BertdrillError(_("{host} is not a loopback address: a review page with no login listens on "
+                               "127.0.0.1 (or ::1) only").format(host=host))
+    desk = _desk(db, paths, lesson_id, learner, new, limit, rollover_hour, leech_action)
+    with desk.store:
+        listener = _listen(host, port)
+        address = f"http://{host if ':' not in host else f'[{host}]'}:{listener.getsockname()[1]}/"
+        out.print(_("Reviewing in the browser at {address} (Ctrl-C stops the server).").format(address=address))
+        out.file.flush()
+        run(local_app(desk), listener)
+
+
+def _web_modules():
+    """bertdrill.web's entry points, or a clear error naming the extra to install."""
+    try:
+        from bertdrill.web.app import local_app
+        from bertdrill.web.server import run
+    except ImportError as exc:
+        if exc.name not in _WEB_PACKAGES:
+            raise
+        raise BertdrillError(_("the browser interface needs {package}: pip install 'bertdrill[web]'").format(
+            package=exc.name)) from None
+    return local_app, run
+
+
+_WEB_PACKAGES = {"starlette", "jinja2", "uvicorn"}
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so a port in use is a clear error (and --port 0 picks one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        raise BertdrillError(_("cannot listen on {host} port {port}: {reason}").format(
+            host=host, port=port, reason=exc.strerror or exc)) from None
+    listener.listen(128)
+    return listener
+
+
+def _desk(db, paths, lesson_id, learner, new, limit, rollover_hour, leech_action):
+    from bertdrill.app.session import LeechAction, Limits
+    from bertdrill.cli.base import chosen_scheduler, clock, load, open_store
+    from bertdrill.core.diagnosis import Diagnoser
+    from bertdrill.web.desk import Desk
+
+    loaded = load(paths)
+    store, cards, lessons = open_store(db, paths, lesson_id, None, loaded=loaded, learner=learner)
+    chosen = [lesson for lesson in loaded if lesson.id in lessons]
+    languages = [code for code in chosen[0].languages if all(code in lesson.languages for lesson in chosen)]
+    return Desk(store=store, cards=cards, lessons=lessons, languages=languages or list(chosen[0].languages),
+                diagnosers={lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}, clock=clock(),
+                limits=Limits(new, limit, rollover_hour), leech_action=LeechAction(leech_action.value),
+                scheduler=chosen_scheduler)

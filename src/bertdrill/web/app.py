@@ -1,0 +1,109 @@
+"""The ASGI application: routes, static files, security headers, and errors as pages.
+
+:func:`local_app` is ``bertdrill serve`` on a learner's own database: one learner, no login, reachable only
+as 127.0.0.1 / localhost (a Host check too, so a web page elsewhere cannot reach it by DNS rebinding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from bertdrill.core.errors import BertdrillError
+from bertdrill.web import pages
+from bertdrill.web.desk import Desk, Sittings
+from bertdrill.web.review import ReviewPages
+
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
+
+
+class SecurityHeaders:
+    """Adds :data:`pages.SECURITY_HEADERS` to every response, pages, redirects, errors and static files alike."""
+
+    def __init__(self, app: ASGIApp, languages: Sequence[str]):
+        self.app = app
+        self.languages = tuple(languages)
+        self.headers = [(name.lower().encode(), value.encode()) for name, value in pages.SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope.setdefault("state", {})["languages"] = self.languages
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], *self.headers]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def build(desk_languages: Sequence[str], routes: list, *, hosts: Sequence[str] | None = None) -> Starlette:
+    async def refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code >= 500:  # pragma: no cover - starlette raises only 4xx this way
+            return PlainTextResponse("error", status_code=exc.status_code)
+        return pages.error_page(request, exc.status_code, str(exc.detail), desk_languages)
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        """An anticipated failure (a busy or refused database) as a page with its message: 503, no traceback."""
+        return pages.error_page(request, 503, str(exc), desk_languages)
+
+    middleware = [Middleware(SecurityHeaders, languages=desk_languages)]
+    if hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
+    return Starlette(routes=[*routes, Mount("/static", StaticFiles(directory=pages.STATIC), name="static")],
+                     middleware=middleware, exception_handlers={HTTPException: refused, BertdrillError: failed})
+
+
+def local_app(desk: Desk) -> Starlette:
+    """One learner's review on their own database: no login."""
+    sittings = Sittings(desk)
+    review = ReviewPages(lambda request: sittings)
+    routes = [
+        Route("/", lambda request: RedirectResponse("/review", status_code=303)),
+        *review_routes(review),
+        Route("/settings", settings, methods=["POST"]),
+    ]
+    return build(desk.languages, routes, hosts=LOOPBACK_HOSTS)
+
+
+def review_routes(review: ReviewPages) -> list[Route]:
+    return [
+        Route("/review", review.show),
+        Route("/review/answer", review.answer, methods=["POST"]),
+        Route("/review/grade", review.grade, methods=["POST"]),
+        Route("/review/undo", review.undo, methods=["POST"]),
+        Route("/review/bury", review.bury, methods=["POST"]),
+        Route("/review/suspend", review.suspend, methods=["POST"]),
+        Route("/review/again", review.again, methods=["POST"]),
+    ]
+
+
+RETURN_PATHS = ("/review",)  # where the settings form may send the browser back to
+
+
+async def settings(request: Request) -> Response:
+    """The language and theme chosen with the form in every page's header, kept in cookies for a year."""
+    form = await pages.read_form(request)
+    pages.check_csrf(request, form)
+    back = form.get("back")
+    response = RedirectResponse(back if isinstance(back, str) and back in RETURN_PATHS else "/review", status_code=303)
+    language = form.get("lang")
+    if isinstance(language, str) and language in request.state.languages:
+        response.set_cookie(pages.LANGUAGE_COOKIE, language, **pages.preference_cookie(request))
+    theme = form.get("theme")
+    if isinstance(theme, str) and theme in set(pages.Theme):
+        response.set_cookie(pages.THEME_COOKIE, theme, **pages.preference_cookie(request))
+    return response

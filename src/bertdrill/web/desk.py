@@ -1,0 +1,102 @@
+"""What a learner reviews with, and the sittings open in their browsers.
+
+A :class:`Desk` holds one learner's store, cards and diagnosers: everything :class:`bertdrill.app.session.Session`
+needs, built once. A :class:`Sitting` is one browser's review session (as one terminal window is): the same
+``Session`` object the terminal drives, plus the answer graded but not yet recorded and the messages to show
+once. Sittings live in memory: every recorded answer is already committed by
+the store, so a restarted server loses only the undo history and the graded-but-ungraded answer.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bertdrill.app.session import LeechAction, Limits, Session
+from bertdrill.core.cards import Card
+from bertdrill.core.diagnosis import Diagnoser
+from bertdrill.core.grading import Verdict
+from bertdrill.ports import ReviewStore, Scheduler
+
+MAX_SITTINGS = 200  # per desk: the oldest idle one is dropped beyond this (its answers are all stored)
+IDLE_SECONDS = 12 * 3600  # a sitting untouched this long is dropped
+
+
+@dataclass
+class Desk:
+    """One learner's review: the store (opened and synced), the cards, each lesson's diagnoser."""
+
+    store: ReviewStore
+    cards: Sequence[Card]
+    lessons: Sequence[str]
+    diagnosers: Mapping[str, Diagnoser]
+    languages: Sequence[str]  # the languages every lesson has texts in: what the pages may speak
+    clock: Callable[[], datetime]
+    limits: Limits = Limits()
+    leech_action: LeechAction = LeechAction.SUSPEND
+    scheduler: Callable[[ReviewStore], Scheduler] | None = None  # the learner's chosen scheduler, read per sitting
+    lock: threading.Lock = field(default_factory=threading.Lock)  # one learner's store: one request at a time
+
+    def session(self) -> Session:
+        kwargs = {"scheduler": self.scheduler(self.store)} if self.scheduler else {}
+        return Session(self.store, self.cards, clock=self.clock, limits=self.limits, lessons=self.lessons,
+                       leech_action=self.leech_action, **kwargs)
+
+
+@dataclass
+class Pending:
+    """An answer graded and shown, waiting for the learner's grade (nothing is stored yet)."""
+
+    card_id: str
+    typed: str | None
+    verdict: Verdict | None  # None: a fact card revealed without a typed answer
+
+
+@dataclass
+class Sitting:
+    """One browser's review session."""
+
+    id: str
+    session: Session
+    pending: Pending | None = None
+    notices: list[str] = field(default_factory=list)
+    used: float = field(default_factory=time.monotonic)
+
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
+
+
+class Sittings:
+    """The open sittings of one desk, by the id in the browser's cookie (a random token)."""
+
+    def __init__(self, desk: Desk, *, limit: int = MAX_SITTINGS, idle: float = IDLE_SECONDS):
+        self.desk = desk
+        self.limit = limit
+        self.idle = idle
+        self._open: OrderedDict[str, Sitting] = OrderedDict()
+
+    def find(self, sitting_id: str | None) -> Sitting | None:
+        """The sitting with this id, still open; None for an unknown, expired or missing id."""
+        sitting = self._open.get(sitting_id) if sitting_id else None
+        if sitting is None:
+            return None
+        if time.monotonic() - sitting.used > self.idle:
+            del self._open[sitting.id]
+            return None
+        sitting.used = time.monotonic()
+        self._open.move_to_end(sitting.id)
+        return sitting
+
+    def start(self) -> Sitting:
+        """A new sitting over what is due now (the queue is read from the store)."""
+        sitting = Sitting(secrets.token_urlsafe(24), self.desk.session())
+        self._open[sitting.id] = sitting
+        while len(self._open) > self.limit:
+            self._open.popitem(last=False)
+        return sitting

@@ -1,0 +1,214 @@
+"""What every page shares: templates, the language and theme of a request, CSRF, security headers, errors.
+
+Templates are Jinja2 with autoescaping on: lesson text, typed answers and names are escaped wherever they
+are shown, and no page carries inline script or style (the Content-Security-Policy forbids both), so a
+lesson that says ``<script>`` shows those characters. Messages go through the same gettext catalogs as the
+terminal (``_`` in the templates; ``scripts/catalogs.py`` reads them too), in the language the learner chose,
+else the best one ``Accept-Language`` offers, for this request only (:func:`bertdrill.core.i18n.speaking`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from bertdrill.adapters.catalogs import known_languages, translation
+from bertdrill.core import i18n, languages
+from bertdrill.core.i18n import _, ngettext
+
+HERE = Path(__file__).resolve().parent
+STATIC = HERE / "static"
+LANGUAGE_COOKIE = "bertdrill_lang"
+THEME_COOKIE = "bertdrill_theme"
+CSRF_COOKIE = "bertdrill_csrf"
+YEAR = 365 * 24 * 3600
+MAX_FORM_BYTES = 64 * 1024  # a form bigger than this is refused before it is parsed (413)
+MAX_ANSWER_CHARS = 4096  # as the terminal cuts a line (cli.review.MAX_LINE_BYTES)
+
+CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                           "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+SECURITY_HEADERS = {  # on every response (see bertdrill.web.app)
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",  # a page shows someone's reviews: never kept by a shared cache
+}
+
+
+class Theme(StrEnum):
+    AUTO = "auto"  # the browser's preference (prefers-color-scheme)
+    LIGHT = "light"
+    DARK = "dark"
+
+
+def _number(value: int) -> str:
+    return f"{value:,}".replace(",", languages.thousands_separator(i18n.language()))
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(_=_, ngettext=ngettext, number=_number, language_name=languages.name)
+    return env
+
+
+def page_language(request: Request, offered: Sequence[str]) -> str:
+    """The learner's choice (a cookie), else the first of ``Accept-Language`` offered, else English or the first."""
+    usable = [code for code in offered if code in known_languages()] or list(offered)
+    chosen = request.cookies.get(LANGUAGE_COOKIE)
+    if chosen in usable:
+        return chosen
+    for code in accepted_languages(request.headers.get("accept-language", "")):
+        if code in usable:
+            return code
+    return i18n.ENGLISH if i18n.ENGLISH in usable else usable[0]
+
+
+def accepted_languages(header: str) -> list[str]:
+    """Language codes of an Accept-Language header, most wanted first (``tr-TR,tr;q=0.9,en;q=0.8``)."""
+    ranked: list[tuple[float, int, str]] = []
+    for position, part in enumerate(header.split(",")[:32]):
+        tag, _sep, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                continue
+        code = i18n.language_code(tag)
+        if code and quality > 0:
+            ranked.append((-quality, position, code))
+    return [code for _q, _p, code in sorted(ranked)]
+
+
+@contextmanager
+def speaking(language: str) -> Iterator[None]:
+    with i18n.speaking(_catalog(language), language):
+        yield
+
+
+@cache
+def _catalog(language: str):
+    return translation(language)
+
+
+def theme(request: Request) -> Theme:
+    try:
+        return Theme(request.cookies.get(THEME_COOKIE, Theme.AUTO))
+    except ValueError:
+        return Theme.AUTO
+
+
+def render(request: Request, template: str, status_code: int = 200, /, **context: Any) -> HTMLResponse:
+    """The page, in the request's language and theme (call it inside :func:`speaking`)."""
+    token = csrf_token(request)
+    html = environment().get_template(template).render(
+        request=request, lang=i18n.language(), theme=theme(request).value, csrf=token,
+        languages=getattr(request.state, "languages", ()), themes=list(Theme), **context)
+    response = HTMLResponse(html, status_code=status_code)
+    if request.cookies.get(CSRF_COOKIE) != token:
+        response.set_cookie(CSRF_COOKIE, token, **cookie_options(request))
+    return response
+
+
+def csrf_token(request: Request) -> str:
+    """The token every form of this browser carries: a random value also kept in an HttpOnly cookie.
+
+    Another site can make the browser post a form here, but can neither read the cookie nor guess the
+    value, so :func:`check_csrf` refuses its post (double submit; the cookie is SameSite=Lax besides).
+    """
+    token = request.cookies.get(CSRF_COOKIE)
+    if token and 16 <= len(token) <= 64:
+        return token
+    if "csrf" not in request.state._state:
+        request.state.csrf = secrets.token_urlsafe(24)
+    return str(request.state.csrf)
+
+
+async def read_form(request: Request) -> FormData:
+    """The posted form, refused with 413 when too big and 400 when it is not a form at all."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_FORM_BYTES):
+        raise HTTPException(413, "form too large")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            raise HTTPException(413, "form too large")
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        raise HTTPException(400, "not a form")
+    from urllib.parse import parse_qsl
+
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False, max_num_fields=64)
+    except (UnicodeDecodeError, ValueError):
+        raise HTTPException(400, "broken form") from None
+    fields: list[tuple[str, str | UploadFile]] = list(pairs)
+    return FormData(fields)
+
+
+def field(form: FormData, name: str, *, limit: int = 200, too_long: int = 400) -> str:
+    """One text field of a form: 400 when missing or repeated, ``too_long`` when longer than ``limit`` characters."""
+    values = form.getlist(name)
+    if len(values) != 1 or not isinstance(values[0], str):
+        raise HTTPException(400, f"the form needs exactly one field {name!r}")
+    if len(values[0]) > limit:
+        raise HTTPException(too_long, f"field {name!r} is longer than {limit} characters")
+    return values[0]
+
+
+def check_csrf(request: Request, form: FormData) -> None:
+    """403 unless the form carries the token of this browser's cookie (another site cannot know it)."""
+    given = form.get("csrf")
+    expected = request.cookies.get(CSRF_COOKIE)
+    if not isinstance(given, str) or not expected or not hmac.compare_digest(given.encode(), expected.encode()):
+        raise HTTPException(403, "the form's security token is missing or out of date: reload the page")
+
+
+def error_page(request: Request, status_code: int, detail: str, offered: Sequence[str]) -> HTMLResponse:
+    """A clear page for a refused request (4xx), in the learner's language."""
+    with speaking(page_language(request, offered)):
+        return render(request, "error.html", status_code, status=status_code, detail=_error_words(status_code),
+                      reason=detail)
+
+
+def _error_words(status_code: int) -> str:
+    match status_code:
+        case 400:
+            return _("This request is not one the page sends.")
+        case 403:
+            return _("This form has expired or does not belong to you. Reload the page and try again.")
+        case 404:
+            return _("There is no such page.")
+        case 405:
+            return _("This page does not take that kind of request.")
+        case 409:
+            return _("This card was answered or changed in the meantime (another tab?). Reload to see where you are.")
+        case 413:
+            return _("That is too long. An answer has at most {limit} characters.").format(limit=_number(MAX_ANSWER_CHARS))
+        case _:
+            return _("The request could not be served.")
+
+
+def cookie_options(request: Request) -> dict[str, Any]:
+    """HttpOnly and SameSite=Lax always; Secure when the page was reached over TLS (directly or via a proxy)."""
+    return {"httponly": True, "samesite": "lax", "secure": request.url.scheme == "https", "path": "/"}
+
+
+def preference_cookie(request: Request) -> dict[str, Any]:
+    return {**cookie_options(request), "max_age": YEAR}
