@@ -124,7 +124,7 @@ def test_the_pseudo_catalog_wraps_every_message(pseudo):
     from bertdrill.core.i18n import _, ngettext, pgettext
 
     catalogs.use(PSEUDO)
-    assert _("Session over") == "Session over"  # not a message of the code: as written
+    assert _("Not a message of the code") == "Not a message of the code"  # as written
     assert _("Nothing to review now.") == "⟦Nothing to review now.⟧"
     assert ngettext("{count} card", "{count} cards", 3) == "⟦{count} cards⟧"
     assert pgettext("month", "Dec") == "⟦Dec⟧"
