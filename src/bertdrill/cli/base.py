@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -344,6 +345,7 @@ def _closed_on_error(store: ReviewStore) -> Iterator[None]:
 
 
 CLOCK_YEARS = (1970, 9000)
+_DATE_ONLY = re.compile(r"\A\d{4}-?\d{2}-?\d{2}\Z")  # ISO 8601 dates, extended and basic
 """The years BERTDRILL_NOW may name: every date worked out from it (a study day, due dates years ahead,
 a year of history behind, another time zone) is then a date Python can hold."""
 
@@ -352,7 +354,9 @@ def clock():
     """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks.
 
     A time with an offset (``2025-03-03T09:00+03:00``) is that wall time in that offset, so a
-    script means the same study day on every machine; a time without one is local time.
+    script means the same study day on every machine; a time without one is local time. A date
+    alone (``2025-03-03``) means that study day: noon, local time (midnight would fall before the
+    rollover hour and so belong to the day before).
     """
     from bertdrill.app.session import local_now
 
@@ -361,6 +365,8 @@ def clock():
         return local_now
     try:
         start = datetime.fromisoformat(start_text)
+        if _DATE_ONLY.match(start_text.strip()):
+            start = start.replace(hour=12)
     except ValueError:
         raise BertdrillError(_("BERTDRILL_NOW={value!r} is not a date and time such as 2024-05-01T09:00").format(
             value=start_text)) from None

@@ -68,7 +68,7 @@ def init(db: DbOption = None, paths: FilesOption = None, lang: LangOption = "") 
 
 @class_app.command("add-learner")
 def add_learner(
-    name: Annotated[str, typer.Argument(help="The learner's name, which becomes their PostgreSQL role.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The learner's name, which becomes their PostgreSQL role.")],
     password: Annotated[str | None, typer.Option(
         "--password", show_default=False, help="The role's password (default: a new random one, printed once).")] = None,
     db: DbOption = None,

@@ -1,0 +1,38 @@
+"""Every command's --help reads as written for people: no Python type names."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer.main
+
+from bertdrill.cli import app
+
+
+def _leaves(command, path=()):
+    subcommands = getattr(command, "commands", None)
+    if subcommands is None:
+        yield " ".join(path)
+        return
+    for name, sub in subcommands.items():
+        yield from _leaves(sub, (*path, name))
+
+
+COMMANDS = sorted(_leaves(typer.main.get_command(app)))
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_no_argument_shows_a_python_type(cli, command):
+    """Issue 21: `practice check --help` showed `[ITEM] SCRIPT <list[str]>`; every argument with a metavar now shows
+    just its metavar, and the lesson paths are PATH..., not `paths... <list[Path]>`."""
+    shown = cli(*command.split(), "--help").stdout
+    assert not re.search(r"<(list\[|str>|Path>|path>)", "\n".join(
+        line for line in shown.splitlines() if not line.lstrip().startswith("-"))), shown
+
+
+@pytest.mark.parametrize("now", ["2025-03-03", "20250303"])
+def test_a_date_alone_in_bertdrill_now_is_that_study_day(cli, monkeypatch, now):
+    """Issue 21: a date-only BERTDRILL_NOW was midnight, which is before the 04:00 rollover: the day before."""
+    monkeypatch.setenv("BERTDRILL_NOW", now)
+    assert cli("status").stdout.startswith("Study day 2025-03-03\n")
