@@ -209,8 +209,8 @@ def test_screen_reads_without_colour(cli, filled):
     assert "Streak  5 days now · longest 16 days  (answer a card today to keep it)" in lines
     assert [line for line in lines if line.startswith("  Mon Mar  3")] == ["  Mon Mar  3 6 " + "█" * 40]
     assert "  Wed Mar  5 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
-    assert "  young   57.1 %  12 of 21  32.9 points below  (interval under 21 days)" in lines
-    assert "  mature 100.0 %    1 of 1  10.0 points above  (interval 21 days or more)" in lines
+    assert "  young    57.1%  12 of 21  32.9 points below  (interval under 21 days)" in lines
+    assert "  mature  100.0%    1 of 1  10.0 points above  (interval 21 days or more)" in lines
     assert "  new 20 · learning 8 · young 1 · mature 1 · suspended 0 · removed 1" not in lines
     assert "  new 20 · learning 8 · young 1 · mature 1 · suspended 1 · removed 1" in lines
     assert "Cards: 32  average EF 2.42" in lines
@@ -506,3 +506,15 @@ answer = { en = "Themselves.", tr = "Kendilerini." }
     assert "  EF 2.36  markup/tags  What do [bold]x[/bold] and [/] print?" in english.stdout.splitlines()
     turkish = cli("stats", "--file", str(lesson), "--lang", "tr", "--json")
     assert json.loads(turkish.stdout)["hardest"][0]["prompt"] == "[bold]x[/bold] ve [/] ne yazar? İğüşöçı"
+
+
+def test_a_narrow_terminal_never_wraps_a_number_from_its_percent_sign(cli, filled, monkeypatch):
+    """Issue 21: at 60 columns the retention heading broke between "90" and "%"."""
+    from bertdrill.cli.base import out
+
+    _, edited = filled
+    monkeypatch.setattr(out.get(), "width", 60)
+    monkeypatch.setattr(out.get(), "soft_wrap", False)
+    lines = cli("stats", "--file", str(edited), "--days", "3").stdout.splitlines()
+    assert not any(line.lstrip().startswith("%") for line in lines), lines
+    assert any(line.endswith("90%") for line in lines), lines

@@ -346,5 +346,6 @@ def _card_line(figures: Figures, state: CardState, figure: str, width: int) -> T
 
 
 def percent(number_text: str) -> str:
-    """``57.1 %`` in English, ``%57,1`` in Turkish: where the sign goes is the catalog's."""
-    return _("{number} %").format(number=number_text)
+    """``57.1%`` in English, ``%57,1`` in Turkish (CLDR's patterns): where the sign goes is the catalog's. No
+    space inside, so a narrow terminal never wraps the number and its sign apart."""
+    return _("{number}%").format(number=number_text)
