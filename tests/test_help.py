@@ -36,3 +36,18 @@ def test_a_date_alone_in_bertdrill_now_is_that_study_day(cli, monkeypatch, now):
     """Issue 21: a date-only BERTDRILL_NOW was midnight, which is before the 04:00 rollover: the day before."""
     monkeypatch.setenv("BERTDRILL_NOW", now)
     assert cli("status").stdout.startswith("Study day 2025-03-03\n")
+
+
+def test_the_readme_check_shows_a_learner_no_author_warnings(cli):
+    """Issue 21: a fresh install's `bertdrill check` printed six author warnings the README does not show. The
+    shipped lessons' check is the summary alone; naming the files (as an author does) or --leaks lists them."""
+    from pathlib import Path
+
+    shipped = cli("check")
+    assert shipped.exit_code == 0 and shipped.stderr == "", shipped.stderr
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert shipped.stdout.splitlines()[0].replace("src/bertdrill/decks", "decks") in readme
+    named = cli("check", str(Path(__file__).parent.parent / "decks" / "bert-basics.toml"))
+    assert named.exit_code == 0 and "warning:" in named.stderr
+    assert "warning:" in cli("check", "--leaks").stderr
+    assert cli("check", str(Path(__file__).parent.parent / "decks"), "--no-leaks").stderr == ""

@@ -33,6 +33,10 @@ def check(
     run_solutions: Annotated[bool, typer.Option(
         "--run-solutions", help="Also run each practice item's sample solution, in every language, with the "
                                 "practice runner's limits, and compare its output with the formulas.")] = False,
+    leaks: Annotated[bool | None, typer.Option(
+        "--leaks/--no-leaks", show_default=False,
+        help="List the questions that give each other away, for whoever prints sheets (default: when lesson "
+             "files are named, as an author checks them; not for the shipped lessons).")] = None,
     lang: LangOption = "",
 ) -> None:
     """Parse lessons and prove every stated number against its formula.
@@ -40,7 +44,8 @@ def check(
     Prints a summary per lesson; on any problem prints `path:line: message`
     lines on stderr and exits 1. Warnings (`path:line: warning: ...`) do not
     change the exit status unless --strict is given; questions that give each
-    other away are reported too, and never fail (sheets keep them apart).
+    other away are listed for lesson files named on the command line (or with
+    --leaks), and never fail (sheets keep them apart).
     """
     from bertdrill.core.cards import compile_lesson, giveaways
     from bertdrill.core.errors import LessonErrors
@@ -83,6 +88,8 @@ def check(
         # Questions that give each other away are worth knowing, not failing: sheets keep them apart.
         # One line per item, place and clue, naming the first few items it gives away: a lesson that repeats
         # a phrase in every item gets a line per item, not one per pair.
+        if not (leaks if leaks is not None else bool(paths)):
+            continue
         lines = {item.id: item.line for item in lesson.items}
         path = _short(lesson.path)
         for (source, where, clue), targets in _grouped(lesson_leaks(cards, lesson.languages, per_source=_TARGETS_SHOWN + 1)).items():
