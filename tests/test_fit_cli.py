@@ -111,8 +111,9 @@ def test_a_class_keeps_each_learners_fitted_set_on_postgresql(postgres):
     """Each learner's sets are theirs: stored under their own role, numbered per learner, invisible to another
     learner (row-level security), and the switch replays only their cards. (The parameters come from the synthetic
     learner's year: fitting is pure, and answering that year through a server would take minutes.)"""
-    from bertdrill.adapters.lessons import all_cards, load_lessons
     from synthetic_learner import simulate
+
+    from bertdrill.adapters.lessons import all_cards, load_lessons
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:6]
     ayse, bora = postgres.role("ayse"), postgres.role("bora")

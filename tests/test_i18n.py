@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gettext
-import re
 import importlib.util
+import re
 import sys
 from pathlib import Path
 

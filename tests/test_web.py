@@ -160,7 +160,7 @@ def test_a_form_posted_twice_records_one_answer(lesson):
     web, desk = browser([lesson])
     try:
         web.get("/review")
-        page = web.submit("/review/answer", answer="320")
+        web.submit("/review/answer", answer="320")
         stale = web.forms()["/review/grade"]
         web.submit("/review/grade", grade="4")
         response = web.client.post("/review/grade", data={**stale, "grade": "4"})  # the same form again
