@@ -85,19 +85,21 @@ def test_an_item_never_leaks_into_itself_and_answers_count_after_answering():
     assert found == [Leak("b", "a", Where.ANSWER, "2018")]
 
 
-def test_conflicts_keep_items_apart_both_ways():
-    found = [Leak("m", "s", Where.QUESTION, "768"), Leak("d", "a", Where.ANSWER, "2018")]
-    assert leaks.conflicts(found) == {"m": {"s"}, "s": {"m"}, "d": {"a"}, "a": {"d"}}
-    assert leaks.conflicts(found, [Where.QUESTION]) == {"m": {"s"}, "s": {"m"}}
+def test_clashes_keep_items_apart_both_ways_in_every_place():
+    shown = [item("m", question="d_model 768"), item("s", answer="768"), item("d", after="in 2018"),
+             item("a", answer="2018"), item("x", question="nothing here", answer="999")]
+    clashes = leaks.Clashes.of(shown)
+    assert leaks.without_conflicts(["m", "s", "d", "a", "x"], clashes) == ["m", "d", "x"]
+    assert leaks.without_conflicts(["s", "m", "a", "d", "x"], clashes) == ["s", "a", "x"]
 
 
 def test_without_conflicts_keeps_the_first_come_up_to_a_limit():
-    graph = {"a": {"b"}, "b": {"a", "c"}, "c": {"b"}}
+    graph = leaks.Clashes.pairs({"a": {"b"}, "b": {"a", "c"}, "c": {"b"}})
     assert leaks.without_conflicts(["b", "a", "c", "d"], graph) == ["b", "d"]
     assert leaks.without_conflicts(["a", "b", "c", "d"], graph) == ["a", "c", "d"]
     assert leaks.without_conflicts(["a", "b", "c", "d"], graph, limit=2) == ["a", "c"]
 
 
 def test_fewest_dropped_drops_the_item_that_leaks_most_then_the_later_of_a_pair():
-    graph = {"a": {"b"}, "b": {"a", "c"}, "c": {"b"}, "x": {"y"}, "y": {"x"}}
+    graph = leaks.Clashes.pairs({"a": {"b"}, "b": {"a", "c"}, "c": {"b"}, "x": {"y"}, "y": {"x"}})
     assert leaks.fewest_dropped(["a", "b", "c", "x", "y", "z"], graph) == ["a", "c", "x", "z"]

@@ -28,6 +28,7 @@ index is built on the first wrong answer, not before.
 from __future__ import annotations
 
 import ast
+from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -201,21 +202,22 @@ class Diagnoser:
                     if value is not None:
                         yield _PART, Quantity(name, set_name, titles[set_name], part=part), value
         order = formula.order(self.formulas, set(self.formulas) | {p for _t, v in self.params.values() for p in v})
-        dependents = {name: [later for later in order if _uses(self.formulas, later, name)] for name in order}
+        dependents = _Dependents(self.formulas, order)
+        names = set(self.formulas)
         for name in order:
-            for change, tree in _variants(name, self.formulas[name].tree, set(self.formulas)):
+            for change, tree in _variants(name, self.formulas[name].tree, names):
                 for set_name, values in resolved.items():
-                    changed = dict(values)
-                    value = _evaluate(tree, changed)
+                    value = _evaluate(tree, values)
                     if value is None:
                         continue
-                    changed[name] = value
+                    slipped = {name: value}  # the values the slip changes, over the set's own
+                    changed = ChainMap(slipped, values)
                     yield _LEFT_OUT, Quantity(name, set_name, titles[set_name], change=change), value
                     for later in dependents[name]:
                         value = _evaluate(self.formulas[later].tree, changed)
                         if value is None:
                             break
-                        changed[later] = value
+                        slipped[later] = value
                         yield _CARRIED, Quantity(later, set_name, titles[set_name], change=change), value
 
 
@@ -238,13 +240,38 @@ def _evaluate(node: ast.expr, values: Mapping[str, Number]) -> Number | None:
         return None
 
 
-def _uses(formulas: Mapping[str, Formula], name: str, used: str, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether formula ``name`` uses ``used``, directly or through other formulas."""
-    names = formulas[name].names
-    if used in names:
-        return True
-    return any(_uses(formulas, other, used, seen | {name}) for other in names
-               if other in formulas and other not in seen and other != name)
+class _Dependents:
+    """The formulas built on each formula, directly or through others, in dependency order.
+
+    Found when first asked for, by a walk over the formulas that use it: walking every path instead
+    grows like Fibonacci's numbers on a chain (``g3 = g2 - g1``, ``g4 = g3 - g2``, ...), and a table of
+    every pair grows with the square of the lesson. Each walk costs what its answer holds.
+    """
+
+    def __init__(self, formulas: Mapping[str, Formula], order: list[str]):
+        self.position = {name: index for index, name in enumerate(order)}
+        self.users: dict[str, list[str]] = {}
+        for name in order:
+            for used in formulas[name].names:
+                if used in self.position and used != name:
+                    self.users.setdefault(used, []).append(name)
+
+        self.found: dict[str, list[str]] = {}
+
+    def __getitem__(self, name: str) -> list[str]:
+        if name not in self.found:
+            self.found[name] = self._walk(name)
+        return self.found[name]
+
+    def _walk(self, name: str) -> list[str]:
+        found: set[str] = set()
+        waiting = [name]
+        while waiting:
+            for user in self.users.get(waiting.pop(), []):
+                if user not in found:
+                    found.add(user)
+                    waiting.append(user)
+        return sorted(found, key=self.position.__getitem__)
 
 
 # --- the shapes of a formula ---------------------------------------------------------------------

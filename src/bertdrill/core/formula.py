@@ -23,7 +23,7 @@ import ast
 import difflib
 import functools
 import operator
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -281,27 +281,41 @@ def resolve(params: Mapping[str, Number], formulas: Mapping[str, Formula]) -> di
 
 
 def order(formulas: Mapping[str, Formula], known: set[str]) -> list[str]:
-    """Formula names sorted so each comes after the formulas it uses."""
+    """Formula names sorted so each comes after the formulas it uses.
+
+    A depth-first walk with its own stack, not Python's: a chain of thousands of formulas written
+    last first is as deep as it is long.
+    """
     done: list[str] = []
     state: dict[str, str] = {}
+    path: list[str] = []  # the formulas being visited, outermost first
+    stack: list[tuple[str, Iterator[str]]] = []  # each with the names it uses still to visit
 
-    def visit(name: str, path: list[str]) -> None:
-        if state.get(name) == "done":
-            return
-        if state.get(name) == "visiting":
-            cycle = path[path.index(name):] + [name]
-            raise FormulaError(_("formula cycle: {cycle}").format(cycle=" -> ".join(cycle)), formula=cycle[0])
+    def enter(name: str) -> None:
         state[name] = "visiting"
-        for used in sorted(formulas[name].names):
-            if used not in known:
-                raise FormulaError(_('formula {name!r}: {problem}').format(name=name, problem=unknown_name_message(used, known)), formula=name)
-            if used in formulas:
-                visit(used, path + [name])
-        state[name] = "done"
-        done.append(name)
+        path.append(name)
+        stack.append((name, iter(sorted(formulas[name].names))))
 
-    for name in formulas:
-        visit(name, [])
+    for root in formulas:
+        if state.get(root) == "done":
+            continue
+        enter(root)
+        while stack:
+            name, uses = stack[-1]
+            used = next(uses, None)
+            if used is None:
+                stack.pop()
+                path.pop()
+                state[name] = "done"
+                done.append(name)
+            elif used not in known:
+                raise FormulaError(_("formula {name!r}: {problem}").format(
+                    name=name, problem=unknown_name_message(used, known)), formula=name)
+            elif used in formulas and state.get(used) == "visiting":
+                cycle = path[path.index(used):] + [used]
+                raise FormulaError(_("formula cycle: {cycle}").format(cycle=" -> ".join(cycle)), formula=cycle[0])
+            elif used in formulas and state.get(used) != "done":
+                enter(used)
     return done
 
 

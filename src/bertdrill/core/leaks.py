@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import groupby, islice
@@ -29,6 +29,8 @@ from bertdrill.core.languages import thousands_separator
 MIN_DIGITS = 3  # a number with fewer digits is too common to give anything away
 MIN_LETTERS = 4  # shorter words (articles, conjunctions, "BERT"'s neighbours "the", "ve") are not key
 PHRASE_WORDS = 3  # this many long words in a row, as in the answer, make a key phrase
+
+_Key = str | tuple[str, ...]  # a clue: a number's digits, or a phrase's words
 
 _SPACES = "\u0020\u00a0\u202f\u2009"  # space, no-break space, narrow no-break space, thin space
 
@@ -70,7 +72,7 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
     clues = [_clues(item.answers, thousands) for item in items]
     # Each clue (a number or a phrase) -> the items whose answers hold it, in lesson order: each source text
     # is read once and looked up, instead of being compared with every other item.
-    holders: dict[int | tuple[str, ...], list[int]] = {}
+    holders: dict[_Key, list[int]] = {}
     for position, found in enumerate(clues):
         for clue in found:
             holders.setdefault(clue.key, []).append(position)
@@ -79,7 +81,7 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
         for where, texts in ((Where.QUESTION, source.question), (Where.ANSWER, source.shown_after)):
             numbers, phrases = _read(texts, thousands)
             targets: set[int] = set()
-            keys: list[int | tuple[str, ...]] = [*numbers, *phrases]
+            keys: list[_Key] = [*numbers, *phrases]
             for key in keys:
                 others = (position for position in holders.get(key, []) if position != index)
                 targets.update(others if per_source is None else islice(others, per_source))
@@ -89,45 +91,126 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
     return leaks
 
 
-def conflicts(leaks: Iterable[Leak], where: Iterable[Where] = tuple(Where)) -> dict[str, set[str]]:
-    """Which items must not share a sheet: each leak, in either direction, as a graph."""
-    places = set(where)
-    graph: dict[str, set[str]] = {}
-    for leak in leaks:
-        if leak.where in places:
-            graph.setdefault(leak.source, set()).add(leak.target)
-            graph.setdefault(leak.target, set()).add(leak.source)
-    return graph
+CROWD = 50
+"""A clue shared by more items than this is settled as a whole (see :func:`fewest_dropped`): pairing them
+one by one would cost the square of their number."""
 
 
-def without_conflicts(order: Sequence[str], graph: dict[str, set[str]], limit: int | None = None) -> list[str]:
-    """Items from ``order``, first come first kept, skipping any that conflicts with one kept already."""
+@dataclass(frozen=True)
+class Clashes:
+    """Which items must not share a sheet, as groups: each item of a group's ``shown`` clashes with
+    each item of its ``held`` but itself (they show a clue those hold in their answers), both ways.
+
+    Groups, not pairs: a phrase every item's answer repeats is one group of the lesson's size, where
+    its pairs would be the square of it.
+    """
+
+    groups: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+
+    @classmethod
+    def of(cls, items: Sequence[Exposure], *, thousands: str = ",") -> Clashes:
+        """The clashes of ``items``: every place counts (a sheet's key and an answered card show the answers)."""
+        shown: dict[_Key, list[str]] = {}
+        held: dict[_Key, list[str]] = {}
+        for item in items:
+            for clue in _clues(item.answers, thousands):
+                held.setdefault(clue.key, []).append(item.item_id)
+            numbers, phrases = _read((*item.question, *item.shown_after), thousands)
+            keys: list[_Key] = [*numbers, *phrases]
+            for key in keys:
+                shown.setdefault(key, []).append(item.item_id)
+        return cls(tuple((tuple(shown[key]), tuple(holders)) for key, holders in held.items() if key in shown))
+
+    @classmethod
+    def pairs(cls, graph: Mapping[str, Iterable[str]]) -> Clashes:
+        """From a graph of single clashes: each item with its neighbours."""
+        return cls(tuple(((item_id,), tuple(others)) for item_id, others in graph.items()))
+
+    def places(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """For each item, the groups that show its clue, and the groups whose clue it holds."""
+        shows: dict[str, list[int]] = {}
+        holds: dict[str, list[int]] = {}
+        for index, (shown, held) in enumerate(self.groups):
+            for item_id in shown:
+                shows.setdefault(item_id, []).append(index)
+            for item_id in held:
+                holds.setdefault(item_id, []).append(index)
+        return shows, holds
+
+
+def without_conflicts(order: Sequence[str], clashes: Clashes, limit: int | None = None) -> list[str]:
+    """Items from ``order``, first come first kept, skipping any that clashes with one kept already.
+
+    Each group counts the items it has kept on either side, so each item is judged by its own groups.
+    """
+    shows, holds = clashes.places()
+    kept_showing = [0] * len(clashes.groups)
+    kept_holding = [0] * len(clashes.groups)
     kept: list[str] = []
     for item_id in order:
         if limit is not None and len(kept) == limit:
             break
-        if not graph.get(item_id, set()) & set(kept):
-            kept.append(item_id)
+        if any(kept_holding[group] for group in shows.get(item_id, ())) or \
+                any(kept_showing[group] for group in holds.get(item_id, ())):
+            continue
+        kept.append(item_id)
+        for group in shows.get(item_id, ()):
+            kept_showing[group] += 1
+        for group in holds.get(item_id, ()):
+            kept_holding[group] += 1
     return kept
 
 
-def fewest_dropped(order: Sequence[str], graph: dict[str, set[str]],
-                   preference: Sequence[str] | None = None) -> list[str]:
-    """``order`` without the items that conflict most, until none conflict.
+def fewest_dropped(order: Sequence[str], clashes: Clashes, preference: Sequence[str] | None = None) -> list[str]:
+    """``order`` without the items that clash most, until none clash.
 
     Ties go by ``preference`` (most wanted first; default: ``order``): the least wanted goes. For a
-    sheet of every question it drops one item of each leaking pair, and one item instead of two
-    where that item leaks into both. What is kept stays in ``order``.
+    sheet of every question it drops one item of each clashing pair, and one item instead of two
+    where that item clashes with both. What is kept stays in ``order``.
+
+    A group of more than :data:`CROWD` items is settled first, as a whole: either all its holders go,
+    or all but its most wanted holder and every item showing the clue, whichever drops fewer. The
+    rest is paired and dropped one by one, the item with the most clashes left first (a heap of
+    degrees, each updated when a neighbour goes): the whole costs what the lesson's texts hold.
     """
     rank = {item_id: index for index, item_id in enumerate(preference if preference is not None else order)}
-    kept = list(order)
-    while True:
-        degree = {item_id: len(graph.get(item_id, set()) & set(kept)) for item_id in kept}
-        worst = max(degree.values(), default=0)
-        if worst == 0:
-            return kept
-        drop = max((item_id for item_id in kept if degree[item_id] == worst), key=lambda item_id: rank[item_id])
-        kept.remove(drop)
+    live = set(order)
+    small = []
+    for shown, held in sorted(clashes.groups, key=lambda group: -len(group[0]) - len(group[1])):
+        if len(set(shown) | set(held)) <= CROWD:
+            small.append((shown, held))
+            continue
+        live -= _settled([item for item in shown if item in live], [item for item in held if item in live], rank)
+    neighbours: dict[str, set[str]] = {item_id: set() for item_id in live}
+    for shown, held in small:
+        for source in (item for item in shown if item in live):
+            for target in (item for item in held if item in live and item != source):
+                neighbours[source].add(target)
+                neighbours[target].add(source)
+    degree = {item_id: len(others) for item_id, others in neighbours.items()}
+    heap = [(-count, -rank[item_id], item_id) for item_id, count in degree.items() if count]
+    heapq.heapify(heap)
+    while heap:
+        count, _rank, drop = heapq.heappop(heap)
+        if drop not in live or -count != degree[drop]:
+            continue  # gone already, or an old degree: its current one is in the heap too
+        live.discard(drop)
+        for other in neighbours[drop] & live:
+            degree[other] -= 1
+            if degree[other]:
+                heapq.heappush(heap, (-degree[other], -rank[other], other))
+    return [item_id for item_id in order if item_id in live]
+
+
+def _settled(shown: list[str], held: list[str], rank: Mapping[str, int]) -> set[str]:
+    """What a crowded group drops so that none of its items clash: the fewer of all its holders, or
+    all but its most wanted holder together with every other item that shows the clue."""
+    alone = len(set(held)) == 1 and set(shown) <= set(held)  # its one holder shows its own clue
+    if not shown or not held or alone:
+        return set()
+    keeper = min(held, key=rank.__getitem__)
+    others = (set(held) | set(shown)) - {keeper}
+    return others if len(others) <= len(set(held)) else set(held)
 
 
 # --- clues --------------------------------------------------------------------------------------
@@ -135,11 +218,11 @@ def fewest_dropped(order: Sequence[str], graph: dict[str, set[str]],
 @dataclass(frozen=True)
 class _Clue:
     text: str  # as the answer writes it, for the message
-    number: int | None = None
+    number: str | None = None  # its digits, without leading zeros: a run of 5,000 is no int() to make
     phrase: tuple[str, ...] = ()
 
     @property
-    def key(self) -> int | tuple[str, ...]:
+    def key(self) -> _Key:
         return self.number if self.number is not None else self.phrase
 
 
@@ -147,7 +230,7 @@ def _clues(answers: Iterable[str], thousands: str) -> list[_Clue]:
     found: dict[object, _Clue] = {}
     for answer in answers:
         for text, value in _numbers(answer, thousands):
-            if len(str(value)) >= MIN_DIGITS:
+            if len(value) >= MIN_DIGITS:
                 found.setdefault(value, _Clue(text, number=value))
         words = _words(answer)
         for start, phrase in _phrases(words):
@@ -156,8 +239,8 @@ def _clues(answers: Iterable[str], thousands: str) -> list[_Clue]:
     return list(found.values())
 
 
-def _read(texts: Iterable[str], thousands: str) -> tuple[set[int], set[tuple[str, ...]]]:
-    numbers: set[int] = set()
+def _read(texts: Iterable[str], thousands: str) -> tuple[set[str], set[tuple[str, ...]]]:
+    numbers: set[str] = set()
     phrases: set[tuple[str, ...]] = set()
     for text in texts:
         numbers.update(value for _, value in _numbers(text, thousands))
@@ -165,7 +248,7 @@ def _read(texts: Iterable[str], thousands: str) -> tuple[set[int], set[tuple[str
     return numbers, phrases
 
 
-def _first_found(clues: list[_Clue], numbers: set[int], phrases: set[tuple[str, ...]]) -> str:
+def _first_found(clues: list[_Clue], numbers: set[str], phrases: set[tuple[str, ...]]) -> str:
     """The first of a target's clues that the source shows (the caller knows one is there)."""
     return next(clue.text for clue in clues if clue.key in numbers or clue.key in phrases)
 
@@ -180,9 +263,10 @@ def _number_pattern(thousands: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.,])(\d{{1,3}}(?:[{separators}]\d{{3}})+|\d+)(?:{decimal}\d+)?(?!\w)")
 
 
-def _numbers(text: str, thousands: str) -> list[tuple[str, int]]:
+def _numbers(text: str, thousands: str) -> list[tuple[str, str]]:
+    """Each number as written, with its digits: ``3,072`` and ``3072`` are both ``"3072"``."""
     pattern = _number_pattern(thousands)
-    return [(match.group(1), int(re.sub(r"\D", "", match.group(1)))) for match in pattern.finditer(text)]
+    return [(match.group(1), re.sub(r"\D", "", match.group(1)).lstrip("0") or "0") for match in pattern.finditer(text)]
 
 
 def _words(text: str) -> list[tuple[str, tuple[int, int]]]:

@@ -90,16 +90,34 @@ def _tokens(parts: list[str], vocabulary: Mapping[str, tuple[int, int]]) -> list
 
 
 def _split(part: str, vocabulary: Mapping[str, tuple[int, int]]) -> list[tuple[int, int]] | None:
-    """A word, or words written together (``yüzon``): longest known word first, backtracking."""
+    """A word, or words written together (``yüzon``): longest known word first, backtracking.
+
+    Linear in ``part``: a word is at most as long as the vocabulary's longest, a number has at most
+    MAX_WORDS words, and each place where the rest may start is tried once (``ononon…`` was retried
+    at every prefix on every level: cubic, and exponential where it fails).
+    """
     if part in vocabulary:
         return [vocabulary[part]]
-    for end in range(len(part) - 1, 1, -1):
-        head = part[:end]
-        if head in vocabulary:
-            rest = _split(part[end:], vocabulary)
-            if rest is not None:
-                return [vocabulary[head], *rest]
-    return None
+    longest = max(map(len, vocabulary))  # some sixty words: cheaper than any cache
+    if len(part) > longest * MAX_WORDS:
+        return None
+    failed: set[int] = set()
+
+    def rest(start: int) -> list[tuple[int, int]] | None:
+        if len(part) - start <= longest and part[start:] in vocabulary:
+            return [vocabulary[part[start:]]]
+        if start in failed:
+            return None
+        for end in range(min(len(part) - 1, start + longest), start + 1, -1):
+            head = part[start:end]
+            if head in vocabulary:
+                tail = rest(end)
+                if tail is not None:
+                    return [vocabulary[head], *tail]
+        failed.add(start)
+        return None
+
+    return rest(0)
 
 
 def _value(tokens: list[tuple[int, int]]) -> int | None:

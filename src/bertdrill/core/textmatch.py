@@ -65,15 +65,13 @@ def gives_away(prompt: str, answers: Iterable[str], language: str) -> str | None
     answer as whole words, ignoring case, articles and punctuation. One- and two-letter text answers
     are not looked for: they occur in any sentence.
     """
-    from bertdrill.core.number_words import parse_words
-
     words = _casefold(prompt, language).replace("-", " ").split()
     tokens = [word.strip(_PUNCTUATION) for word in words]
     key = f" {choice_key(_casefold(prompt, language), language)} "
-    numbers: list[tuple[int, str]] | None = None  # the prompt's numbers, in order: read once, on the first need
+    numbers: list[tuple[str, str]] | None = None  # the prompt's numbers, in order: read once, on the first need
     for answer in answers:
         text = _casefold(answer, language).strip().rstrip(".")
-        value = int(text) if text.isdigit() and text.isascii() else parse_words(text, language)
+        value = _number(text, language)
         if value is not None:
             if numbers is None:
                 numbers = list(_numbers_in(tokens, words, language))
@@ -90,26 +88,33 @@ def gives_away(prompt: str, answers: Iterable[str], language: str) -> str | None
 _PUNCTUATION = ".,;:!?()[]{}\"'«»“”‘’"
 
 
-def _numbers_in(tokens: list[str], words: list[str], language: str) -> Iterator[tuple[int, str]]:
+def _numbers_in(tokens: list[str], words: list[str], language: str) -> Iterator[tuple[str, str]]:
     """Every number a run of up to MAX_NUMBER_WORDS tokens spells, with its text, by start then length.
 
     A run starts only at a token that is a number by itself: one that does not ("a" of "a hundred", "and")
     adds nothing the run from the next token lacks, and skipping it reads each prompt in linear time.
     """
-    from bertdrill.core.number_words import parse_words
-
-    def value(piece: str) -> int | None:
-        if piece.isdigit():
-            return int(piece) if piece.isascii() else None
-        return parse_words(piece, language)
-
     for start, token in enumerate(tokens):
-        if value(token) is None:
+        if _number(token, language) is None:
             continue
         for end in range(start + 1, min(len(tokens), start + MAX_NUMBER_WORDS) + 1):
-            number = value(" ".join(tokens[start:end]))
+            number = _number(" ".join(tokens[start:end]), language)
             if number is not None:
                 yield number, " ".join(words[start:end]).strip(_PUNCTUATION)
+
+
+def _number(text: str, language: str) -> str | None:
+    """The whole number ``text`` is, in digits or in words, as its digits (no leading zeros), or None.
+
+    Digits stay text: a run of 5,000 of them in a prompt is compared, never turned into an ``int``
+    (which refuses more than 4,300 digits).
+    """
+    from bertdrill.core.number_words import parse_words
+
+    if text.isdigit():
+        return (text.lstrip("0") or "0") if text.isascii() else None
+    value = parse_words(text, language)
+    return None if value is None else str(value)
 
 
 def _casefold(text: str, language: str) -> str:

@@ -215,7 +215,7 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None) -> 
     (seeded), each skipped when it would give away one drawn before it.
     """
     exposures = [replace(leaks.exposure(entry.cards, language), item_id=_key(entry)) for entry in pool]
-    graph = leaks.conflicts(leaks.find_leaks(exposures, thousands=thousands_separator(language)))
+    graph = leaks.Clashes.of(exposures, thousands=thousands_separator(language))
     order = [_key(entry) for entry in pool]
     kinds = {_key(entry): entry.item.kind for entry in pool}
     if count is None:
