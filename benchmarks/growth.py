@@ -231,6 +231,41 @@ def measure(shape: Shape, folder: Path, runs: int, scale: float, only: set[str])
     return rows
 
 
+def growth(runs: int = 3, scale: float = 1.0, shapes: set[str] | None = None,
+           only: set[str] | None = None) -> list[tuple[str, Row]]:
+    """Every command on every shape (or the ones named), with its figures: (shape name, row)."""
+    folder = Path(tempfile.mkdtemp(prefix="bertdrill-growth-"))
+    saved = os.environ.pop("BERTDRILL_DB", None)
+    try:
+        warm = folder / "warm.toml"
+        warm.write_text(generated_lesson(5), encoding="utf-8")  # pays the imports before anything is timed
+        for arguments, stdin in commands(warm, folder, SHAPES[0]).values():
+            run(arguments, stdin, dict(BERTDRILL_HOME=str(folder / "warm"), BERTDRILL_NOW=NOW, NO_COLOR="1"))
+        return [(shape.name, row) for shape in SHAPES if not shapes or shape.name in shapes
+                for row in measure(shape, folder, runs, scale, only or set())]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if saved is not None:
+            os.environ["BERTDRILL_DB"] = saved
+
+
+def passes(row: Row) -> bool:
+    return row.slope <= MAX_SLOPE and row.net_top <= MAX_SLOPE
+
+
+def print_table(found: list[tuple[str, Row]]) -> None:
+    table = [(f"{row.command}, {shape}", " / ".join(f"{t * 1000:,.0f}" for t in row.times) + " ms",
+              " / ".join(f"{size:,}" for size in row.sizes), f"{row.fixed * 1000:,.0f} ms",
+              f"{row.slope:.2f}", f"{row.net_top:.2f}", "PASS" if passes(row) else "MISS") for shape, row in found]
+    headers = ("command, lesson", "CPU time", "sizes", "one item", "slope", "net top", "")
+    widths = [max(len(str(line[i])) for line in [headers, *table]) for i in range(len(headers))]
+    print()
+    for number, line in enumerate([headers, *table]):
+        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
+        if number == 0:
+            print("  ".join("-" * width for width in widths))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (the median is shown)")
@@ -238,35 +273,11 @@ def main() -> int:
     parser.add_argument("--shape", action="append", default=[], help="only these shapes (repeatable)")
     parser.add_argument("--command", action="append", default=[], help="only these commands (repeatable)")
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="bertdrill-growth-"))
-    os.environ.pop("BERTDRILL_DB", None)
-    misses = 0
-    try:
-        warm = folder / "warm.toml"
-        warm.write_text(generated_lesson(5), encoding="utf-8")  # pays the imports before anything is timed
-        for arguments, stdin in commands(warm, folder, SHAPES[0]).values():
-            run(arguments, stdin, dict(BERTDRILL_HOME=str(folder / "warm"), BERTDRILL_NOW=NOW, NO_COLOR="1"))
-        table = []
-        for shape in SHAPES:
-            if args.shape and shape.name not in args.shape:
-                continue
-            for row in measure(shape, folder, args.runs, args.scale, set(args.command)):
-                ok = row.slope <= MAX_SLOPE and row.net_top <= MAX_SLOPE
-                misses += not ok
-                table.append((f"{row.command}, {shape.name}", " / ".join(f"{t * 1000:,.0f}" for t in row.times) + " ms",
-                              " / ".join(f"{size:,}" for size in row.sizes), f"{row.fixed * 1000:,.0f} ms",
-                              f"{row.slope:.2f}", f"{row.net_top:.2f}", "PASS" if ok else "MISS"))
-        headers = ("command, lesson", "time", "sizes", "one item", "slope", "net top", "")
-        widths = [max(len(str(row[i])) for row in [headers, *table]) for i in range(len(headers))]
-        print()
-        for number, row in enumerate([headers, *table]):
-            print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-            if number == 0:
-                print("  ".join("-" * width for width in widths))
-        print(f"\n{misses} of {len(table)} above a slope of {MAX_SLOPE}" if misses else
-              f"\nevery command at most a slope of {MAX_SLOPE}")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    found = growth(args.runs, args.scale, set(args.shape), set(args.command))
+    print_table(found)
+    misses = sum(not passes(row) for _shape, row in found)
+    print(f"\n{misses} of {len(found)} above a slope of {MAX_SLOPE}" if misses else
+          f"\nevery command at most a slope of {MAX_SLOPE}")
     return 1 if misses else 0
 
 

@@ -25,6 +25,9 @@ alternate, so both meet the same load on a shared machine):
    fields, notes, the atomic write) against writing the same notes with genanki directly
    (export_anki.py's baseline), in this process (target <= 1.2). Reading and verifying the
    lesson is row 4; the whole command's time is printed under the table for reference.
+6. growth.py: every command that reads lessons, on four shapes of hostile lesson at three sizes spanning
+   100x; the row is the steepest log-log slope of CPU time against size (target <= 1.2), and growth.py's
+   own table is printed under this one.
 
 Prints PASS or MISS per row and always exits 0: a benchmark reports, the tests judge.
 """
@@ -275,7 +278,17 @@ def main() -> int:
             command = bertdrill() + ["export", "anki", str(lesson), "-o", str(folder / "command.apkg")]
             (whole,) = medians(1, (command, env))
             print(f"  (the whole command, reading and verifying the lesson included: {whole:.2f} s)")
+        from growth import MAX_SLOPE, growth, passes, print_table
+
+        found = growth(runs=max(1, args.runs // 3))
+        steepest_shape, steepest = max(found, key=lambda each: max(each[1].slope, each[1].net_top))
+        figure = max(steepest.slope, steepest.net_top)
+        table.rows.append((f"growth: {len(found)} commands x lessons", f"slope {figure:.2f}",
+                           f"steepest: {steepest.command}, {steepest_shape}", f"{figure:.2f}", f"<= {MAX_SLOPE}",
+                           all(passes(row) for _shape, row in found)))
+        table.show(table.rows[-1])
         table.print()
+        print_table(found)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0
