@@ -37,6 +37,7 @@ from bertdrill.core.text import show_controls
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from bertdrill.adapters.export.files import Input
     from bertdrill.core.cards import Card
     from bertdrill.core.lesson import Lesson
     from bertdrill.ports import ReviewStore
@@ -264,6 +265,31 @@ def load(paths: list[Path] | None):
     from bertdrill.adapters.lessons import load_lessons
 
     return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")))
+
+
+def inputs(paths: list[Path] | None, db: str | None = None) -> list[Input]:
+    """What a command that writes a file reads, so its output never replaces it: the lesson files (named
+    or shipped) and the review database in use (``--db``, ``$BERTDRILL_DB`` or the default), journals too."""
+    from bertdrill.adapters.export.files import Input, InputKind
+    from bertdrill.adapters.lessons import expand, shipped_paths
+
+    lessons = [Input(path, InputKind.LESSON) for path in (expand(list(paths)) if paths else shipped_paths())]
+    return lessons + database_files(db)
+
+
+def database_files(db: str | None) -> list[Input]:
+    """The SQLite database in use and its journal files; none for PostgreSQL or a URL that is refused anyway."""
+    from bertdrill.adapters.export.files import Input, InputKind
+    from bertdrill.adapters.store.sqlite import database_url
+
+    try:
+        url = database_url(db)
+    except BertdrillError:
+        return []  # the command that opens it says what is wrong with it
+    if url.get_backend_name() != "sqlite" or not url.database:
+        return []
+    path = Path(url.database.removeprefix("file:"))
+    return [Input(Path(f"{path}{suffix}"), InputKind.DATABASE, str(path)) for suffix in ("", "-wal", "-shm", "-journal")]
 
 
 def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AFTER) -> Iterator[T]:

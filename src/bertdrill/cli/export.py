@@ -12,6 +12,7 @@ from bertdrill.cli.base import (
     app,
     choose_language,
     escape,
+    inputs,
     load,
     number,
     out,
@@ -51,10 +52,11 @@ def anki(
     from bertdrill.adapters.catalogs import translations
     from bertdrill.adapters.export.anki import check_target, export
 
-    check_target(output)  # before reading the lessons, which can take a while
+    read = inputs(paths)
+    check_target(output, inputs=read)  # before reading the lessons, which can take a while
     lessons = load(paths)
-    package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang, refuse=False), track=lambda cards: progress(cards, _("Making notes")),
-                     say_in=translations())
+    package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang, refuse=False),
+                     track=lambda cards: progress(cards, _("Making notes")), say_in=translations(), inputs=read)
     kinds = ", ".join(f"{number(count)} {kind_name(kind)}" for kind, count in sorted(package.kinds.items()))
     notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
     decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))

@@ -18,6 +18,7 @@ from bertdrill.cli.base import (
     clock,
     decimal,
     escape,
+    inputs,
     load,
     open_store,
     out,
@@ -61,7 +62,8 @@ def start(
     from bertdrill.adapters.export.files import check_writable, write_atomic
     from bertdrill.adapters.lessons import all_cards
 
-    check_writable(output, example="model.py")
+    read = inputs(paths)
+    check_writable(output, example="model.py", inputs=read)
     lessons = load(paths)
     lang = texts_language(lessons, lang)
     card = practice_card(all_cards(lessons), item)
@@ -71,7 +73,7 @@ def start(
     task = "\n".join(f"# {line}" for para in card.prompt[lang].splitlines() for line in textwrap.wrap(para, 76) or [""])
     check_it = _("Check it with: bertdrill practice check {file}").format(file=output)
     text = f"{task}\n# {check_it}\n\n{card.code[lang]}"
-    write_atomic(output, text.encode("utf-8"), example="model.py")  # a regular file only, its mode kept
+    write_atomic(output, text.encode("utf-8"), example="model.py", inputs=read)  # a regular file, its mode kept
     out.print(_("Wrote {file}. Edit it, then run: bertdrill practice check {file}").format(file=escape(str(output))))
 
 

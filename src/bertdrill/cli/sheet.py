@@ -9,7 +9,18 @@ from typing import Annotated
 import typer
 
 from bertdrill.adapters.catalogs import use
-from bertdrill.cli.base import DbOption, LangOption, LessonsArgument, app, escape, load, number, out, texts_language
+from bertdrill.cli.base import (
+    DbOption,
+    LangOption,
+    LessonsArgument,
+    app,
+    escape,
+    inputs,
+    load,
+    number,
+    out,
+    texts_language,
+)
 from bertdrill.cli.classroom import hardest_items
 from bertdrill.core.i18n import _, ngettext
 
@@ -81,10 +92,11 @@ def sheet(
         raise BertdrillError(_("--split does not apply to a question bank: Moodle shuffles per attempt"))
     key_mode = (key or KeyMode.pages).value
     targets = [version_path(output, model.letter(index)) for index in range(versions)] if split else [output]
+    read = inputs(paths, db)
     for target in targets:
-        check_writable(target, example="quiz.html")
+        check_writable(target, example="quiz.html", inputs=read)
         if key_mode == "separate":
-            check_writable(key_path(target), example="quiz.html")
+            check_writable(key_path(target), example="quiz.html", inputs=read)
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
     lessons = load(paths)
@@ -98,7 +110,7 @@ def sheet(
     )
     files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
-        write_atomic(path, data, example="quiz.html")
+        write_atomic(path, data, example="quiz.html", inputs=read)
     out.print(_report(sheet_model, chosen_format, files, key_mode))
     if sheet_model.left_out and chosen_format not in BANKS:
         out.print(escape(ngettext(

@@ -50,7 +50,7 @@ from typing import BinaryIO, NamedTuple, assert_never
 
 import genanki
 
-from bertdrill.adapters.export.files import check_writable, write_atomic
+from bertdrill.adapters.export.files import Input, check_writable, write_atomic
 from bertdrill.core import formula
 from bertdrill.core.cards import (
     BlankCard,
@@ -590,9 +590,9 @@ def _collector_paused():
             gc.enable()
 
 
-def check_target(path: Path) -> None:
-    """Fail early, before any work, on an output path that cannot become an Anki package."""
-    check_writable(path, example="lessons.apkg")
+def check_target(path: Path, *, inputs: Iterable[Input] = ()) -> None:
+    """Fail early, before any work, on an output path that cannot become an Anki package (or is an input)."""
+    check_writable(path, example="lessons.apkg", inputs=inputs)
     if path.suffix.lower() != ".apkg":
         raise ExportError(_("{path}: Anki imports packages named *.apkg; try {example}").format(
             path=path, example=path.with_suffix(".apkg")))
@@ -600,20 +600,24 @@ def check_target(path: Path) -> None:
 
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
            modified: Mapping[str, int] | None = None,
-           track: Callable[[Sequence[Card]], Iterable[Card]] = iter, say_in: Translations = ENGLISH_ONLY) -> Package:
+           track: Callable[[Sequence[Card]], Iterable[Card]] = iter, say_in: Translations = ENGLISH_ONLY,
+           inputs: Iterable[Input] = ()) -> Package:
     """Write the lessons as an Anki package at ``path``; return what it holds.
 
     ``modified`` maps lesson ids to note modification times (default: :func:`lesson_times`).
     ``track`` wraps each deck's cards as they become notes (the CLI passes a progress bar).
-    ``say_in`` gives the templates' few words in every language a collection may hold.
+    ``say_in`` gives the templates' few words in every language a collection may hold. ``inputs``: the
+    files the command reads, never replaced (see :mod:`bertdrill.adapters.export.files`).
     """
     path = Path(path)
-    check_target(path)
+    inputs = list(inputs)
+    check_target(path, inputs=inputs)
     if not lessons:
         raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
     with _collector_paused():
         package = build(lessons, language, modified, track, say_in)
         now = time.time()
-        write_atomic(path, lambda target: write_package(package, target, now), example="lessons.apkg")
+        write_atomic(path, lambda target: write_package(package, target, now), example="lessons.apkg",
+                     inputs=inputs)
     return package

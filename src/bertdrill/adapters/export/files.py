@@ -8,6 +8,9 @@
   then renamed over it, and the folder is synced, so a crash leaves the old file or the new one.
 - A file being replaced keeps its permission bits (a private 0600 sheet stays private); a new file gets
   what a plain ``open()`` would give (0666 minus the umask).
+- A command never replaces its own inputs: the caller names them (:class:`Input`: the lessons it reads,
+  the review database in use and its journal files), and an output that is one of them, by any path or
+  link, is refused before any work.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, assert_never
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
@@ -28,12 +33,30 @@ class WriteError(BertdrillError):
     """An output file cannot be written; the message says why and what to do."""
 
 
-def check_writable(path: Path, *, example: str = "out.html") -> Path:
-    """The regular file that writing ``path`` will replace or create (a link followed); refuse anything else.
+class InputKind(StrEnum):
+    LESSON = "lesson"
+    DATABASE = "database"  # the review database in use, or one of its journal files (-wal, -shm, -journal)
+
+
+@dataclass(frozen=True)
+class Input:
+    """A file the command reads (or may yet create, as a database), which its output must never be."""
+
+    path: Path
+    kind: InputKind
+    shown: str = ""  # how the message names it (default: the path): the database for its journal files
+
+
+def check_writable(path: Path, *, example: str = "out.html", inputs: Iterable[Input] = ()) -> Path:
+    """The regular file that writing ``path`` will replace or create (a link followed); refuse anything else,
+    and any of the command's ``inputs``.
 
     Called before any work, so a long export does not fail at its very end.
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    for each in inputs:
+        if _same_file(target, each.path):
+            raise WriteError(_input_message(path, each))
     folder = target.parent
     try:
         mode: int | None = target.stat().st_mode
@@ -60,9 +83,11 @@ def check_writable(path: Path, *, example: str = "out.html") -> Path:
     return target
 
 
-def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, example: str = "out.html") -> None:
-    """Write ``content`` (bytes, or a function that writes to a binary file) to ``path``, whole or not at all."""
-    target = check_writable(path, example=example)
+def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, example: str = "out.html",
+                 inputs: Iterable[Input] = ()) -> None:
+    """Write ``content`` (bytes, or a function that writes to a binary file) to ``path``, whole or not at all;
+    never over one of ``inputs``."""
+    target = check_writable(path, example=example, inputs=inputs)
     try:
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
@@ -83,6 +108,27 @@ def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, exa
         if isinstance(exc, OSError):
             raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
         raise
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    """The same file, through any path, link or hard link; for files not there yet, the same resolved path."""
+    try:
+        return os.path.samefile(path, other)
+    except OSError:
+        return os.path.realpath(path) == os.path.realpath(other)
+
+
+def _input_message(path: Path, read: Input) -> str:
+    match read.kind:
+        case InputKind.LESSON:
+            return _("cannot write {path}: it is the lesson file {input}, which this command reads; "
+                     "write somewhere else").format(path=str(path), input=read.shown or str(read.path))
+        case InputKind.DATABASE:
+            return _("cannot write {path}: it is the review database {input} or one of its journal files, "
+                     "which hold every answer; write somewhere else").format(path=str(path),
+                                                                           input=read.shown or str(read.path))
+        case _:
+            assert_never(read.kind)
 
 
 def _mode_for(target: Path) -> int:
