@@ -35,15 +35,21 @@ def said(typed: str, name: str, set_name: str = "bert-base") -> str | None:
     # the issue's example: one attention block typed on the embeddings card
     ("4*(768*768+768)", "embeddings", "2,362,368 is attention of BERT-base, not embeddings."),
     ("V * d", "embeddings", "23,440,896 is word_embeddings of BERT-base, not embeddings."),
-    ("(V + L + T) * d", "embeddings", "23,835,648 is embeddings of BERT-base without 2 * d, not embeddings."),
+    # T = 2: leaving out the LayerNorm or the segment table gives one number, and both are said
+    ("(V + L + T) * d", "embeddings",
+     "23,835,648 is either embeddings of BERT-base without 2 * d or embeddings of BERT-base without T, "
+     "not embeddings."),
     # biases left out: 4*d*d for 4 * (d * d + d)
     ("4*d*d", "attention", "2,359,296 is attention of BERT-base with its biases left out (d), not attention."),
     ("2*d*f", "ffn", "4,718,592 is ffn of BERT-base with its biases left out (f, d), not ffn."),
     # a layer without one LayerNorm, without both, a total with one missing in every layer
     ("layer - 2*d", "layer", "7,086,336 is layer of BERT-base without 2 * d, not layer."),
-    ("attention + ffn", "layer", "7,084,800 is layer of BERT-base without all 2 copies of 2 * d, not layer."),
+    ("attention + ffn", "layer",
+     "7,084,800 is either layer of BERT-base without all 2 copies of 2 * d, layer of BERT-base with the biases of attention "
+     "left out (d) or layer of BERT-base with the biases of ffn left out (f), "
+     "not layer."),
     ("total - n*2*d", "total",
-     "109,463,808 is total of BERT-base without 2 * d (left out of layer), not total."),
+     "109,463,808 is total of BERT-base without 2 * d in layer, not total."),
     # a missing factor, a part of the formula
     ("embeddings + layer + pooler", "total", "31,515,648 is total of BERT-base without the factor n, not total."),
     ("n * layer", "total", "85,054,464 is the part n * layer of total of BERT-base, not total."),
@@ -94,6 +100,56 @@ def test_an_expression_is_named_only_when_it_matches_on_every_set():
         "4*d*d is attention of BERT-base with its biases left out (d), not attention."
     # 768 is d in BERT-base only: as an expression it is nothing of the lesson's
     assert diagnoser().diagnose_everywhere({"bert-base": 768, "bert-large": 768}) is None
+
+
+@pytest.mark.parametrize(("typed", "name", "sentence"), [
+    # issue 21: the lesson's likeliest mistakes repeat one slip in every layer
+    ("3*(d*d + d) + 2*d + ffn + 2*d", "layer",
+     "6,497,280 is layer of BERT-base with 3 * (d * d + d) for 4 * (d * d + d) in attention, not layer."),
+    ("embeddings + n*(3*(d*d + d) + 2*d + ffn + 2*d) + pooler", "total",
+     "102,395,136 is total of BERT-base with 3 * (d * d + d) for 4 * (d * d + d) in attention, not total."),
+    ("embeddings + n*(4*d*d + 2*d + 2*d*f + 2*d) + d*d", "total",
+     "109,398,528 is total of BERT-base with every bias left out, in every formula (d, f), not total."),
+    ("4*d*d + 2*d + 2*d*f + 2*d", "layer",
+     "7,080,960 is layer of BERT-base with every bias left out, in every formula (d, f), not layer."),
+    ("(V + L + T)*d + n*(attention + ffn) + pooler", "total",
+     "109,443,840 is total of BERT-base with 2 * d left out everywhere it is added, not total."),
+    ("attention + 2*d + 2*d*f + 2*d", "layer",
+     "7,084,032 is layer of BERT-base with the biases of ffn left out (f, d), not layer."),
+    # two slips (three, as f = 4d) give one number: every one is said, none with confidence
+    ("total - n*4*d", "total",
+     "109,445,376 is either total of BERT-base with the biases of attention left out (d), total of "
+     "BERT-base with the biases of ffn left out (f) or total of BERT-base without all 2 copies of "
+     "2 * d in layer, not total."),
+])
+def test_a_slip_repeated_in_every_layer_is_named(typed, name, sentence):
+    assert said(typed, name) == sentence
+
+
+def test_slips_are_derived_from_any_lessons_formulas(lesson_text):
+    """Another lesson, other counts: the slips come from its formulas, not from a list of numbers."""
+    formulas = dict(parse(lesson_text, "x.toml").formulas)
+    formulas.update(attention=formula.parse("3 * (d * d + d)"), layer=formula.parse("attention + 3 * d + ffn + 3 * d"),
+                    embeddings=formula.parse("(V + L + T) * d + 3 * d"))
+    params = {name: (s.title, s.values) for name, s in parse(lesson_text, "x.toml").params.items()}
+    found = Diagnoser(params, formulas)
+    values = formula.resolve(params["bert-large"][1], formulas)
+    d, n = values["d"], values["n"]
+    # four projections for three, carried into every layer of the total
+    five = found.diagnose(values["total"] + n * (d * d + d), expected=values["total"], name="total",
+                          set_name="bert-large")
+    assert five is not None and five.quantity.change.replaced == "4 * (d * d + d)"
+    # every 3 * d left out, wherever it is added: embeddings and every layer
+    none = found.diagnose(values["total"] - 3 * d - n * 6 * d, expected=values["total"], name="total",
+                          set_name="bert-large")
+    assert none is not None and none.quantity.change.everywhere and none.quantity.change.dropped == ("3 * d",)
+
+
+def test_a_count_on_the_blank_is_named_on_every_set():
+    values = {s: formula.evaluate("3 * (d * d + d)", lesson().values(s)) for s in lesson().params}
+    found = diagnoser().diagnose_everywhere(values, name="attention")
+    assert describe(found, shown="3", expected_name="attention") == \
+        "3 is attention of BERT-base with 3 * (d * d + d) for 4 * (d * d + d), not attention."
 
 
 def test_the_index_is_bounded_and_fast():

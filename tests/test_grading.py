@@ -247,18 +247,61 @@ def test_numeric_expressions_use_the_cards_parameter_set():
     ("V * d", "tr", "Incorrect"),
     ("25M", "en", "Incorrect"),
     ("20M", "en", "Incorrect"),  # a rounding to one figure is no answer
-    ("1,5", "en", "Incorrect: not a number here; write decimals with '.', as in 1.5"),
-    ("1.5", "tr", "Incorrect: not a number here; write decimals with ',', as in 1,5"),
-    ("embeddings", "en", "Incorrect: not a number or an expression"),  # a name is no working
-    ("d", "en", "Incorrect: not a number or an expression"),
-    ("dd * 2", "en", "Incorrect: unknown name 'dd'; did you mean 'd'?"),
-    ("__import__('os')", "en", "Incorrect: not a number or an expression"),
-    ("9**9**9**9", "en", "Incorrect: exponent too large (387420489; at most 256)"),
-    ("1/0 + d", "en", "Incorrect: division by zero"),
     ("twenty-three million", "en", "Incorrect"),  # read, and wrong: 24 million would be close
+    ("23,837,185 parameters", "en", "Incorrect"),  # a unit changes nothing: wrong is wrong
 ])
 def test_numeric_rejects(typed, language, feedback):
     assert assert_wrong("embedding-params@bert-base", typed, language).feedback == feedback
+
+
+def assert_unread(key: str, typed: str, language: str = "en") -> Verdict:
+    """What cannot be read is asked again, never graded."""
+    result = verdict(key, typed, language)
+    assert (result.retry, result.correct) == (True, False), result
+    assert result.feedback.startswith("Type it again: "), result
+    return result
+
+
+@pytest.mark.parametrize("typed, language, why", [
+    ("1,5", "en", "not a number here; write decimals with '.', as in 1.5"),
+    ("1.5", "tr", "not a number here; write decimals with ',', as in 1,5"),
+    ("embeddings", "en", "not a number or an expression"),  # a name is no working
+    ("d", "en", "not a number or an expression"),
+    ("dd * 2", "en", "unknown name 'dd'; did you mean 'd'?"),
+    ("__import__('os')", "en", "not a number or an expression"),
+    ("9**9**9**9", "en", "exponent too large (387420489; at most 256)"),
+    ("1/0 + d", "en", "division by zero"),
+    # issue 21: a broken grouping is asked again, with the grouping it needs
+    ("23,837,18", "en", "23,837,18 is not grouped in threes (as in 109,482,240)"),
+    ("23.837.18", "tr", "23.837.18 is not grouped in threes (as in 109.482.240)"),
+    ("2383,718,4", "en", "2383,718,4 is not grouped in threes (as in 109,482,240)"),
+    ("23837184 bananas", "en", "not a number or an expression"),  # not a unit of the language
+    ("23837184 parametre", "en", "not a number or an expression"),  # a Turkish unit in an English review
+])
+def test_what_cannot_be_read_is_asked_again(typed, language, why):
+    assert assert_unread("embedding-params@bert-base", typed, language).feedback == f"Type it again: {why}"
+
+
+@pytest.mark.parametrize("key, typed, language, suggested", [
+    # issue 21: a right number with a unit or a hedge of the lesson's language is right
+    ("total-params@bert-base", "109482240 parameters", "en", 4),
+    ("total-params@bert-base", "109,482,240 params", "en", 4),
+    ("total-params@bert-base", "109,482,240 PARAMETERS", "en", 4),
+    ("total-params@bert-base", "about 110 million", "en", 3),
+    ("total-params@bert-base", "roughly 110M parameters", "en", 3),
+    ("total-params@bert-base", "approximately one hundred and ten million", "en", 3),
+    ("bert-base-match#layers", "12 layers", "en", 4),
+    ("bert-base-match#layers", "twelve layers", "en", 4),
+    ("total-params@bert-base", "109.482.240 parametre", "tr", 4),
+    ("total-params@bert-base", "yaklaşık 110 milyon", "tr", 3),
+    ("total-params@bert-base", "yaklasik 110 milyon parametre", "tr", 3),  # typed without Turkish letters
+    ("total-params@bert-base", "110 milyon civarında", "tr", 3),
+    ("bert-base-match#layers", "12 katman", "tr", 4),
+    ("head-size@bert-base", "64 dimensions", "en", 4),
+])
+def test_a_unit_or_a_hedge_around_a_right_number(key, typed, language, suggested):
+    result = verdict(key, typed, language)
+    assert (result.correct, result.suggested, result.retry) == (True, suggested, False), result
 
 
 @pytest.mark.parametrize("key, typed, language, feedback", [
@@ -728,19 +771,33 @@ def diagnosed(key: str, typed: str, language: str = "en") -> Verdict:
 
 
 @pytest.mark.parametrize("key, typed, language, note", [
-    ("embedding-params@bert-base", "4*(768*768+768)", "en", "2,362,368 is attention of BERT-base, not embeddings."),
-    ("embedding-params@bert-base", "2.362.368", "tr", "2.362.368 is attention of BERT-base, not embeddings."),
+    ("embedding-params@bert-base", "4*(768*768+768)", "en",
+     "2,362,368 is one attention block of BERT-base, not the embeddings."),
+    ("embedding-params@bert-base", "2.362.368", "tr", "2.362.368 is dikkat bloğu of BERT-base, not gömme katmanı."),
     ("embedding-params@bert-base", "2383718", "en", "Off by a power of ten: about 10 times too small."),
     ("embedding-params@bert-base", "23837148", "en", "Two digits are swapped."),
     ("embedding-params@bert-base", "23,837,185", "en", "One digit is off."),
     ("embedding-params@bert-base", "31,782,912", "en",
-     "31,782,912 is embeddings of BERT-large: the value for the other parameter set."),
+     "31,782,912 is the embeddings of BERT-large: the value for the other parameter set."),
     ("attention-params@bert-base", "4*d*d", "en",
-     "2,359,296 is attention of BERT-base with its biases left out (d), not attention."),
+     "2,359,296 is one attention block of BERT-base with its biases left out (d), not one attention block."),
+    # f = 4d in BERT: leaving out both LayerNorms, attention's biases or the FFN's f gives one number
     ("layer-params@bert-base", "4*(d*d + d) + d*f + f + f*d + d", "en",
-     "7,084,800 is layer of BERT-base without all 2 copies of 2 * d, not layer."),
+     "7,084,800 is either one encoder layer of BERT-base without all 2 copies of 2 * d (a LayerNorm), one encoder "
+     "layer of BERT-base with the biases of one attention block left out (d) or one encoder layer of "
+     "BERT-base with the biases of one FFN left out (f), not one encoder layer."),
     ("bert-base-match#layers", "24", "en", "24 is n of BERT-large: the value for the other parameter set."),
-    (BLANK, "4*d*d", "en", "4*d*d is attention of BERT-base with its biases left out (d), not attention."),
+    (BLANK, "4*d*d", "en",
+     "4*d*d is one attention block of BERT-base with its biases left out (d), not one attention block."),
+    # issue 21: three projections for four, on the blank and carried into every layer of the total
+    (BLANK, "3", "en", "3 is one attention block of BERT-base with 3 * (d * d + d) for 4 * (d * d + d), "
+                       "not one attention block."),
+    ("total-params@bert-base", "102395136", "en", "102,395,136 is the total of BERT-base with 3 * (d * d + d) for "
+                                                  "4 * (d * d + d) in one attention block, not the total."),
+    ("total-params@bert-base", "109,398,528", "en",
+     "109,398,528 is the total of BERT-base with every bias left out, in every formula (d, f), not the total."),
+    ("total-params@bert-base", "109443840 parameters", "en", "109,443,840 is the total of BERT-base with 2 * d "
+                                                             "(a LayerNorm) left out everywhere it is added, not the total."),
 ])
 def test_wrong_numbers_are_diagnosed(key, typed, language, note):
     result = diagnosed(key, typed, language)
@@ -771,8 +828,8 @@ def test_hostile_arithmetic_typed_as_an_answer_is_graded_within_100_ms(name):
 
 
 def test_a_too_precise_answer_says_so():
-    result = assert_wrong("embedding-params@bert-base", "((0.999999999**256)**256)**256")
-    assert result.feedback == "Incorrect: result too precise (an exact fraction finer than 1/10^60)"
+    result = assert_unread("embedding-params@bert-base", "((0.999999999**256)**256)**256")
+    assert result.feedback == "Type it again: result too precise (an exact fraction finer than 1/10^60)"
 
 
 # --- issue 11, item 7: a typed expression uses the card's parameters and numbers only ---------
@@ -784,8 +841,8 @@ def formula_name_answers() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("key, typed", formula_name_answers())
 def test_a_formula_name_is_no_part_of_an_answer(key, typed):
-    result = assert_wrong(key, typed)
-    assert result.feedback.startswith("Incorrect: unknown name '")
+    result = assert_unread(key, typed)
+    assert result.feedback.startswith("Type it again: unknown name '")
 
 
 @pytest.mark.parametrize("key, typed", [

@@ -213,3 +213,26 @@ def test_toml_cannot_run_code(tmp_path):
     with pytest.raises(LessonErrors):
         parse(text, "evil.toml")
     assert not marker.exists()
+
+
+def test_names_say_what_formulas_and_terms_are_called(lesson_text, tmp_path):
+    """issue 21: diagnosis speaks the learner's language with the lesson's [names]."""
+    from bertdrill.core.lesson import parse
+
+    shipped = parse(lesson_text, "bert.toml")
+    assert shipped.names["2 * d"] == {"en": "a LayerNorm", "tr": "LayerNorm"}
+    assert shipped.names["attention"]["tr"] == "dikkat bloğu"
+    spaced = lesson_text.replace('"2 * d" = {', '"2*d" = {')  # a term is matched however it is spaced
+    assert parse(spaced, "bert.toml").names["2 * d"]["en"] == "a LayerNorm"
+    for broken, message in [('"2 * q" = { en = "x", tr = "y" }', "[names]: unknown name 'q'"),
+                            ('atention = { en = "x", tr = "y" }', "[names]: unknown name 'atention'; did you mean"),
+                            ('pooler = { en = "x" }', "[names]: 'pooler' has no 'tr' text")]:
+        header = next(row for row in lesson_text.splitlines() if row.startswith("[names]"))
+        text = lesson_text.replace(header, header + "\n" + broken, 1)
+        text = text.replace('\npooler = { en = "the pooler", tr = "pooler" }', "") if broken.startswith("pooler") \
+            else text
+        with pytest.raises(LessonErrors) as caught:
+            parse(text, "bad.toml")
+        [error] = caught.value.errors
+        line = text.splitlines().index(broken) + 1
+        assert (error.line, error.message[:len(message)]) == (line, message), error

@@ -766,3 +766,30 @@ def test_fact_cards_in_a_terminal_grade_what_is_typed_and_enter_still_reveals(cl
         "(Bidirectional Encoder Representations from Transformers, 2018).",
     ])
     assert "Grade 0-5, Enter = 3: \nSaved: grade 3" in typed.stdout
+
+
+# --- issue 21: numbers with units and hedges, broken groupings, slips repeated in every layer ----
+
+def test_a_unit_or_hedge_is_right_and_a_broken_grouping_is_asked_again(cli):
+    result = cli("review", "--new", "2", input="4\n109,482,24\n109,482,240 params\n\n")
+    assert result.exit_code == 0, result.stderr
+    assert after(result.stdout, "Your answer: 109,482,24", 4) == "\n".join([
+        "Your answer: 109,482,24",
+        "Type it again: 109,482,24 is not grouped in threes (as in 109,482,240)",
+        "Your answer: 109,482,240 params",
+        "✓ Correct",
+    ])
+    assert [(a.grade, a.typed) for a in store().answers()] == [(4, None), (4, "109,482,240 params")]
+
+
+def test_a_hedged_turkish_number_and_a_turkish_diagnosis(cli):
+    result = cli("review", "--lang", "tr", "--new", "2", input="4\nyaklaşık 110 milyon parametre\n\n")
+    assert "✓ Yakın" in result.stdout and "Not 0-5, Enter = 3" in result.stdout
+    wrong = cli("review", "--lang", "tr", "--new", "2", "--db", str(Path(os.environ["BERTDRILL_HOME"]) / "b.db"),
+                input="4\n102.395.136\n\n")
+    assert after(wrong.stdout, "Cevabın: 102.395.136", 3) == "\n".join([
+        "Cevabın: 102.395.136",
+        "✗ Yanlış",
+        "  102.395.136, dikkat bloğu içinde 4 * (d * d + d) yerine 3 * (d * d + d) ile BERT-base için toplam "
+        "parametre sayısı değeridir; toplam parametre sayısı değil.",
+    ])

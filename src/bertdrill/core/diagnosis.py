@@ -45,6 +45,9 @@ MAX_QUANTITIES = 20_000
 MAX_NODES = 400
 """Formulas larger than this (in syntax nodes) get no slip variants: their count grows with the size."""
 
+MAX_REWRITES = 50
+"""Terms tried as left out of every formula at once at most: each costs one pass over every formula."""
+
 MIN_DIGITS = 3
 """Shorter numbers are never "one digit off": 5 for 7 is simply another number."""
 
@@ -74,6 +77,8 @@ class Change:
     dropped: tuple[str, ...]  # the terms or the factor left out, as source text
     factor: bool = False  # a factor left out of a product, not terms of a sum
     biases: bool = False  # the terms left out are biases: lone parameters added to products (`d` in `d * d + d`)
+    replaced: str | None = None  # a count off by one: `dropped` (`4 * (d * d + d)`) became this (`3 * (...)`)
+    everywhere: bool = False  # the slip is made in every formula (every bias, every `2 * d`), not in one
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ class Diagnosis:
     slip: Slip
     value: Number  # what the learner's answer came to
     quantity: Quantity | None = None  # for the slips that name a quantity
+    others: tuple[Quantity, ...] = ()  # other slips as likely that give the same number: all are said
     factor: int = 1  # POWER_OF_TEN: the answer is about `factor` times too large (or 1/factor too small)
     smaller: bool = False  # POWER_OF_TEN: too small rather than too large
 
@@ -116,9 +122,10 @@ class Diagnoser:
     """Every value one lesson can compute, indexed once; :meth:`diagnose` names a wrong number."""
 
     def __init__(self, params: Mapping[str, tuple[str, Mapping[str, Number]]], formulas: Mapping[str, Formula],
-                 *, limit: int = MAX_QUANTITIES):
+                 *, limit: int = MAX_QUANTITIES, names: Mapping[str, Mapping[str, str]] | None = None):
         self.params = params  # set name -> (title, parameter values)
         self.formulas = formulas
+        self.names = names or {}  # formula, parameter or term -> its name per language (the lesson's [names])
         self.limit = limit
         self._index: dict[Number, list[_Entry]] | None = None
         self.size = 0
@@ -127,7 +134,11 @@ class Diagnoser:
     def for_lesson(cls, lesson) -> Diagnoser:
         """From a :class:`~bertdrill.core.lesson.Lesson` (its parameter sets and formulas)."""
         return cls({name: (params.title, params.values) for name, params in lesson.params.items()},
-                   lesson.formulas)
+                   lesson.formulas, names=lesson.names)
+
+    def named(self, language: str) -> dict[str, str]:
+        """What the lesson calls its formulas, parameters and terms in ``language``."""
+        return {key: texts[language] for key, texts in self.names.items() if texts.get(language)}
 
     # ----------------------------------------------------------------- looking up
 
@@ -138,11 +149,12 @@ class Diagnoser:
             return None
         entries = self.index().get(value, [])
         if entries:
-            best = min(entries, key=lambda e: _preference(e, name, set_name))
+            ranked = sorted(entries, key=lambda e: _preference(e, name, set_name))
+            best = ranked[0]
             quantity = best.quantity
             if quantity.name == name and quantity.part is None and quantity.change is None:
                 return Diagnosis(Slip.OTHER_SET, value, quantity)
-            return Diagnosis(_SLIPS[best.rank], value, quantity)
+            return Diagnosis(_SLIPS[best.rank], value, quantity, _as_likely(ranked, name, set_name))
         if expected is not None:
             return digit_slip(value, expected)
         return None
@@ -161,8 +173,10 @@ class Diagnoser:
                 return None
         if not found:
             return None
-        best = min(found.values(), key=lambda e: (e.quantity.name != name, e.rank, e.order))
-        return Diagnosis(_SLIPS[best.rank], next(iter(values.values())), best.quantity)
+        ranked = sorted(found.values(), key=lambda e: _preference(e, name, None))
+        best = ranked[0]
+        return Diagnosis(_SLIPS[best.rank], next(iter(values.values())), best.quantity,
+                         _as_likely(ranked, name, None))
 
     # ----------------------------------------------------------------- building the index
 
@@ -219,13 +233,71 @@ class Diagnoser:
                             break
                         slipped[later] = value
                         yield _CARRIED, Quantity(later, set_name, titles[set_name], change=change), value
+        yield from self._everywhere(order, resolved, titles)
+
+    def _everywhere(self, order: list[str], resolved: Mapping[str, Mapping[str, Number]],
+                    titles: Mapping[str, str]) -> Iterator[tuple[int, Quantity, Number]]:
+        """Slips made in every formula at once, as a learner repeats one in every layer.
+
+        Every bias left out, or one term (``2 * d``, a LayerNorm) left out wherever it is added.
+        A formula is named only where the slip reaches it through two formulas or more: with one,
+        it is that formula's own slip, found above.
+        """
+        uses = _closures(self.formulas, order)
+        for change, trees in _rewrites(self.formulas):
+            touched = {name for name, tree in trees.items() if tree is not self.formulas[name].tree}
+            for set_name, values in resolved.items():
+                changed = dict(values)
+                for name in order:
+                    value = _evaluate(trees[name], changed)
+                    if value is None:
+                        break
+                    changed[name] = value
+                    if len(uses[name] & touched) >= 2:
+                        yield _CARRIED, Quantity(name, set_name, titles[set_name], change=change), value
 
 
 def _preference(entry: _Entry, name: str | None, set_name: str | None) -> tuple:
     quantity = entry.quantity
     same_formula = quantity.name == name and quantity.part is None and quantity.change is None
     # The asked formula first (the other model's value, or it with a slip), then the rest.
-    return (not same_formula, quantity.name != name, entry.rank, quantity.set_name != set_name, entry.order)
+    return (not same_formula, quantity.name != name, _LIKELIHOOD[entry.rank], quantity.set_name != set_name,
+            entry.rank, entry.order)
+
+
+# A slip in the asked formula and one carried from a formula it uses are as likely as each other:
+# 109,445,376 is the total with attention's biases left out and with both LayerNorms left out of
+# every layer, and the learner is told both.
+_LIKELIHOOD = {_FORMULA: 0, _PARAMETER: 1, _LEFT_OUT: 2, _CARRIED: 2, _PART: 3}
+MAX_ALTERNATIVES = 3
+"""At most this many explanations of one number are given."""
+
+
+def _as_likely(ranked: list[_Entry], name: str | None, set_name: str | None) -> tuple[Quantity, ...]:
+    """The other quantities as likely as the first of ``ranked``, each explanation once."""
+    first = _preference(ranked[0], name, set_name)[:4]
+    said = {_said(ranked[0].quantity)}
+    others: list[Quantity] = []
+    for entry in ranked[1:]:
+        if _preference(entry, name, set_name)[:4] != first or len(others) + 1 >= MAX_ALTERNATIVES:
+            break
+        if _said(entry.quantity) not in said:
+            said.add(_said(entry.quantity))
+            others.append(entry.quantity)
+    return tuple(others)
+
+
+def _said(quantity: Quantity) -> tuple:
+    return quantity.name, quantity.set_name, quantity.part, quantity.change, quantity.parameter
+
+
+def _closures(formulas: Mapping[str, Formula], order: list[str]) -> dict[str, frozenset[str]]:
+    """Each formula with every formula it uses, directly or not (one pass in dependency order)."""
+    closures: dict[str, frozenset[str]] = {}
+    for name in order:
+        closures[name] = frozenset({name}).union(*(closures[used] for used in formulas[name].names
+                                                   if used in closures))
+    return closures
 
 
 def _family(quantity: Quantity) -> tuple:
@@ -365,6 +437,8 @@ def _variants(name: str, tree: ast.expr, formulas: set[str]) -> Iterator[tuple[C
             yield change, changed
 
     for node in _operations(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            yield from _miscounts(name, tree, node, new)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
             terms = _terms(node)
             texts = [ast.unparse(term) for _sign, term in terms]
@@ -385,6 +459,72 @@ def _variants(name: str, tree: ast.expr, formulas: set[str]) -> Iterator[tuple[C
     unbiased = _without_biases(tree, biases, formulas)
     if biases:
         yield from new(Change(name, tuple(biases), biases=True), unbiased)
+
+
+def _miscounts(name: str, tree: ast.expr, product: ast.expr, new) -> Iterator[tuple[Change, ast.expr]]:
+    """A count in a product off by one: three projections for four, ``3 * (d * d + d)``."""
+    factors = _factors(product)
+    for index, factor in enumerate(factors):
+        if not (isinstance(factor, ast.Constant) and type(factor.value) is int and factor.value >= 2):
+            continue
+        for count in (factor.value - 1, factor.value + 1):
+            changed = _product([*factors[:index], ast.Constant(count), *factors[index + 1:]])
+            yield from new(Change(name, (ast.unparse(product),), replaced=ast.unparse(changed)),
+                           _replace(tree, product, changed))
+
+
+def _rewrites(formulas: Mapping[str, Formula]) -> Iterator[tuple[Change, dict[str, ast.expr]]]:
+    """Every formula with the same slip: every bias left out; one repeated term left out everywhere."""
+    names = set(formulas)
+    biases: list[str] = []
+    trees = {name: _unbiased_or_same(parsed.tree, biases, names) for name, parsed in formulas.items()}
+    if sum(tree is not formulas[name].tree for name, tree in trees.items()) >= 2:
+        yield Change("", tuple(dict.fromkeys(biases)), biases=True, everywhere=True), trees
+    where: dict[str, set[str]] = {}
+    for name, parsed in formulas.items():
+        for node in _operations(parsed.tree):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+                for _sign, term in _terms(node):
+                    # `2 * d` or a formula; a lone parameter is a bias, left out by the rewrite above
+                    if _children(term) or (isinstance(term, ast.Name) and term.id in names):
+                        where.setdefault(ast.unparse(term), set()).add(name)
+    repeated = [(term, users) for term, users in where.items() if len(users) >= 2]
+    for term, users in repeated[:MAX_REWRITES]:
+        trees = {name: _without_term(parsed.tree, term) if name in users else parsed.tree
+                 for name, parsed in formulas.items()}
+        if all(tree is not None for tree in trees.values()):
+            yield Change("", (term,), everywhere=True), {k: v for k, v in trees.items() if v is not None}
+
+
+def _unbiased_or_same(tree: ast.expr, dropped: list[str], formulas: set[str]) -> ast.expr:
+    """``tree`` without its biases, or ``tree`` itself (the same object) when it has none."""
+    before = len(dropped)
+    unbiased = _without_biases(tree, dropped, formulas)
+    return unbiased if len(dropped) > before else tree
+
+
+def _without_term(node: ast.expr, term: str) -> ast.expr | None:
+    """``node`` with every term ``term`` left out of its sums; None if a sum would be left empty."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        kept = []
+        for sign, child in _terms(node):
+            if ast.unparse(child) == term:
+                continue
+            changed = _without_term(child, term)
+            if changed is None:
+                return None
+            kept.append((sign, changed))
+        return _sum(kept) if kept else None
+    if isinstance(node, ast.BinOp):
+        left, right = _without_term(node.left, term), _without_term(node.right, term)
+        return None if left is None or right is None else ast.BinOp(left, node.op, right)
+    if isinstance(node, ast.UnaryOp):
+        operand = _without_term(node.operand, term)
+        return None if operand is None else ast.UnaryOp(node.op, operand)
+    if isinstance(node, ast.Call):
+        args = [_without_term(arg, term) for arg in node.args]
+        return None if any(a is None for a in args) else ast.Call(node.func, args, [])  # type: ignore[misc]
+    return node
 
 
 def _is_bias(term: ast.expr, terms: list[tuple[int, ast.expr]], formulas: set[str]) -> bool:
@@ -455,23 +595,34 @@ def _power_of_ten(value: Number, expected: Number) -> Diagnosis | None:
 
 # --- in words ------------------------------------------------------------------------------------
 
-def describe(diagnosis: Diagnosis, *, shown: str, expected_name: str | None = None) -> str:
+def describe(diagnosis: Diagnosis, *, shown: str, expected_name: str | None = None,
+             names: Mapping[str, str] | None = None) -> str:
     """The diagnosis as one sentence; ``shown`` is the learner's value as the screen prints it.
 
-    Formula and parameter names are the lesson's own (``attention``, ``d``), set titles its own
-    (``BERT-base``); the sentence around them is translated.
+    ``names`` are what the lesson calls its formulas, parameters and terms in the learner's
+    language (:meth:`Diagnoser.named`); what it does not name is shown as the lesson writes it.
+    Set titles are the lesson's own (``BERT-base``); the sentence around them is translated.
     """
+    names = names or {}
     quantity = diagnosis.quantity
+    expected = names.get(expected_name, expected_name) if expected_name else None
     match diagnosis.slip:
         case Slip.OTHER_SET:
             assert quantity is not None
             return _("{value} is {name} of {set}: the value for the other parameter set.").format(
-                value=shown, name=quantity.name, set=quantity.set_title)
+                value=shown, name=names.get(quantity.name, quantity.name), set=quantity.set_title)
         case Slip.OTHER_QUANTITY | Slip.PART | Slip.LEFT_OUT:
             assert quantity is not None
-            what = quantity_words(quantity)
-            if expected_name and not quantity.parameter:
-                return _("{value} is {what}, not {expected}.").format(value=shown, what=what, expected=expected_name)
+            if diagnosis.others:
+                every = [quantity_words(q, names) for q in (quantity, *diagnosis.others)]
+                what = _("{some} or {last}").format(some=", ".join(every[:-1]), last=every[-1])
+                if expected:
+                    return _("{value} is either {what}, not {expected}.").format(value=shown, what=what,
+                                                                                expected=expected)
+                return _("{value} is either {what}.").format(value=shown, what=what)
+            what = quantity_words(quantity, names)
+            if expected and not quantity.parameter:
+                return _("{value} is {what}, not {expected}.").format(value=shown, what=what, expected=expected)
             return _("{value} is {what}.").format(value=shown, what=what)
         case Slip.ONE_DIGIT:
             return _("One digit is off.")
@@ -489,24 +640,42 @@ def describe(diagnosis: Diagnosis, *, shown: str, expected_name: str | None = No
     raise AssertionError(diagnosis.slip)  # pragma: no cover - every Slip is handled above
 
 
-def quantity_words(quantity: Quantity) -> str:
+def quantity_words(quantity: Quantity, names: Mapping[str, str] | None = None) -> str:
     """``attention of BERT-base``, ``the part n * layer of total of BERT-base``, ``d of BERT-base`` ..."""
-    base = _("{name} of {set}").format(name=quantity.name, set=quantity.set_title)
+    names = names or {}
+    base = _("{name} of {set}").format(name=names.get(quantity.name, quantity.name), set=quantity.set_title)
     if quantity.part is not None:
-        return _("the part {part} of {quantity}").format(part=quantity.part, quantity=base)
+        return _("the part {part} of {quantity}").format(part=_term(quantity.part, names), quantity=base)
     change = quantity.change
     if change is None:
         return base
-    dropped = (", " if change.biases else " + ").join(dict.fromkeys(change.dropped))
+    dropped = (", " if change.biases else " + ").join(_term(term, names) for term in dict.fromkeys(change.dropped))
+    fields = {"quantity": base, "terms": dropped, "formula": names.get(change.formula, change.formula)}
+    return _change_words(change, elsewhere=bool(change.formula) and change.formula != quantity.name).format(
+        **fields, factor=dropped, term=dropped, old=dropped, count=len(change.dropped), new=change.replaced)
+
+
+def _change_words(change: Change, *, elsewhere: bool) -> str:
+    """The sentence for a change; ``elsewhere``: made in a formula the quantity is built on."""
+    if change.replaced is not None:
+        return _("{quantity} with {new} for {old} in {formula}") if elsewhere else \
+            _("{quantity} with {new} for {old}")
+    if change.everywhere and change.biases:
+        return _("{quantity} with every bias left out, in every formula ({terms})")
+    if change.everywhere:
+        return _("{quantity} with {term} left out everywhere it is added")
     if change.factor:
-        words = _("{quantity} without the factor {factor}").format(quantity=base, factor=dropped)
-    elif change.biases:
-        words = _("{quantity} with its biases left out ({terms})").format(quantity=base, terms=dropped)
-    elif len(change.dropped) > 1 and len(set(change.dropped)) == 1:
-        words = _("{quantity} without all {count} copies of {term}").format(
-            quantity=base, count=len(change.dropped), term=dropped)
-    else:
-        words = _("{quantity} without {terms}").format(quantity=base, terms=dropped)
-    if change.formula != quantity.name:
-        words += " " + _("(left out of {formula})").format(formula=change.formula)
-    return words
+        return _("{quantity} without the factor {factor} in {formula}") if elsewhere else \
+            _("{quantity} without the factor {factor}")
+    if change.biases:
+        return _("{quantity} with the biases of {formula} left out ({terms})") if elsewhere else \
+            _("{quantity} with its biases left out ({terms})")
+    if len(change.dropped) > 1 and len(set(change.dropped)) == 1:
+        return _("{quantity} without all {count} copies of {term} in {formula}") if elsewhere else \
+            _("{quantity} without all {count} copies of {term}")
+    return _("{quantity} without {terms} in {formula}") if elsewhere else _("{quantity} without {terms}")
+
+
+def _term(source: str, names: Mapping[str, str]) -> str:
+    """A term as the lesson writes it, with its name when the lesson gives one: ``2 * d (LayerNorm)``."""
+    return f"{source} ({names[source]})" if source in names else source

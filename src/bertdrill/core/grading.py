@@ -39,7 +39,8 @@ from bertdrill.core.diagnosis import Diagnoser, describe
 from bertdrill.core.errors import FormulaError
 from bertdrill.core.formula import Number
 from bertdrill.core.i18n import _, ngettext
-from bertdrill.core.languages import decimal_mark, turkic_case
+from bertdrill.core.languages import base, decimal_mark, turkic_case
+from bertdrill.core.languages import language as language_of
 from bertdrill.core.lesson import filled_expression
 from bertdrill.core.number_words import parse_words
 from bertdrill.core.numbers import SCALES as _SCALES
@@ -280,9 +281,12 @@ def _right(expected: str, note: str = "") -> Verdict:
 
 
 def _read_number(text: str, env: Mapping[str, Number], language: str) -> _Number | str:
-    """The typed number, in digits, words or as an expression; else why it is none (a message)."""
-    approximate = text[:1] in ("~", "≈")
-    text = text.lstrip("~≈ ")
+    """The typed number, in digits, words or as an expression; else why it is none (a message).
+
+    A unit of the language after it (``109482240 parameters``, ``12 katman``) is dropped, and a
+    hedge (``about 110 million``, ``yaklaşık 110 milyon``, ``~24M``) makes it approximate.
+    """
+    text, approximate = _without_words(text, language)
     number: Number | None = parse_number(text, language)
     if number is None:
         number = parse_words(text, language)
@@ -297,11 +301,50 @@ def _read_number(text: str, env: Mapping[str, Number], language: str) -> _Number
         return str(exc)
 
 
+def _without_words(text: str, language: str) -> tuple[str, bool]:
+    """``text`` without the words around its number: a hedge before or after, units after.
+
+    Returns the number's text and whether a hedge said it is approximate. Words are compared folded
+    the language's way and, where people type without the language's letters, without them too
+    (``yaklasik``).
+    """
+    words = text.replace("~", " ~ ").replace("≈", " ≈ ").split()
+    row = language_of(base(language))
+    hedges = [_word_key(hedge, language).split() for hedge in row.hedges]
+    units = {_word_key(unit, language) for unit in row.units}
+    approximate = False
+    keys = [_word_key(word, language) for word in words]
+    for hedge in hedges:  # before the number: "about 110 million", "yaklaşık olarak 110 milyon"
+        if len(keys) > len(hedge) and keys[:len(hedge)] == hedge:
+            words, keys, approximate = words[len(hedge):], keys[len(hedge):], True
+            break
+    changed = True
+    while changed and len(keys) > 1:  # after it: "parameters", "parametre civarında"
+        changed = False
+        if keys[-1] in units:
+            words, keys, changed = words[:-1], keys[:-1], True
+            continue
+        for hedge in hedges:
+            if len(keys) > len(hedge) and keys[-len(hedge):] == hedge:
+                words, keys, approximate, changed = words[:-len(hedge)], keys[:-len(hedge)], True, True
+                break
+    return " ".join(words), approximate
+
+
+def _word_key(text: str, language: str) -> str:
+    return fold_letters(normalise_text(text, language), language).rstrip(",;:")
+
+
+def _unread(expected: str, why: str) -> Verdict:
+    """What cannot be read as a number is asked again, never graded."""
+    return Verdict(False, WRONG, _("Type it again: {why}").format(why=why), expected, retry=True)
+
+
 def _grade_number(want: Number, tolerance: Fraction, env: Mapping[str, Number], text: str, language: str,
                   expected: str) -> Verdict:
     read = _read_number(text, env, language)
     if isinstance(read, str):
-        return _wrong(expected, read)
+        return _unread(expected, read)
     miss = abs(Fraction(read.value) - Fraction(want))
     if miss <= tolerance * abs(Fraction(want)):
         return _right(expected, "" if miss == 0 else _("within the item's tolerance"))
@@ -361,7 +404,8 @@ def _diagnosed(verdict: Verdict, card: NumericCard | MatchCard, text: str, langu
     found = diagnoser.diagnose(read.value, expected=card.value, name=name or None, set_name=card.set_name)
     if found is None:
         return verdict
-    note = describe(found, shown=format_number(read.value, language), expected_name=name or None)
+    note = describe(found, shown=format_number(read.value, language), expected_name=name or None,
+                    names=diagnoser.named(language))
     return replace(verdict, note=note)
 
 
@@ -391,6 +435,10 @@ def _not_a_number(text: str, language: str) -> str:
     if re.fullmatch(rf"[0-9]+\{other}[0-9]+", text):
         return _("not a number here; write decimals with {mark}, as in {example}").format(
             mark=repr(mark), example=f"1{mark}5")
+    if re.fullmatch(r"[0-9]+(?:[,._ ][0-9]+)+(?:[.,][0-9]+)?", text):  # 109,482,24: a group of two
+        separator = language_of(base(language)).thousands
+        return _("{typed} is not grouped in threes (as in {example})").format(
+            typed=text, example=f"109{separator}482{separator}240")
     return _("not a number or an expression")
 
 
@@ -550,7 +598,7 @@ def _grade_blank(card: BlankCard, text: str, language: str, expected: str,
     if want is None:  # the blank is prose, not arithmetic: compare as text
         return _grade_text(text, [card.fill], language, expected)
     if (unknown := _unknown_name(text.rsplit("=", 1)[-1], card.allowed)) is not None:
-        return _wrong(expected, unknown)  # "embeddings / d": a formula's name does the work asked for
+        return _unread(expected, unknown)  # "embeddings / d": a formula's name does the work asked for
     if _agrees(filled_expression(code, text), want, envs):
         return _right(expected)
     side = _expression(text.rsplit("=", 1)[-1])  # "dikkat = 4*d*d + 4*d" or just its right side
@@ -560,10 +608,11 @@ def _grade_blank(card: BlankCard, text: str, language: str, expected: str,
     if diagnoser is None:
         return verdict
     return _diagnosed_blank(verdict, card, side.source if side is not None else filled_expression(code, text),
-                            text, diagnoser)
+                            text, language, diagnoser)
 
 
-def _diagnosed_blank(verdict: Verdict, card: BlankCard, source: str, text: str, diagnoser: Diagnoser) -> Verdict:
+def _diagnosed_blank(verdict: Verdict, card: BlankCard, source: str, text: str, language: str,
+                     diagnoser: Diagnoser) -> Verdict:
     """A wrong fill named by what it makes of the formula on every parameter set (``4*d*d``: no biases)."""
     sets = diagnoser.params
     try:
@@ -579,7 +628,8 @@ def _diagnosed_blank(verdict: Verdict, card: BlankCard, source: str, text: str, 
     found = diagnoser.diagnose_everywhere(values, name=card.checks or None)
     if found is None:
         return verdict
-    return replace(verdict, note=describe(found, shown=text, expected_name=card.checks or None))
+    return replace(verdict, note=describe(found, shown=text, expected_name=card.checks or None,
+                                          names=diagnoser.named(language)))
 
 
 def _grade_match(card: MatchCard, text: str, language: str, expected: str,

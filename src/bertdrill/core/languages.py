@@ -90,6 +90,10 @@ class Language:
     # Letters people type without their marks on a US keyboard ("cift yonlu" for "çift yönlü"):
     # accepted with a spelling note.
     plain_letters: Mapping[str, str] = field(default_factory=dict)
+    # Words a typed number may carry: a unit after it ("109482240 parameters", "12 katman") and a
+    # hedge before or after it ("about 110 million", "110 milyon civarında"), which makes it approximate.
+    units: frozenset[str] = frozenset()
+    hedges: tuple[str, ...] = ()  # longest first: "yaklaşık olarak" before "yaklaşık"
 
 
 _ENGLISH_NUMBERS = NumberWords(
@@ -112,15 +116,31 @@ _TURKISH_NUMBERS = NumberWords(
     scales={"bin": 10**3, "milyon": 10**6, "milyar": 10**9},
     zero=("sıfır",),
 )
+_ENGLISH_UNITS = frozenset({
+    "parameter", "parameters", "param", "params", "weight", "weights", "layer", "layers", "head", "heads",
+    "dimension", "dimensions", "dim", "dims", "token", "tokens", "position", "positions", "entry", "entries",
+    "vector", "vectors", "value", "values", "word", "words", "segment", "segments", "type", "types",
+    "unit", "units", "neuron", "neurons", "block", "blocks", "matrix", "matrices", "projection", "projections",
+    "task", "tasks", "sentence", "sentences"})
+_ENGLISH_HEDGES = ("approximately", "approx.", "approx", "about", "around", "roughly", "circa", "ca.", "nearly",
+                   "almost", "some", "~", "≈")
+_TURKISH_UNITS = frozenset({
+    "parametre", "parametreler", "parametredir", "param", "ağırlık", "ağırlıklar", "katman", "katmanlı",
+    "katmanlar", "baş", "başlı", "başlar", "boyut", "boyutlu", "boyutlar", "token", "tokenlar", "konum",
+    "konumlar", "girdi", "girdiler", "vektör", "vektörler", "değer", "kelime", "kelimeler", "segment",
+    "tane", "adet", "blok", "bloklar", "matris", "matrisler", "projeksiyon", "görev", "cümle"})
+_TURKISH_HEDGES = ("yaklaşık olarak", "aşağı yukarı", "yaklaşık", "kabaca", "takriben", "civarında", "civarı",
+                   "kadar", "~", "≈")
 _TURKISH_LETTERS = {"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü": "u", "â": "a", "î": "i", "û": "u",
                     "Ç": "C", "Ğ": "G", "İ": "I", "Ö": "O", "Ş": "S", "Ü": "U", "Â": "A", "Î": "I", "Û": "U"}
 
 
 LANGUAGES: dict[str, Language] = {language.code: language for language in (
-    Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"})),
+    Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"}),
+             units=_ENGLISH_UNITS, hedges=_ENGLISH_HEDGES),
     # Turkish has no articles ("bir" is also the number one)
     Language("tr", "Türkçe", ".", ",", turkic_case=True, number_words=_TURKISH_NUMBERS,
-             plain_letters=_TURKISH_LETTERS),
+             plain_letters=_TURKISH_LETTERS, units=_TURKISH_UNITS, hedges=_TURKISH_HEDGES),
     Language("az", "Azərbaycanca", ".", ",", turkic_case=True),  # folds the Turkish way; numbers as CLDR writes them
     Language("de", "Deutsch", ".", ","),
     Language("es", "Español", ".", ","),

@@ -210,6 +210,7 @@ class Lesson:
     verified: int = 0  # how many stated numbers were proven against their formulas
     sheet: SheetSettings = field(default_factory=SheetSettings)
     variant_space: VariantSpace | None = None  # the [variants] table: how the parameters may vary
+    names: Mapping[str, Text] = field(default_factory=dict)  # formula, parameter or term -> its name per language
 
     # memo for values()/evaluate(): keys are a set name or an (expression, set name) pair
     _resolved: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)

@@ -6,6 +6,7 @@ Parsing checks the shape (this module for the lesson's tables and values,
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from dataclasses import replace
@@ -94,7 +95,7 @@ class Parser:
     # -- top level
 
     def lesson(self, data: dict[str, Any]) -> Lesson | None:
-        known = {"lesson", "params", "formulas", "item", "sheet", "variants"}
+        known = {"lesson", "params", "formulas", "item", "sheet", "variants", "names"}
         for key in data:
             if key not in known:
                 self.fail(self.lines.key("", key, 1), _('unknown table [{key}] (expected one of: {names})').format(key=key, names=', '.join(sorted(known))))
@@ -115,6 +116,7 @@ class Parser:
         formulas, formula_lines = self.formula_table(data.get("formulas", {}), self.parameter_lines(params))
         items = self.item_list(data.get("item", []))
         sheet = self.sheet_settings(data.get("sheet", {}), params)
+        names = self.name_table(data.get("names", {}), params, formulas)
         space = None
         if "variants" in data:
             try:
@@ -122,7 +124,37 @@ class Parser:
             except Skip:
                 pass
         return Lesson(lesson_id, self.path, self.languages, title, summary, source, tags,
-                      params, formulas, items, formula_lines, sheet=sheet, variant_space=space)
+                      params, formulas, items, formula_lines, sheet=sheet, variant_space=space, names=names)
+
+    def name_table(self, table: object, params: dict[str, ParamSet], formulas: dict[str, formula.Formula]
+                   ) -> dict[str, dict[str, str]]:
+        """``[names]``: what a formula, a parameter or a term (``"2 * d"``) is called, per language.
+
+        Diagnosis says "total of BERT-base without every LayerNorm (2 * d)" in the learner's
+        language with these; a name or term not in the table is shown as the lesson writes it.
+        """
+        line = self.lines.tables.get("names", 1)
+        if not isinstance(table, dict):
+            self.fail(line, _("[names] must map formula names, parameters or terms to texts"))
+            return {}
+        known = set(formulas) | {name for params_set in params.values() for name in params_set.values}
+        names: dict[str, dict[str, str]] = {}
+        for key in table:
+            where = self.lines.key("names", key, line)
+            try:
+                parsed = formula.parse(key)
+            except FormulaError as exc:
+                self.fail(where, _("[names]: {key!r} is no formula name, parameter or term: {error}").format(
+                    key=key, error=exc))
+                continue
+            if unknown := sorted(parsed.names - known):
+                self.fail(where, _("[names]: {message}").format(message=formula.unknown_name_message(unknown[0], known)))
+                continue
+            try:
+                names[ast.unparse(parsed.tree)] = self.text(table, key, "names", required=True)
+            except Skip:
+                continue
+        return names
 
     def sheet_settings(self, table: object, params: dict[str, ParamSet]) -> SheetSettings:
         """``[sheet]``: ``instructions`` (a text) and ``legend`` (a text per parameter name)."""
