@@ -83,6 +83,14 @@ def test_cli_start_then_check(cli, tmp_path, card):
     assert "# Verilen ayarlarla gömme" in starter
     assert starter.endswith(card.code["tr"]) and "# buraya yaz" in starter
     assert cli("practice", "start", "-o", str(target)).exit_code == 1  # never overwrites silently
+    unedited = cli("practice", "check", str(target))  # issue 21: the starter as written records nothing
+    assert unedited.exit_code == 1
+    assert "is the starter code as written" in unedited.stdout and "Nothing was recorded." in unedited.stdout
+    from bertdrill.adapters.store import Store
+    assert Store.open().answers() == []
+    target.write_text(starter + "\n# thinking...\n", encoding="utf-8")  # a comment added is still the starter
+    assert "Nothing was recorded." in cli("practice", "check", str(target)).stdout
+    target.write_text(starter + "x = 1\n", encoding="utf-8")
     failed = cli("practice", "check", str(target))
     assert failed.exit_code == 1
     assert "✗ Your script printed nothing." in failed.stdout
@@ -145,3 +153,34 @@ def test_stopping_bertdrill_ends_the_learners_script(tmp_path, how):
         checker.kill()
         if pid_file.exists() and pid_file.read_text() and not _gone(int(pid_file.read_text()), 0):
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+# --- issue 21: practice check gets the review's help ------------------------------------------
+
+def test_the_right_numbers_formatted_otherwise(card, tmp_path):
+    script = ('print("embeddings: 23,837,184  layer: 7,087,872  pooler: 590,592")\n'
+              'print("total: 109,482,240")\nprint("share: 0.666")\n')
+    outcome = practice.check(card, write(tmp_path, script))
+    assert (outcome.status, outcome.passed, outcome.grade) == ("formatting", True, 4)
+    turkish = 'print("23.837.184 7.087.872 590.592")\nprint("109.482.240")\nprint("0,666")\n'
+    assert practice.check(card, write(tmp_path, turkish), language="tr").status == "formatting"
+    assert practice.check(card, write(tmp_path, script.replace("590,592", "590,593"))).status == "wrong"
+
+
+def test_a_wrong_number_is_diagnosed_from_the_formulas(card, tmp_path, cli):
+    from bertdrill.core.diagnosis import Diagnoser
+
+    script = write(tmp_path, card.solution["en"].replace("layer = 4 * (d * d + d)", "layer = 3 * (d * d + d)"))
+    outcome = practice.check(card, script, diagnoser=Diagnoser.for_lesson(load_lessons()[0]))
+    assert outcome.status == "wrong"
+    assert outcome.notes[:2] == (
+        "6,497,280 is one encoder layer of BERT-base with 3 * (d * d + d) for 4 * (d * d + d) in one attention "
+        "block, not one encoder layer.",
+        "102,395,136 is the total of BERT-base with 3 * (d * d + d) for 4 * (d * d + d) in one attention block, "
+        "not the total.")
+    result = cli("practice", "check", "--lang", "tr", str(script))
+    assert "6.497.280, dikkat bloğu içinde 4 * (d * d + d) yerine 3 * (d * d + d) ile" in result.stdout
+    formatted = cli("practice", "check", str(write(tmp_path, 'print("23,837,184 7,087,872 590,592")\n'
+                                                                'print(109482240)\nprint(0.666)\n', "f.py")))
+    assert formatted.exit_code == 0
+    assert formatted.stdout.startswith("✓ The numbers are right; only the formatting differs.")

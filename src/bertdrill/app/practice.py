@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import difflib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,9 +24,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from bertdrill.core import formula
 from bertdrill.core.cards import PracticeCard
+from bertdrill.core.diagnosis import Diagnoser, describe
 from bertdrill.core.errors import BertdrillError
+from bertdrill.core.grading import parse_number
 from bertdrill.core.i18n import _
+from bertdrill.core.numbers import format_number
 
 TIMEOUT = 10.0
 MAX_OUTPUT = 64 * 1024  # bytes of standard output kept; more than this is a flood
@@ -50,14 +55,16 @@ class Run:
 class Outcome:
     """The verdict on one attempt."""
 
-    status: str  # passed | wrong | timeout | crashed | flooded | silent
+    status: str  # passed | formatting | wrong | timeout | crashed | flooded | silent
     expected: tuple[str, ...]
     actual: tuple[str, ...]
     run: Run
+    notes: tuple[str, ...] = ()  # what each wrong number is, from the lesson's formulas
 
     @property
     def passed(self) -> bool:
-        return self.status == "passed"
+        """The right numbers: printed as expected, or only formatted otherwise."""
+        return self.status in ("passed", "formatting")
 
     def diff(self) -> list[str]:
         """A unified diff of the expected output against the script's."""
@@ -66,8 +73,9 @@ class Outcome:
 
     @property
     def grade(self) -> int:
-        """The SM-2 grade this attempt records: 5 passed, 2 ran but wrong, 1 did not run properly."""
-        return {"passed": 5, "wrong": 2}.get(self.status, 1)
+        """The SM-2 grade this attempt records: 5 passed, 4 right numbers formatted otherwise, 2 ran but
+        wrong, 1 did not run properly."""
+        return {"passed": 5, "formatting": 4, "wrong": 2}.get(self.status, 1)
 
 
 def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> Run:
@@ -144,11 +152,17 @@ def _read(stream, limit: int) -> str:
     return stream.read(limit).decode("utf-8", errors="replace")
 
 
-def check(card: PracticeCard, script: Path, **limits) -> Outcome:
-    """Run a learner's script for a practice card and judge its output line by line."""
+def check(card: PracticeCard, script: Path, *, language: str = "en", diagnoser: Diagnoser | None = None,
+          **limits) -> Outcome:
+    """Run a learner's script for a practice card and judge its output line by line.
+
+    The right numbers printed another way (``23,837,184``, a label before them) are "formatting";
+    with the lesson's ``diagnoser`` each wrong number is explained, as in a review.
+    """
     run = run_script(script, **limits)
     expected = card.expected_output
     actual = tuple(line.rstrip() for line in run.stdout.rstrip("\n").splitlines()) if run.stdout.strip() else ()
+    notes: tuple[str, ...] = ()
     if run.timed_out:
         status = "timeout"
     elif run.flooded:
@@ -159,9 +173,56 @@ def check(card: PracticeCard, script: Path, **limits) -> Outcome:
         status = "silent"
     elif same_output(expected, actual):
         status = "passed"
+    elif _numbers(expected, "en") == _numbers(actual, language) or _numbers(expected, "en") == _numbers(actual, "en"):
+        status = "formatting"
     else:
         status = "wrong"
-    return Outcome(status, expected, actual, run)
+        notes = _diagnosed(card, actual, language, diagnoser)
+    return Outcome(status, expected, actual, run, notes)
+
+
+def is_starter(card: PracticeCard, script: Path) -> bool:
+    """Whether ``script`` is the exercise's starter code as written, in any language: nothing to judge yet."""
+    try:
+        text = script.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(_code_lines(text) == _code_lines(code) for code in card.code.values())
+
+
+def _code_lines(text: str) -> list[str]:
+    """Code without comments, blank lines or trailing spaces: what a learner would have edited."""
+    return [line.rstrip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+_NUMBER_TOKEN = re.compile(r"[-+]?[0-9](?:[0-9,._]*[0-9])?")
+
+
+def _numbers(lines: tuple[str, ...], language: str) -> list[Fraction | None]:
+    """Every number printed, in order, read in ``language``'s convention (``23,837,184``, ``0,666``)."""
+    return [parse_number(token, language) for line in lines for token in _NUMBER_TOKEN.findall(line)]
+
+
+def _diagnosed(card: PracticeCard, actual: tuple[str, ...], language: str,
+               diagnoser: Diagnoser | None) -> tuple[str, ...]:
+    """A sentence for each wrong number, when the script printed as many numbers as expected."""
+    names = [name for line in card.expected_expressions for name in line]
+    want = _numbers(card.expected_output, "en")
+    got = _numbers(actual, language)
+    if diagnoser is None or len(got) != len(want) or len(names) != len(want):
+        return ()
+    notes = []
+    shown = diagnoser.named(language)
+    for name, expected, value in zip(names, want, got):
+        if value is None or value == expected:
+            continue
+        named = name if name in diagnoser.formulas else None
+        exact = diagnoser.value(name, card.set_name) if named else expected
+        found = diagnoser.diagnose(formula._normalise(value), expected=exact, name=named, set_name=card.set_name)
+        if found is not None:
+            notes.append(describe(found, shown=format_number(formula._normalise(value), language),
+                                  expected_name=named, names=shown))
+    return tuple(notes)
 
 
 def check_solutions(card: PracticeCard, **limits) -> list[tuple[str, Outcome]]:

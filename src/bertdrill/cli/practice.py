@@ -96,11 +96,20 @@ def check_command(
     if len(args) > 2:
         raise typer.BadParameter(_("give at most an item id and a script"), param_hint="[ITEM] SCRIPT")
     item, script = (args[0], args[1]) if len(args) == 2 else (None, args[0])
+    from bertdrill.core.diagnosis import Diagnoser
+
     now = clock()
-    store, cards, _lessons = open_store(db, paths, None, None, learner=learner)  # first, so a bad database fails before the run
+    loaded = load(paths)
+    store, cards, _lessons = open_store(db, paths, None, None, loaded=loaded,
+                                        learner=learner)  # first, so a bad database fails before the run
     with store:
         card = practice_card(cards, item)
-        outcome = practice.check(card, Path(script))
+        if practice.is_starter(card, Path(script)):  # nothing written yet: nothing to grade
+            out.print(_("{script} is the starter code as written: write your solution in it, then check it "
+                        "again. Nothing was recorded.").format(script=escape(script)))
+            raise typer.Exit(1)
+        diagnoser = next((Diagnoser.for_lesson(lesson) for lesson in loaded if lesson.id == card.lesson_id), None)
+        outcome = practice.check(card, Path(script), language=lang, diagnoser=diagnoser)
         report(outcome, card.explanation.get(lang, ""))
         record(store, card, outcome, now(), rollover_hour)
     if not outcome.passed:
@@ -130,9 +139,16 @@ def record(store, card, outcome, moment, rollover_hour: int) -> None:
 
 def report(outcome, explanation: str) -> None:
     run = outcome.run
-    if outcome.passed:
+    if outcome.status == "passed":
         out.print(_("✓ Correct: your script printed the expected output ({seconds} s).").format(
             seconds=decimal(run.seconds, 2)))
+        if explanation:
+            out.print(escape(explanation))
+        return
+    if outcome.status == "formatting":
+        out.print(_("✓ The numbers are right; only the formatting differs. Expected output:"))
+        for line in outcome.expected:
+            out.print("  " + escape(line))
         if explanation:
             out.print(escape(explanation))
         return
@@ -152,6 +168,8 @@ def report(outcome, explanation: str) -> None:
     if outcome.status == "wrong":
         for line in outcome.diff():
             out.print(escape(_printable(line)))
+        for note in outcome.notes:
+            out.print("  " + escape(note))
     else:
         out.print(_("Expected output:"))
         for line in outcome.expected:

@@ -143,6 +143,7 @@ class PracticeCard(SetCard):
     code: Text  # the starter code, per language
     expected_output: tuple[str, ...]  # the lines a correct script prints
     solution: Text  # the lesson's sample solution, per language
+    expected_expressions: tuple[tuple[str, ...], ...] = ()  # what each expected number is: `embeddings`, `total`
 
     @property
     def kind(self) -> Literal[Kind.PRACTICE]:
@@ -348,7 +349,7 @@ def _practice(lesson: Lesson, item: PracticeItem) -> PracticeCard:
     answer = {lang: "\n".join(output) for lang in lesson.languages}
     return PracticeCard(**_in_set(lesson, item, item.id, set_name), answer=answer,
                         code={lang: code.strip("\n") + "\n" for lang, code in item.starter.items()},
-                        expected_output=output,
+                        expected_output=output, expected_expressions=tuple(tuple(line) for line in item.expected),
                         solution={lang: code.strip("\n") + "\n" for lang, code in item.solution.items()})
 
 

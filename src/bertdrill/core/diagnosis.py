@@ -136,6 +136,10 @@ class Diagnoser:
         return cls({name: (params.title, params.values) for name, params in lesson.params.items()},
                    lesson.formulas, names=lesson.names)
 
+    def value(self, name: str, set_name: str) -> Number | None:
+        """Formula ``name``'s value at ``set_name``, or None where it cannot be computed."""
+        return self._resolved().get(set_name, {}).get(name)
+
     def named(self, language: str) -> dict[str, str]:
         """What the lesson calls its formulas, parameters and terms in ``language``."""
         return {key: texts[language] for key, texts in self.names.items() if texts.get(language)}
@@ -489,11 +493,12 @@ def _rewrites(formulas: Mapping[str, Formula]) -> Iterator[tuple[Change, dict[st
                     if _children(term) or (isinstance(term, ast.Name) and term.id in names):
                         where.setdefault(ast.unparse(term), set()).add(name)
     repeated = [(term, users) for term, users in where.items() if len(users) >= 2]
-    for term, users in repeated[:MAX_REWRITES]:
-        trees = {name: _without_term(parsed.tree, term) if name in users else parsed.tree
-                 for name, parsed in formulas.items()}
-        if all(tree is not None for tree in trees.values()):
-            yield Change("", (term,), everywhere=True), {k: v for k, v in trees.items() if v is not None}
+    for text, users in repeated[:MAX_REWRITES]:
+        without = {name: _without_term(parsed.tree, text) if name in users else parsed.tree
+                   for name, parsed in formulas.items()}
+        kept = {name: tree for name, tree in without.items() if tree is not None}
+        if len(kept) == len(without):
+            yield Change("", (text,), everywhere=True), kept
 
 
 def _unbiased_or_same(tree: ast.expr, dropped: list[str], formulas: set[str]) -> ast.expr:
@@ -522,8 +527,8 @@ def _without_term(node: ast.expr, term: str) -> ast.expr | None:
         operand = _without_term(node.operand, term)
         return None if operand is None else ast.UnaryOp(node.op, operand)
     if isinstance(node, ast.Call):
-        args = [_without_term(arg, term) for arg in node.args]
-        return None if any(a is None for a in args) else ast.Call(node.func, args, [])  # type: ignore[misc]
+        args = [changed for arg in node.args if (changed := _without_term(arg, term)) is not None]
+        return ast.Call(node.func, args, []) if len(args) == len(node.args) else None
     return node
 
 
