@@ -757,15 +757,15 @@ def test_fact_cards_in_a_terminal_grade_what_is_typed_and_enter_still_reveals(cl
     ])
     assert "Grade 0-5: \nA grade is a whole number from 0 to 5 (got an empty line).\nGrade 0-5: 4" in result.stdout
     typed = cli("review", "--new", "1", "--db", str(Path(os.environ["BERTDRILL_DB"]).with_name("typed.db")),
-                input="transformer encodr\n\n")
+                input="a pretrained transformer encodr\n\n")
     assert after(typed.stdout, "Your answer, or Enter", 4) == "\n".join([
-        "Your answer, or Enter to see it (u s b q): transformer encodr",
-        "✓ Almost: one typo",
-        "  Difference: transformer encod[+e]r",
+        "Your answer, or Enter to see it (u s b q): a pretrained transformer encodr",
+        "✓ Correct: every part of the answer is there",  # issue 21: the lesson's parts, each in its own words
         "Answer: A model made only of transformer encoder blocks, pre-trained on large amounts of text "
         "(Bidirectional Encoder Representations from Transformers, 2018).",
+        "Why: BERT is a bidirectional language understanding model based on transformers.",
     ])
-    assert "Grade 0-5, Enter = 3: \nSaved: grade 3" in typed.stdout
+    assert "Grade 0-5, Enter = 4: \nSaved: grade 4" in typed.stdout
 
 
 # --- issue 21: numbers with units and hedges, broken groupings, slips repeated in every layer ----
@@ -793,3 +793,30 @@ def test_a_hedged_turkish_number_and_a_turkish_diagnosis(cli):
         "  102.395.136, dikkat bloğu içinde 4 * (d * d + d) yerine 3 * (d * d + d) ile BERT-base için toplam "
         "parametre sayısı değeridir; toplam parametre sayısı değil.",
     ])
+
+
+# --- issue 21: free text the learner judges ---------------------------------------------------
+
+def test_free_text_not_clearly_right_is_the_learners_to_judge(cli, monkeypatch):
+    """Anki's flip: "encoder" alone is half of "What is BERT?", so the answer is shown with what was found
+    and what is missing, and no grade is suggested; a right answer in other words is right."""
+    from bertdrill.cli import review as review_module
+
+    monkeypatch.setattr(review_module.LineInput, "terminal", True)
+    result = cli("review", "--new", "1", input="encoder\n\n5\n")
+    assert after(result.stdout, "Your answer, or Enter", 6) == "\n".join([
+        "Your answer, or Enter to see it (u s b q): encoder",
+        "? Compare it with the answer, and grade it yourself",
+        "  Found in yours: encoder",
+        "  Not found: pre-trained",
+        "Answer: A model made only of transformer encoder blocks, pre-trained on large amounts of text "
+        "(Bidirectional Encoder Representations from Transformers, 2018).",
+        "Why: BERT is a bidirectional language understanding model based on transformers.",
+    ])
+    judge = "You judge: grade 0-5 (4 or 5 if you had it, 0-2 if not): "
+    assert f"{judge}\nA grade is a whole number from 0 to 5 (got an empty line).\n{judge}5\nSaved: grade 5" \
+        in result.stdout  # Enter alone records nothing: there is no suggestion to accept
+    other = cli("review", "--new", "1", "--lang", "tr", "--db",
+                str(Path(os.environ["BERTDRILL_DB"]).with_name("tr.db")), input="önceden eğitilmiş bir encoder\n\n")
+    assert "✓ Doğru: cevabın bütün parçaları var" in other.stdout
+    assert "Not 0-5, Enter = 4: \nKaydedildi: not 4" in other.stdout

@@ -337,7 +337,9 @@ class Review:
             out.print(_("[bold]Answer:[/bold] {answer}").format(answer=escape(card.answer[self.language])))
         self.explain(card)
         self.preview()
-        chosen = self.read_grade(entry, verdict.suggested if verdict is not None else None)
+        # the learner judges free text that is not clearly right: no grade is suggested for Enter
+        chosen = self.read_grade(entry, verdict.suggested if verdict is not None and not verdict.judge else None,
+                                 judging=verdict is not None and verdict.judge)
         with _interrupts_held():
             outcome = self.session.answer(chosen, typed)
             out.print(saved_message(outcome, self.session.day))
@@ -353,8 +355,12 @@ class Review:
 
     def show_verdict(self, verdict) -> None:
         """✓ or ✗ with words, the diff or the diagnosis, then the answer: each said once."""
-        mark = "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
+        mark = "[yellow]?[/yellow]" if verdict.judge else "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
         out.print(f"{mark} {escape(verdict.feedback)}")
+        if verdict.judge:
+            found = " · ".join(f"[bold]{escape(part)}[/bold]" for part in verdict.matched) or "—"
+            out.print("  " + _("Found in yours: {parts}").format(parts=found))
+            out.print("  " + _("Not found: {parts}").format(parts=" · ".join(escape(p) for p in verdict.missing) or "—"))
         if verdict.diff:
             out.print("  " + _("Difference: {diff}").format(diff=escape(verdict.diff)))
         if verdict.note:
@@ -375,8 +381,9 @@ class Review:
         if card.cited:
             out.print(_("[italic]Source:[/italic] {source}").format(source=escape(card.cited[self.language])))
 
-    def read_grade(self, entry, suggested: int | None) -> int:
+    def read_grade(self, entry, suggested: int | None, *, judging: bool = False) -> int:
         prompt = (_("Grade 0-5, Enter = {grade}: ").format(grade=suggested) if suggested is not None
+                  else _("You judge: grade 0-5 (4 or 5 if you had it, 0-2 if not): ") if judging
                   else _("Grade 0-5: "))
         while True:
             line = self.read(prompt, entry, answering=False).strip()

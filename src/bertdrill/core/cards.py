@@ -85,6 +85,8 @@ class SetCard(CardBase):
 
 @dataclass(frozen=True, kw_only=True)
 class FactCard(CardBase):
+    parts: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)  # see FactItem.parts
+
     @property
     def kind(self) -> Literal[Kind.FACT]:
         return Kind.FACT
@@ -241,7 +243,8 @@ def compile_lesson(lesson: Lesson) -> list[Card]:
     for item in lesson.items:
         match item:
             case FactItem():
-                cards.append(FactCard(**_base(lesson, item, item.id), answer=_texts(lesson, item.answer)))
+                cards.append(FactCard(**_base(lesson, item, item.id), answer=_texts(lesson, item.answer),
+                                      parts=item.parts))
             case ChoiceItem():
                 cards.append(_choice(lesson, item))
             case BlankItem():

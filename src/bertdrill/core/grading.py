@@ -46,7 +46,15 @@ from bertdrill.core.number_words import parse_words
 from bertdrill.core.numbers import SCALES as _SCALES
 from bertdrill.core.numbers import format_number
 from bertdrill.core.text import clean_text
-from bertdrill.core.textmatch import choice_key, fold_letters, folds_letters
+from bertdrill.core.textmatch import (
+    answer_words,
+    choice_key,
+    content_words,
+    fold_letters,
+    folds_letters,
+    has_wording,
+    same_word,
+)
 
 MAX_ANSWER = 10_000
 """Longer answers are wrong at once ("Answer too long"), so grading never slows down."""
@@ -78,6 +86,11 @@ class Verdict:
     diff: str | None = None  # near misses: where the typed text differs from the answer
     note: str | None = None  # a second line: what a wrong number is (diagnosis), or the right spelling
     retry: bool = False  # the input names nothing (option 5 of 4): ask again, grade nothing
+    # Free text that is not clearly right: the learner compares it with the answer and grades it
+    # (Anki's flip); no grade is suggested, so a right answer in other words is never recorded as a 1.
+    judge: bool = False
+    matched: tuple[str, ...] = ()  # the parts of the answer found in what was typed
+    missing: tuple[str, ...] = ()  # the parts not found
 
 
 @dataclass(frozen=True)
@@ -116,8 +129,7 @@ def grade(card: Card, typed: str, language: str, *, diagnoser: Diagnoser | None 
         case PracticeCard():
             return _grade_output(card, text, expected)
         case FactCard():
-            accepted = _in_language(card.accept, language, ())
-            return _grade_text(text, [expected, *accepted], language, expected)
+            return _grade_fact(card, text, language, expected)
         case _:
             assert_never(card)
 
@@ -455,6 +467,60 @@ def _grade_text(text: str, candidates: Iterable[str], language: str, expected: s
     return _wrong(expected)
 
 
+def _grade_fact(card: FactCard, text: str, language: str, expected: str) -> Verdict:
+    """A fact: an accepted wording, or every part of the answer; else the learner judges.
+
+    The parts are the lesson's (``parts``), or else the answer's own words that carry meaning.
+    """
+    candidates = [expected, *_in_language(card.accept, language, ())]
+    verdict = _grade_text(text, candidates, language, expected)
+    if verdict.correct:
+        return verdict
+    typed_key = normalise_text(text, language)
+    if any(answer_words(typed_key, language) == answer_words(normalise_text(c, language), language)
+           for c in candidates):
+        return _right(expected)  # the same words: punctuation and articles aside
+    typed = answer_words(typed_key, language)[:MAX_FACT_WORDS]
+    parts: tuple[tuple[str, ...], ...] = _in_language(card.parts, language, ())
+    if not parts:
+        parts = tuple((word,) for word in content_words(normalise_text(expected, language), language))
+    found = [any(_has_wording(typed, text, wording, language) for wording in part) for part in parts]
+    matched = tuple(part[0] for part, hit in zip(parts, found) if hit)
+    missing = tuple(part[0] for part, hit in zip(parts, found) if not hit)
+    if parts and not missing:
+        return Verdict(True, RIGHT, _("Correct: every part of the answer is there"), expected, matched=matched)
+    return Verdict(False, NEAR_MISS if matched else WRONG, _("Compare it with the answer, and grade it yourself"),
+                   expected, judge=True, matched=matched, missing=missing)
+
+
+MAX_FACT_WORDS = 100
+"""Words of a free-text answer looked through for the answer's parts: a fact is a sentence or two."""
+
+FACT_NUMBER_SHARE = Fraction(1, 100)
+"""A fraction in a free-text answer counts for a part within this share of it: 0.666 or 0.67 for 2/3."""
+
+
+def _has_wording(typed: list[str], text: str, wording: str, language: str) -> bool:
+    """Whether the typed answer says ``wording``: its words in order, or its number (``0,666`` for ``2/3``)."""
+    value = parse_number(wording, language) or _fraction(wording)
+    if value is None:
+        return has_wording(typed, answer_words(normalise_text(wording, language), language))
+    share = FACT_NUMBER_SHARE if value.denominator != 1 else 0  # a year or a count is exact: 2018 is not 2017
+    numbers = [parse_number(token, language) for token in _NUMBER_TOKEN.findall(text)]
+    numbers += [_fraction(found) for found in _FRACTION.findall(text)]
+    return any(number is not None and abs(number - value) <= share * abs(value) for number in numbers)
+
+
+_NUMBER_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
+_FRACTION = re.compile(r"(?<![0-9])[0-9]++\s*+/\s*+[0-9]++")  # possessive: linear on "4444…"
+
+
+def _fraction(text: str) -> Fraction | None:
+    """``2/3`` as a number, for a part of a fact's answer."""
+    match = re.fullmatch(r"\s*([0-9]+)\s*/\s*([1-9][0-9]*)\s*", text)
+    return Fraction(int(match[1]), int(match[2])) if match else None
+
+
 def _plain_spelling(text: str, candidates: list[str], language: str) -> str | None:
     """The candidate ``text`` is, typed without the language's own letters (``cift yonlu``), or None."""
     if not folds_letters(language):
@@ -566,6 +632,16 @@ def _grade_meaning(text: str, options: tuple[str, ...], correct: int, language: 
         named = [i for i, key in enumerate(keys) if fold_letters(key, language) == plain]
         if len(named) == 1:
             return _spelling(expected, options[correct]) if named[0] == correct else _wrong(expected)
+    # An option named by its first words, its distinctive ones ("bidirectional" for "A bidirectional
+    # encoder; no causal mask"); never by later words alone, which may drop a "no" ("causal mask").
+    words = fold_letters(typed, language).split()
+    opening = [i for i, key in enumerate(keys) if words and len(key.split()) > len(words)
+               and all(map(same_word, words, fold_letters(key, language).split()))]
+    if len(opening) == 1:
+        return _right(expected) if opening[0] == correct else _wrong(expected)
+    if len(opening) > 1:
+        return Verdict(False, WRONG, _("Several options begin so: type more of the one you mean"), expected,
+                       retry=True)
     near = [i for i, key in enumerate(keys) if _typo(typed, key) is not None]
     if near == [correct]:
         edit = _typo(typed, keys[correct])

@@ -93,6 +93,8 @@ class Language:
     # Words a typed number may carry: a unit after it ("109482240 parameters", "12 katman") and a
     # hedge before or after it ("about 110 million", "110 milyon civarında"), which makes it approximate.
     units: frozenset[str] = frozenset()
+    # Little words a free-text answer may add or leave out: never a part of what it must say.
+    stopwords: frozenset[str] = frozenset()
     hedges: tuple[str, ...] = ()  # longest first: "yaklaşık olarak" before "yaklaşık"
 
 
@@ -122,6 +124,13 @@ _ENGLISH_UNITS = frozenset({
     "vector", "vectors", "value", "values", "word", "words", "segment", "segments", "type", "types",
     "unit", "units", "neuron", "neurons", "block", "blocks", "matrix", "matrices", "projection", "projections",
     "task", "tasks", "sentence", "sentences"})
+_ENGLISH_STOPWORDS = frozenset({
+    "a", "an", "the", "of", "on", "to", "in", "into", "is", "are", "was", "it", "its", "as", "at", "by", "for",
+    "from", "with", "and", "or", "that", "this", "which", "be", "been", "it's", "there", "their", "them",
+    "they", "so", "also", "very"})
+_TURKISH_STOPWORDS = frozenset({
+    "ve", "ile", "bir", "bu", "şu", "o", "için", "da", "de", "ya", "hem", "olarak", "gibi", "ki", "mi", "mı",
+    "çok", "daha", "en", "her"})
 _ENGLISH_HEDGES = ("approximately", "approx.", "approx", "about", "around", "roughly", "circa", "ca.", "nearly",
                    "almost", "some", "~", "≈")
 _TURKISH_UNITS = frozenset({
@@ -137,10 +146,11 @@ _TURKISH_LETTERS = {"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü":
 
 LANGUAGES: dict[str, Language] = {language.code: language for language in (
     Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"}),
-             units=_ENGLISH_UNITS, hedges=_ENGLISH_HEDGES),
+             units=_ENGLISH_UNITS, hedges=_ENGLISH_HEDGES, stopwords=_ENGLISH_STOPWORDS),
     # Turkish has no articles ("bir" is also the number one)
     Language("tr", "Türkçe", ".", ",", turkic_case=True, number_words=_TURKISH_NUMBERS,
-             plain_letters=_TURKISH_LETTERS, units=_TURKISH_UNITS, hedges=_TURKISH_HEDGES),
+             plain_letters=_TURKISH_LETTERS, units=_TURKISH_UNITS, hedges=_TURKISH_HEDGES,
+             stopwords=_TURKISH_STOPWORDS),
     Language("az", "Azərbaycanca", ".", ",", turkic_case=True),  # folds the Turkish way; numbers as CLDR writes them
     Language("de", "Deutsch", ".", ","),
     Language("es", "Español", ".", ","),

@@ -54,6 +54,48 @@ def choice_key(normalised: str, language: str) -> str:
     return " ".join(word for word in spaced.split() if word not in articles)
 
 
+def answer_words(normalised: str, language: str) -> list[str]:
+    """A free-text answer's words as compared: punctuation and articles gone, without Turkish marks."""
+    return fold_letters(choice_key(normalised, language), language).split()
+
+
+def content_words(normalised: str, language: str) -> list[str]:
+    """The words that carry an answer's meaning: :func:`answer_words` without the language's little words."""
+    little = {fold_letters(word, language) for word in language_of(base(language)).stopwords}
+    return list(dict.fromkeys(word for word in answer_words(normalised, language) if word not in little))
+
+
+def same_word(typed: str, wanted: str) -> bool:
+    """The same word, or one inflected (``encoders``, ``pretrained`` for ``pretraining``); digits exactly."""
+    if typed == wanted:
+        return True
+    if any(ch.isdigit() for ch in typed + wanted):
+        return False
+    common = next((i for i, (a, b) in enumerate(zip(typed, wanted)) if a != b), min(len(typed), len(wanted)))
+    return common >= max(4, max(len(typed), len(wanted)) - 3)
+
+
+def has_wording(typed: list[str], wording: list[str]) -> bool:
+    """Whether the ``wording``'s words occur in ``typed`` in order, hyphens and spaces aside.
+
+    ``pre trained`` is found in ``pretrained`` and the other way round: runs of typed words are
+    compared with the wording written together.
+    """
+    if not wording:
+        return False
+    size = len(wording)
+    for start in range(len(typed)):
+        window = typed[start:start + size]
+        if len(window) == size and all(same_word(t, w) for t, w in zip(window, wording)):
+            return True
+    joined = "".join(wording)
+    for start in range(len(typed)):
+        for end in range(start + 1, min(len(typed), start + size + 2) + 1):
+            if same_word("".join(typed[start:end]), joined):
+                return True
+    return False
+
+
 MAX_NUMBER_WORDS = 6
 """Number words spelt over more words than this are not looked for in a prompt ("one hundred and ten million")."""
 

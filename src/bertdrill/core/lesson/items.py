@@ -35,7 +35,7 @@ def fields(kind: Kind) -> frozenset[str]:
     """The fields an item of ``kind`` may have, besides the common ones."""
     match kind:
         case Kind.FACT:
-            return frozenset({"question", "answer"})
+            return frozenset({"question", "answer", "parts"})
         case Kind.CHOICE:
             return frozenset({"prompt", "options", "answer"})
         case Kind.BLANK:
@@ -159,7 +159,30 @@ class ItemReader:
     # -- kinds
 
     def fact(self, common: Mapping[str, Any]) -> FactItem:
-        return FactItem(**common, answer=self.text("answer", required=True))
+        return FactItem(**common, answer=self.text("answer", required=True), parts=self.parts())
+
+    def parts(self) -> dict[str, tuple[tuple[str, ...], ...]]:
+        """``parts``: a list of parts (each a wording or a list of wordings), once or per language."""
+        value = self.data.get("parts", {})
+        if isinstance(value, list):
+            value = {language: value for language in self.p.languages}
+        rule = "parts must be a list of parts (a text, or a list of texts any one of which counts), " \
+               "or a table of such lists per language"
+        if not isinstance(value, dict):
+            raise self.fail("parts", rule)
+        parts: dict[str, tuple[tuple[str, ...], ...]] = {}
+        for language, listed in value.items():
+            if language not in self.p.languages:
+                raise self.fail("parts", f"parts for {language!r}, which is not a lesson language")
+            if not isinstance(listed, list) or not listed:
+                raise self.fail("parts", rule)
+            wordings = [[part] if isinstance(part, str) else part for part in listed]
+            if not all(isinstance(w, list) and w and all(isinstance(t, str) and t.strip() for t in w)
+                       for w in wordings):
+                raise self.fail("parts", rule)
+            parts[language] = tuple(tuple(self.p.visible(t, self.at("parts"), "a part of the answer") for t in w)
+                                    for w in wordings)
+        return parts
 
     def choice(self, common: Mapping[str, Any]) -> ChoiceItem:
         raw = self.require("options")

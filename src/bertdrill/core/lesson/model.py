@@ -69,6 +69,9 @@ class ItemBase:
 @dataclass(frozen=True, kw_only=True)
 class FactItem(ItemBase):
     answer: Text
+    # What a complete answer must contain, per language: each part is a tuple of wordings any one of
+    # which counts ("encoder", "encoder blocks"). An answer with every part is right.
+    parts: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
 
     @property
     def kind(self) -> Literal[Kind.FACT]:
