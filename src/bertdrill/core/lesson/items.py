@@ -166,21 +166,22 @@ class ItemReader:
         value = self.data.get("parts", {})
         if isinstance(value, list):
             value = {language: value for language in self.p.languages}
-        rule = "parts must be a list of parts (a text, or a list of texts any one of which counts), " \
-               "or a table of such lists per language"
+        rule = _("parts must be a list of parts (a text, or a list of texts any one of which counts), "
+                 "or a table of such lists per language")
         if not isinstance(value, dict):
             raise self.fail("parts", rule)
         parts: dict[str, tuple[tuple[str, ...], ...]] = {}
         for language, listed in value.items():
             if language not in self.p.languages:
-                raise self.fail("parts", f"parts for {language!r}, which is not a lesson language")
+                raise self.fail("parts", _("parts for {language!r}, which is not a lesson language").format(
+                    language=language))
             if not isinstance(listed, list) or not listed:
                 raise self.fail("parts", rule)
             wordings = [[part] if isinstance(part, str) else part for part in listed]
             if not all(isinstance(w, list) and w and all(isinstance(t, str) and t.strip() for t in w)
                        for w in wordings):
                 raise self.fail("parts", rule)
-            parts[language] = tuple(tuple(self.p.visible(t, self.at("parts"), "a part of the answer") for t in w)
+            parts[language] = tuple(tuple(self.p.visible(t, self.at("parts"), _("a part of the answer")) for t in w)
                                     for w in wordings)
         return parts
 
