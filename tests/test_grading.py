@@ -82,7 +82,7 @@ def test_normalise_text_makes_equal(a, b, language):
 
 
 @pytest.mark.parametrize("a, b, language", [
-    ("I", "ı", "en"),  # only Turkish folds I to dotless ı
+    ("I", "i", "tr"),  # only Turkish folds I to dotless ı
     ("İSTANBUL", "ıstanbul", "tr"),
     ("ılık", "ilik", "tr"),
     ("mask", "masks", "en"),
@@ -93,8 +93,9 @@ def test_normalise_text_keeps_apart(a, b, language):
 
 def test_normalise_text_exact_forms():
     assert normalise_text("  Bİr   İKİ\tÜÇ ", "tr") == "bir iki üç"
-    # Outside Turkish, Unicode's casefold keeps İ's dot as a combining mark.
-    assert normalise_text("  Bİr   İKİ\tÜÇ ", "en") == "bi\u0307r i\u0307ki\u0307 üç"
+    # Outside Turkish, İ and ı typed on a Turkish keyboard are the plain i (issue 21: BİDİRECTİONAL)
+    assert normalise_text("  Bİr   İKİ\tÜÇ ", "en") == "bir iki üç"
+    assert normalise_text("bıdırectıonal", "en") == "bidirectional"
     assert normalise_text("DİKKAT", "tr-TR") == "dikkat"
 
 
@@ -902,3 +903,15 @@ def test_a_formula_name_is_no_part_of_an_answer(key, typed):
 ])
 def test_the_same_answers_from_parameters_are_right(key, typed):
     assert_right(key, typed)
+
+
+@pytest.mark.parametrize("key, typed, language", [
+    # issue 21: dotted and dotless I typed on the other keyboard fold both ways
+    ("total-params@bert-base", "YUZ ON MILYON", "tr"),  # ASCII capitals in a Turkish review
+    ("bert-base-match#layers", "ON IKI", "tr"),
+    ("bert-vs-gpt", "A BİDİRECTİONAL ENCODER; NO CAUSAL MASK", "en"),  # a Turkish keyboard, an English review
+    ("pre-training", "MASKED LANGUAGE MODELİNG", "en"),
+    ("pre-training", "masked language modelıng", "en"),
+])
+def test_turkish_i_typed_on_either_keyboard(key, typed, language):
+    assert verdict(key, typed, language).correct

@@ -145,6 +145,8 @@ def normalise_text(text: str, language: str) -> str:
     text = " ".join(unicodedata.normalize("NFC", clean_text(text)).split())
     if turkic_case(language):
         text = text.replace("İ", "i").replace("I", "ı")
+    else:  # typed on a Turkish keyboard: BİDİRECTİONAL, bıdırectıonal are the English word
+        text = text.replace("İ", "i").replace("ı", "i")
     return unicodedata.normalize("NFC", text.casefold())
 
 

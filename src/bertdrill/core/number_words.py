@@ -35,7 +35,7 @@ def parse_words(text: str, language: str) -> int | None:
     if words is None or not text or len(text) > 40 * MAX_WORDS:
         return None
     vocabulary = _vocabulary(code, words)
-    tokens = _tokens(_key(text, code, words), vocabulary)
+    tokens = _tokens(_key(text, code, words), vocabulary, code)
     if tokens is None or not tokens or len(tokens) > MAX_WORDS:
         return None
     return _value(tokens)
@@ -76,13 +76,15 @@ def _key(text: str, code: str, words: NumberWords) -> list[str]:
     return [part for part in parts if part not in words.fillers]
 
 
-def _tokens(parts: list[str], vocabulary: Mapping[str, tuple[int, int]]) -> list[tuple[int, int]] | None:
+def _tokens(parts: list[str], vocabulary: Mapping[str, tuple[int, int]], language: str) -> list[tuple[int, int]] | None:
     tokens: list[tuple[int, int]] = []
     for part in parts:
         if part.isdigit() and part.isascii() and len(part) <= 3:
             tokens.append((_DIGITS, int(part)))
             continue
         split = _split(part, vocabulary)
+        if split is None:  # MILYON in ASCII capitals folds to "mılyon" in Turkish: read it without its marks
+            split = _split(fold_letters(part, language), vocabulary)
         if split is None:
             return None
         tokens.extend(split)
