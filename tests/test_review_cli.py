@@ -820,3 +820,17 @@ def test_free_text_not_clearly_right_is_the_learners_to_judge(cli, monkeypatch):
                 str(Path(os.environ["BERTDRILL_DB"]).with_name("tr.db")), input="önceden eğitilmiş bir encoder\n\n")
     assert "✓ Doğru: cevabın bütün parçaları var" in other.stdout
     assert "Not 0-5, Enter = 4: \nKaydedildi: not 4" in other.stdout
+
+
+# --- issue 21: the queue as Anki does it -------------------------------------------------------
+
+def test_a_card_failed_every_day_becomes_a_leech(cli, mini, monkeypatch):
+    """Every failed review of a learned card is a lapse: eight failed days make a leech (it took none before)."""
+    assert cli("review", "--file", str(mini), "--new", "1", input="5\n").exit_code == 0  # learned on day 0
+    for offset in range(1, 9):
+        monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=offset)}T09:00:00+03:00")
+        result = cli("review", "--file", str(mini), "--new", "0", input="1\n4\n")  # failed, then its re-drill
+        assert result.exit_code == 0, result.stderr
+    assert "Leech: mini/markup has lapsed 8 times and is suspended: rewrite it." in result.stdout
+    state = store().state("mini/markup")
+    assert (state.schedule.lapses, state.leech, state.suspended) == (8, True, True)

@@ -99,14 +99,16 @@ def test_golden_due_dates_spelled_out():
     ]
 
 
-def test_lapse_counted_only_after_a_success():
+def test_lapses_count_every_failure_of_a_learned_card():
     lapses = [s.lapses for _, s in run([5, 5, 5, 2, 4, 4, 5])]
     assert lapses == [0, 0, 0, 1, 1, 1, 1]
     lapses = [s.lapses for _, s in run([0, 1, 2, 3, 4, 4])]
     assert lapses == [0] * 6
-    # A second failure in a row (n is already 0) is not another lapse.
+    # issue 21: a learned card failed day after day lapses every day, as Anki counts every failed
+    # review of a learned card; failures before it was ever learned are no lapses.
     lapses = [s.lapses for _, s in run([4, 1, 1, 4, 0])]
-    assert lapses == [0, 1, 1, 1, 2]
+    assert lapses == [0, 1, 2, 2, 3]
+    assert [s.lapses for _, s in run([4] + [1] * 8)][-1] == 8  # a leech after eight failed days
 
 
 def test_new_schedule():
@@ -291,7 +293,7 @@ class Ref:
             else:
                 self.i = math.ceil(self.i * ef_before)
         else:
-            if self.n >= 1:
+            if self.n >= 1 or self.lapses >= 1:  # a learned card lapses on every failure (Anki)
                 self.lapses += 1
             self.n = 0
             self.i = 1

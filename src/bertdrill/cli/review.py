@@ -343,8 +343,9 @@ class Review:
         with _interrupts_held():
             outcome = self.session.answer(chosen, typed)
             out.print(saved_message(outcome, self.session.day))
-            if outcome.suspended:
-                out.print(leech_suspended(card.id, outcome.after.lapses))
+            if outcome.suspended:  # undo is offered only where it can be given: at the next card's prompt
+                undo = None if self.session.done else "u" if self.reader.terminal else ":undo"
+                out.print(leech_suspended(card.id, outcome.after.lapses, undo))
             elif outcome.became_leech:
                 out.print(leech_warning(card.id, outcome.after.lapses))
 
@@ -432,8 +433,9 @@ class Review:
                           else _("Nothing to undo."))
             elif name == "suspend":
                 entry = self.session.suspend()
-                out.print(_("Suspended {card}: it will not be shown again (u undoes this).").format(
-                    card=escape(entry.card.id)))
+                undo = None if self.session.done else "u" if self.reader.terminal else ":undo"
+                line = _("Suspended {card}: it will not be shown again.").format(card=escape(entry.card.id))
+                out.print(line + (" " + _("({undo} undoes this)").format(undo=undo) if undo else ""))
             elif name == "bury":
                 entry = self.session.bury()
                 out.print(_("Buried {card} until tomorrow.").format(card=escape(entry.card.id)))
@@ -475,11 +477,15 @@ def saved_message(outcome, today: date) -> str:
     return _("Saved: grade {grade} · {rest}{again}.").format(grade=outcome.grade, rest=rest, again=again)
 
 
-def leech_suspended(card_id: str, lapses: int) -> str:
-    """One line, the moment a card becomes a leech and is suspended (the default, as in Anki)."""
-    return "[bold]{}[/bold] ".format(_("Leech:")) + _(
-        "{card} has lapsed {lapses} times and is suspended: rewrite it (u undoes this).").format(
-        card=escape(card_id), lapses=lapses)
+def leech_suspended(card_id: str, lapses: int, undo: str | None = None) -> str:
+    """One line, the moment a card becomes a leech and is suspended (the default, as in Anki).
+
+    ``undo`` is the key or command that takes it back, when the session goes on to a next prompt
+    where it can be typed; at the end of a session none is offered.
+    """
+    line = "[bold]{}[/bold] ".format(_("Leech:")) + _(
+        "{card} has lapsed {lapses} times and is suspended: rewrite it.").format(card=escape(card_id), lapses=lapses)
+    return line + (" " + _("({undo} undoes this)").format(undo=undo) if undo else "")
 
 
 def interval_preview(states, today: date) -> str:

@@ -36,7 +36,12 @@ from typing import TYPE_CHECKING
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
+<<<<<<< HEAD
 from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
+=======
+from bertdrill.core.scheduling.replay import scheduling_answers
+from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade, is_lapse
+>>>>>>> 082da23 (Leeches as Anki counts them: every failed first answer of a day on a learned card is a lapse, so a card failed every day becomes a leech; the leech and suspend lines offer undo only when a next prompt follows, and name :undo in the line protocol)
 
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
     import fsrs
@@ -155,7 +160,7 @@ class FSRS:
         for day, grade in answers:
             card = forecast.review(card, check_grade(grade), day)
             passed = grade >= PASSING
-            lapses += not passed and repetitions >= 1
+            lapses += is_lapse(repetitions, lapses, passed)
             repetitions = repetitions + 1 if passed else 0
             ef100 = max(EF_FLOOR, ef100 + DELTA[grade])
             last = day
@@ -188,7 +193,7 @@ def _after(state: Schedule, grade: int, card: fsrs.Card, today: date) -> Schedul
         ef100=max(EF_FLOOR, state.ef100 + DELTA[grade]),
         interval=interval,
         due=today + timedelta(days=interval),
-        lapses=state.lapses + (1 if not passed and state.repetitions >= 1 else 0),
+        lapses=state.lapses + is_lapse(state.repetitions, state.lapses, passed),
         stability=card.stability,
         difficulty=card.difficulty,
     )

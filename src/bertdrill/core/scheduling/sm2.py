@@ -63,7 +63,7 @@ class Schedule:
     ef100: int = EF_START  # EF in integer hundredths
     interval: int = 0  # days; 0 for a new card
     due: date | None = None  # None for a new card
-    lapses: int = 0  # failures after at least one successful recall
+    lapses: int = 0  # failed first answers of a day once the card was learned (see is_lapse)
     # FSRS's memory state (bertdrill.core.scheduling.fsrs); None until FSRS has scheduled the card.
     stability: float | None = None  # days until recall falls to 90 %
     difficulty: float | None = None  # 1 (easy) to 10 (hard)
@@ -81,6 +81,13 @@ class Schedule:
 
 NEW = Schedule()
 """The schedule of a card that has never been reviewed."""
+
+
+def is_lapse(repetitions: int, lapses: int, passed: bool) -> bool:
+    """Whether a failed review is a lapse: the card was ever learned, as Anki counts every failed
+    review of a learned card. A card failed every day still lapses every day: its repetitions are 0
+    after the first failure, but its lapses say it was learned."""
+    return not passed and (repetitions >= 1 or lapses >= 1)
 
 
 def became_leech(before: Schedule, after: Schedule) -> bool:
@@ -129,7 +136,7 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
 
     A grade of 3 or more extends the run of successful recalls; a lower grade
     resets it to 0 with a 1-day interval, and counts as a lapse if the card
-    had been recalled before. EF changes on every review.
+    was ever learned (:func:`is_lapse`). EF changes on every review.
 
     There is no cap on EF or the interval, as pinned. Raises DateRangeError (an OverflowError) if
     the due date would fall after ``date.max`` (year 9999); in real time that
@@ -147,7 +154,7 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
     else:
         repetitions = 0
         interval = FIRST_INTERVAL
-        lapses = schedule.lapses + (1 if schedule.repetitions >= 1 else 0)
+        lapses = schedule.lapses + is_lapse(schedule.repetitions, schedule.lapses, passed=False)
     try:
         due = today + timedelta(days=interval)
     except OverflowError:
