@@ -130,7 +130,7 @@ bert-basics/total-params@bert-base · numeric · new
 How many parameters does BERT-base have in total (embeddings + 12 layers + pooler), biases and LayerNorms included?
 Your answer: 4*(768*768+768)
 ✗ Incorrect
-  2,362,368 is attention of BERT-base, not total.
+  2,362,368 is one attention block of BERT-base, not the total.
 Answer: 109,482,240
 Why: embeddings + n × layer + pooler = (V + L + T)·d + 2d + n·(4(d² + d) + 2d + (2df + f + d) + 2d) + d² + d.
 Comes back: 0–5 tomorrow

@@ -10,7 +10,8 @@ from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import DayCounts, Store
 from bertdrill.adapters.store.memory import MemoryStore
 from bertdrill.app.session import (
-    REDRILL_GAP,
+    LEARNING_STEPS,
+    MAX_REDRILLS,
     LeechAction,
     Limits,
     Position,
@@ -222,9 +223,9 @@ def test_a_low_grade_comes_back_until_4_or_5_without_touching_the_schedule(db, c
     after_first = db.state(shown[0].id).schedule
     assert after_first == sm2.review(sm2.NEW, 2, today=date(2025, 3, 3))
     keys = queue_keys(s)
-    assert keys[REDRILL_GAP] == (shown[0].key, "redrill")
+    assert keys[-1] == (shown[0].key, "redrill")  # after the other cards: the clock has not moved a minute
     assert s.position == Position(index=2, total=7, new=5, review=0, redrill=1)
-    for _ in range(REDRILL_GAP):
+    for _ in range(5):
         s.show()
         s.answer(5)
     assert s.show().kind == "redrill"
@@ -303,8 +304,8 @@ def test_undo_of_a_redrill_answer(db, cards, shown, clock):
 def test_suspend_and_bury_leave_the_session_and_undo_puts_them_back(db, cards, shown, clock):
     s = session(db, cards, clock, new=3)
     s.show()
-    s.answer(1)  # shown[0] waits for a re-drill
-    for _ in range(REDRILL_GAP - 1):
+    s.answer(1)  # shown[0] waits for a re-drill, after the two other new cards
+    for _ in range(2):
         s.show()
         s.answer(4)
     assert s.current.card == shown[0]
@@ -525,3 +526,43 @@ def test_a_redrill_on_the_same_study_day_still_leaves_the_schedule(db, cards, sh
     assert s.preview() is None
     again = s.answer(4)
     assert not again.rescheduled and again.kind == "redrill"
+
+
+# --- issue 21: learning steps as Anki's ----------------------------------------------------------
+
+def test_a_failed_card_comes_back_after_its_learning_step_or_after_the_rest(db, cards, shown, clock):
+    s = session(db, cards, clock, new=6)
+    s.show()
+    s.answer(1)
+    assert queue_keys(s)[-1] == (shown[0].key, "redrill")
+    s.show()
+    s.answer(4)
+    clock.advance(seconds=LEARNING_STEPS[0].total_seconds())  # a minute later it is ready: it comes first
+    assert s.show().card == shown[0] and s.current.kind == "redrill"
+    s.answer(1)  # failed again: back in ten minutes, the new cards meanwhile
+    clock.advance(minutes=5)
+    assert s.show().card == shown[2]
+
+
+def test_a_learner_who_fails_everything_meets_the_new_cards_and_the_loop_ends(db, cards, shown, clock):
+    s = session(db, cards, clock, new=5)
+    seen_new, answers = [], 0
+    while (entry := s.show()) is not None:
+        if entry.kind == "new":
+            seen_new.append(entry.card)
+        s.answer(0)
+        answers += 1
+        clock.advance(seconds=20)
+    assert seen_new == list(shown[:5])  # every new card of the day, whatever came before
+    assert answers == 5 * (1 + MAX_REDRILLS)  # each failed card re-drilled at most MAX_REDRILLS times
+    assert all(db.state(card.id).schedule.due == date(2025, 3, 4) for card in shown[:5])
+
+
+def test_a_carried_over_redrill_shows_no_preview_it_would_not_honour(db, cards, shown, clock):
+    first = session(db, cards, clock, new=1)
+    first.show()
+    first.answer(1)
+    clock.advance(hours=1)
+    later = session(db, cards, clock, new=0)
+    assert later.show().kind == "redrill" and later.preview() is None
+    assert not later.answer(4).rescheduled  # as the missing preview said

@@ -30,12 +30,18 @@ from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 from bertdrill.core.scheduling import sm2
 from bertdrill.ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler
 
-__all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "REDRILL_GAP", "Entry", "LeechAction", "Limits",
+__all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "LEARNING_STEPS", "MAX_REDRILLS", "Entry", "LeechAction", "Limits",
            "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",
            "room_today"]
 
-REDRILL_GAP = 3
-"""A card to re-drill comes back after this many other cards (or last, when fewer are left)."""
+LEARNING_STEPS = (timedelta(minutes=1), timedelta(minutes=10))
+"""When a failed card comes back, as Anki's learning steps: 1 minute after its first failure, then 10
+minutes after each later one; sooner only when nothing else is left to show. Until then the other due
+cards and the new ones come first, so a learner who fails everything still meets the day's new cards."""
+
+MAX_REDRILLS = 3
+"""Re-drills of one card in one session at most: past them it waits for its next review (tomorrow), so
+a learner who keeps failing a card is not held on it (the loop is bounded)."""
 
 
 class LeechAction(StrEnum):
@@ -56,6 +62,7 @@ class Entry:
 
     card: Card
     kind: str
+    ready_at: datetime | None = None  # a re-drill: not before this time, unless nothing else is left
 
 
 @dataclass(frozen=True)
@@ -189,8 +196,15 @@ class Session:
         return not self._queue
 
     def show(self) -> Entry | None:
-        """The card to show now; the time to answer it is counted from this call."""
-        self._shown_at = self.clock()
+        """The card to show now; the time to answer it is counted from this call.
+
+        A re-drill whose learning step has passed comes before the rest; one still waiting comes
+        when it is all that is left.
+        """
+        self._shown_at = now = self.clock()
+        ready = [i for i, entry in enumerate(self._queue) if entry.ready_at is not None and entry.ready_at <= now]
+        if ready and ready[0] > 0:
+            self._queue.insert(0, self._queue.pop(ready[0]))
         return self.current
 
     @property
@@ -212,8 +226,10 @@ class Session:
         """
         entry = self._require_current()
         today = self.study_day(self.clock())
-        if entry.kind == "redrill" and any(outcome.entry.card.id == entry.card.id and outcome.study_day == today
-                                           for outcome in self._answers):
+        # a re-drill answered already today, in this session or in one before it (the store's carried-over
+        # re-drills are the session's first day's): its answer will not reschedule, so nothing is shown
+        if entry.kind == "redrill" and (today == self.day or any(
+                outcome.entry.card.id == entry.card.id and outcome.study_day == today for outcome in self._answers)):
             return None
         state = self.store.state(entry.card.id)
         return self.scheduler.next_states(state.schedule, today=today)
@@ -238,12 +254,15 @@ class Session:
         )
         suspend = self.leech_action is LeechAction.SUSPEND and sm2.became_leech(logged.before, logged.after)
         flags = self.store.set_flags(entry.card.id, suspended=True) if suspend else None
-        again = sm2.redrill_needed(grade) and not suspend
+        drilled = sum(outcome.entry.card.id == entry.card.id and outcome.kind == "redrill" for outcome in self._answers)
+        drilled += logged.kind == "redrill"
+        again = sm2.redrill_needed(grade) and not suspend and drilled < MAX_REDRILLS
         self._queue.pop(0)
         if suspend:
             self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
-        if again:
-            self._queue.insert(min(REDRILL_GAP, len(self._queue)), Entry(entry.card, "redrill"))
+        if again:  # after the rest of the queue, or sooner once its learning step has passed
+            step = LEARNING_STEPS[min(drilled, len(LEARNING_STEPS) - 1)]
+            self._queue.append(Entry(entry.card, "redrill", ready_at=now + step))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
                           after=logged.after, again=again, kind=logged.kind, suspended=suspend,
                           study_day=logged.study_day)
