@@ -36,12 +36,7 @@ from typing import TYPE_CHECKING
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
-<<<<<<< HEAD
-from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
-=======
-from bertdrill.core.scheduling.replay import scheduling_answers
 from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade, is_lapse
->>>>>>> 082da23 (Leeches as Anki counts them: every failed first answer of a day on a learned card is a lapse, so a card failed every day becomes a leech; the leech and suspend lines offer undo only when a next prompt follows, and name :undo in the line protocol)
 
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
     import fsrs
