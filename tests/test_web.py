@@ -93,7 +93,8 @@ def test_ten_cards_reviewed_through_plain_forms_each_saved_at_once():
             assert f"Card {number} of" in page
             card = current_card(page)
             seen.append(card)
-            page = web.submit("/review/answer", answer="no idea")
+            # "1" is read on every kind (issue 21: a number that cannot be read, "no idea", is asked again)
+            page = web.submit("/review/answer", answer="1")
             assert "Answer:" in page and 'action="/review/grade"' in page
             # one button per grade, each with when the card comes back (SM-2: a new card, any grade: tomorrow)
             assert len(re.findall(r'name="grade" value="[0-5]"', page)) == 6
@@ -286,3 +287,18 @@ def test_speaking_one_language_per_context_leaves_the_installed_one():
         assert i18n.language() == "tr" and i18n._("Undo") == "Geri al"
     assert i18n.language() == "en" and i18n._("Undo") == "Undo"
     assert datetime  # noqa: B018 - imported for the module's clock helpers
+
+
+def test_free_text_the_learner_judges_has_no_suggested_grade():
+    """issue 21: "encoder" alone for "What is BERT?" is shown beside the answer, found and missing parts
+    said, and no button is the suggested one, so Enter cannot record a 1 for a right paraphrase."""
+    web, desk = browser()
+    try:
+        web.get("/review")
+        page = web.submit("/review/answer", answer="encoder")
+        assert "Compare it with the answer, and grade it yourself" in page
+        assert "Found in yours: encoder" in page and "Not found: pre-trained" in page
+        assert 'class="suggested"' not in page and "Enter =" not in page
+    finally:
+        web.close()
+        desk.store.close()

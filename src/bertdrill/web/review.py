@@ -100,7 +100,8 @@ class ReviewPages:
         context.update(
             verdict=verdict, expected=verdict.expected if verdict else card.answer[language],
             explanation=card.explanation.get(language), cited=card.cited.get(language) if card.cited else None,
-            buttons=self._buttons(session, verdict.suggested if verdict else None))
+            # free text the learner judges gets no suggested grade, so a right paraphrase is never a 1
+            buttons=self._buttons(session, verdict.suggested if verdict and not verdict.judge else None))
         return render(request, "answer.html", **context)
 
     def _buttons(self, session, suggested: int | None) -> list[GradeButton]:
