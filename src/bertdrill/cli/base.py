@@ -262,9 +262,11 @@ def root(
 
 def load(paths: list[Path] | None):
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
-    from bertdrill.adapters.lessons import load_lessons
+    from bertdrill.adapters.export.files import write_atomic
+    from bertdrill.adapters.lessons import LessonCache, cache_folder, load_lessons
 
-    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")))
+    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
+                        cache=LessonCache(cache_folder(), write_atomic))
 
 
 def inputs(paths: list[Path] | None, db: str | None = None) -> list[Input]:
