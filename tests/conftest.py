@@ -15,11 +15,19 @@ REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "decks" / "bert-basics.toml"
 
 
+@pytest.fixture(scope="session")
+def lesson_cache(tmp_path_factory) -> Path:
+    """One cache of verified lessons for the whole run: its entries are keyed by the lessons' bytes, so
+    sharing it changes no result, and the shipped lesson is verified once, not once per test."""
+    return tmp_path_factory.mktemp("lesson-cache") / "cache"
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path, monkeypatch):
+def isolated_home(tmp_path, monkeypatch, lesson_cache):
     """Point bertdrill's data directory and database at a temporary folder."""
     home = tmp_path / "home"
     monkeypatch.setenv("BERTDRILL_HOME", str(home))
+    monkeypatch.setenv("BERTDRILL_CACHE", str(lesson_cache))
     monkeypatch.setenv("BERTDRILL_DB", str(home / "bertdrill.db"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("NO_COLOR", "1")

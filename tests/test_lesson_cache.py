@@ -180,3 +180,13 @@ def test_the_entry_format_is_named_in_its_first_line(cache, tmp_path):
     (entry,) = entries(cache)
     assert entry.read_bytes().startswith(CACHE_FORMAT)
     assert cache.folder.stat().st_mode & 0o777 == 0o700  # private: the entries say what the user studies
+
+
+def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("BERTDRILL_CACHE", str(tmp_path / "chosen"))
+    assert lesson_files.cache_folder() == tmp_path / "chosen"
+    monkeypatch.delenv("BERTDRILL_CACHE")
+    assert lesson_files.cache_folder() == tmp_path / "home" / "cache"
+    monkeypatch.delenv("BERTDRILL_HOME")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    assert lesson_files.cache_folder() == tmp_path / "xdg-cache" / "bertdrill" / "lessons"

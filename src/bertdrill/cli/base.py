@@ -262,11 +262,17 @@ def root(
 
 def load(paths: list[Path] | None):
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
+    import gc
+
     from bertdrill.adapters.export.files import write_atomic
     from bertdrill.adapters.lessons import LessonCache, cache_folder, load_lessons
 
-    return load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
-                        cache=LessonCache(cache_folder(), write_atomic))
+    lessons = load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
+                           cache=LessonCache(cache_folder(), write_atomic))
+    # The lessons live as long as the command: the cycle collector need not walk them again each time the
+    # cards built from them fill a generation (a quarter of compiling 100,000 items' cards went to that).
+    gc.freeze()
+    return lessons
 
 
 def inputs(paths: list[Path] | None, db: str | None = None) -> list[Input]:
