@@ -8,7 +8,6 @@ rich's Markdown and traceback renderers, pygments with them: about 150 ms).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -32,7 +31,6 @@ from bertdrill import __version__
 from bertdrill.core import i18n
 from bertdrill.core.errors import BertdrillError, LessonErrors
 from bertdrill.core.i18n import _
-from bertdrill.core.text import show_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -89,6 +87,8 @@ def escape(text: str) -> str:
     """
     from rich.markup import escape as escape_markup
 
+    from bertdrill.core.text import show_controls
+
     text = show_controls(text)  # ESC sequences in a lesson could recolour, retitle or clear the terminal
     body = text.rstrip("\\")
     tail = text[len(body):]
@@ -101,6 +101,8 @@ def print_json(data: object) -> None:
     rich's highlighting costs about 0.7 ms per card (7 s for the cards of a 10,000-item lesson,
     against 0.9 s to check it), so scripts and pipes get the same text, written directly.
     """
+    import json
+
     text = json.dumps(data, indent=2, ensure_ascii=False)
     if out.is_terminal:
         out.print_json(text)

@@ -1,11 +1,13 @@
-"""The daily limits of review, and their defaults: the one place 10 and 200 are written (4, the rollover hour,
-belongs to the study day and is written in :mod:`bertdrill.core.scheduling.sm2`)."""
+"""The daily limits of review, and their defaults: the one place 10, 200 and 4 (the hour a study day starts)
+are written. Every command's options take their defaults from here, so it imports nothing heavy: ``--help``
+must not load the schedulers to show that 4 is the default."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bertdrill.core.scheduling.sm2 import DEFAULT_ROLLOVER
+DEFAULT_ROLLOVER = 4
+"""The hour a study day starts by default: a review at 00:30 counts for the day before."""
 
 DEFAULT_NEW = 10
 """New cards per study day."""

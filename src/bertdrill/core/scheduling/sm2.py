@@ -22,6 +22,7 @@ from datetime import date, datetime, timedelta
 
 from bertdrill.core.errors import DateRangeError
 from bertdrill.core.i18n import _
+from bertdrill.core.limits import DEFAULT_ROLLOVER  # noqa: F401 (re-exported: the study day is told here)
 
 EF_START = 250
 """Starting easiness factor, in hundredths (2.50)."""
@@ -44,8 +45,6 @@ PASSING = 3
 REDRILL_BELOW = 4
 """Grades below this bring the card back later in the same session."""
 
-DEFAULT_ROLLOVER = 4
-"""The hour a study day starts by default: a review at 00:30 counts for the day before."""
 
 LEECH_LAPSES = 8
 """A card that lapsed this often is a leech: it keeps costing time and is worth rewriting."""
