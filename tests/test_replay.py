@@ -61,3 +61,18 @@ def test_fsrs_own_replay_is_answer_after_answer(entries, retention):
     for logged_day, grade in scheduling_answers(log):
         state = scheduler.review(state, grade, today=logged_day)
     assert replay(scheduler, log) == state
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(-40, 400), st.integers(0, 5)), max_size=40), st.sampled_from([0.7, 0.9, 0.97]))
+def test_fsrs_own_replay_follows_a_clock_that_went_back(entries, retention):
+    """Days that go backwards (a clock set back, a log merged from two machines) take py-fsrs's same-day path
+    in review_card (less than a day since the last review): the replay takes it too, float for float."""
+    day, log = DAY, []
+    for gap, grade in entries:
+        day += timedelta(days=gap)
+        log.append((day, grade))
+    scheduler, state = FSRS(retention), sm2.NEW
+    for logged_day, grade in scheduling_answers(log):
+        state = scheduler.review(state, grade, today=logged_day)
+    assert replay(scheduler, log) == state

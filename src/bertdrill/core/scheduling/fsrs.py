@@ -148,23 +148,45 @@ class FSRS:
 
     def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
         """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
-        gives answer after answer, computed on py-fsrs's own cards without a :class:`Schedule` between
-        them (a switch replays a million answers)."""
-        forecast = FSRSForecast(self.retention)
-        card, repetitions, ef100, lapses, last = forecast.start(), 0, NEW.ef100, 0, None
+        gives answer after answer (a switch replays a million answers).
+
+        The memory is computed by py-fsrs's own steps (initial stability and difficulty, the next stability
+        after a recall or a lapse, the next difficulty, the interval), called in the order its
+        ``review_card`` calls them for a card without learning steps reviewed on whole days, so every float
+        is the one ``review_card`` computes; what is left out is the rest of ``review_card``'s work (copying
+        the card, times and dates, a review log per answer), which was three quarters of a replay.
+        tests/test_replay.py holds it to ``review`` on random logs, same-day and backwards days included.
+        """
+        scheduler = _scheduler(self.retention)
+        ratings = _ratings()
+        factor, decay = scheduler._FACTOR, scheduler._DECAY
+        stability: float | None = None
+        difficulty = 0.0
+        repetitions, ef100, lapses, interval, last = 0, NEW.ef100, 0, 0, date.min
         for day, grade in answers:
-            card = forecast.review(card, check_grade(grade), day)
+            rating = ratings[check_grade(grade)]
+            if stability is None:  # a new card (py-fsrs's Learning state): its first memory
+                stability = scheduler._initial_stability(rating=rating)
+                difficulty = scheduler._initial_difficulty(rating=rating, clamp=True)
+            else:  # State.Review, as review_card has it
+                elapsed = (day - last).days
+                if elapsed < 1:
+                    stability = scheduler._short_term_stability(stability=stability, rating=rating)
+                else:  # get_card_retrievability's formula, on the same whole days
+                    retrievability = (1 + factor * elapsed / stability) ** decay
+                    stability = scheduler._next_stability(difficulty=difficulty, stability=stability,
+                                                          retrievability=retrievability, rating=rating)
+                difficulty = scheduler._next_difficulty(difficulty=difficulty, rating=rating)
+            interval = scheduler._next_interval(stability=stability)
             passed = grade >= PASSING
             lapses += is_lapse(repetitions, lapses, passed)
             repetitions = repetitions + 1 if passed else 0
             ef100 = max(EF_FLOOR, ef100 + DELTA[grade])
             last = day
-        if last is None:
+        if stability is None:
             return NEW
-        interval = (card.due - _moment(last)).days
-        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval,
-                        due=last + timedelta(days=interval), lapses=lapses, stability=card.stability,
-                        difficulty=card.difficulty)
+        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=last + timedelta(days=interval),
+                        lapses=lapses, stability=stability, difficulty=difficulty)
 
     def retrievability(self, state: Schedule, *, today: date) -> float:
         """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
