@@ -19,15 +19,20 @@ alternate, so both meet the same load on a shared machine):
    ``bertdrill stats --calibration``, each against ``bertdrill scheduler sm2`` replaying the same
    log through SM-2 (scheduling.py; target: under 60 s each);
 4. ``bertdrill check`` on a generated 10,000-item lesson (lessons.py) against parsing the
-   same file with tomllib, both as commands (target <= 5); and ``bertdrill cards --json`` on it
+   same file with tomllib, both as commands (target <= 5): once with the lesson cache (the lesson was
+   verified by the warm-up turn, so it is read from the cache) and once with no cache, parsing and
+   verifying it every time (what an edited lesson costs); and ``bertdrill cards --json`` on it
    against that ``check`` (target <= 1.5: printing the cards costs little beside reading them);
 5. ``export anki`` of that lesson: writing the package (``bertdrill.adapters.export.anki.export``: cards,
    fields, notes, the atomic write) against writing the same notes with genanki directly
-   (export_anki.py's baseline), in this process (target <= 1.2). Reading and verifying the
-   lesson is row 4; the whole command's time is printed under the table for reference.
+   (export_anki.py's baseline), in this process (target <= 1.2); and the whole command against
+   genanki's writing plus ``bertdrill check`` of the lesson (target <= 1.5);
 6. growth.py: every command that reads lessons, on four shapes of hostile lesson at three sizes spanning
    100x; the row is the steepest log-log slope of CPU time against size (target <= 1.2), and growth.py's
-   own table is printed under this one.
+   own table is printed under this one;
+7. startup.py's rows: ``status``, ``stats``, the first card of ``review`` with 100,000 items in lesson
+   files against ``import sqlmodel`` (target <= 2), and ``check`` of them against tomllib (target
+   <= 5), with each command's CPU time and peak memory (``--lesson-items 0`` skips them).
 
 Prints PASS or MISS per row and always exits 0: a benchmark reports, the tests judge.
 """
@@ -51,6 +56,7 @@ sys.path.insert(0, str(HERE))
 
 from lessons import generated_lesson  # noqa: E402
 from review import build_store  # noqa: E402
+from startup import lesson_rows  # noqa: E402
 
 PYTHON = sys.executable
 NOW = "2025-03-01T09:00:00+00:00"
@@ -215,6 +221,8 @@ def main() -> int:
     parser.add_argument("--reviews", type=int, default=1_000_000)
     parser.add_argument("--items", type=int, default=10_000, help="items of the generated lesson for check and export")
     parser.add_argument("--answers", type=int, default=1_000)
+    parser.add_argument("--lesson-items", type=int, default=100_000,
+                        help="items in lesson files for startup.py's rows (status, stats, review, check); 0: skip")
     args = parser.parse_args()
 
     from scheduling import answering, switch_and_calibration  # it imports this module's helpers
@@ -222,7 +230,8 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="bertdrill-run-"))
     table = Table()
     print(f"bertdrill benchmarks: Python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
-          f"{os.cpu_count()} cores; medians of {args.runs} runs; in {folder}", flush=True)
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; medians of {args.runs} runs; in {folder}",
+          flush=True)
     try:
         env = environment(BERTDRILL_HOME=str(folder / "home"))
         help_time, typer_time = medians(args.runs * 2, (bertdrill() + ["--help"], env),
@@ -260,10 +269,15 @@ def main() -> int:
         lesson = folder / "generated.toml"
         lesson.write_text(lesson_text, encoding="utf-8")
         parse = "import sys, tomllib; tomllib.load(open(sys.argv[1], 'rb'))"
-        check_time, toml_time, cards_time = medians(
+        blocked = folder / "no-cache"
+        blocked.write_text("a file: no lesson cache can be made under it\n")
+        uncached = dict(env, BERTDRILL_CACHE=str(blocked / "cache"))  # every run parses and verifies the lesson
+        check_time, toml_time, cards_time, cold_check = medians(
             max(3, args.runs // 2), (bertdrill() + ["check", str(lesson)], env),
-            ([PYTHON, "-c", parse, str(lesson)], env), (bertdrill() + ["cards", "--json", "-f", str(lesson)], env))
+            ([PYTHON, "-c", parse, str(lesson)], env), (bertdrill() + ["cards", "--json", "-f", str(lesson)], env),
+            (bertdrill() + ["check", str(lesson)], uncached))
         table.ratio(f"bertdrill check, {args.items:,} items", check_time, "tomllib parse", toml_time, 5)
+        table.ratio(f"bertdrill check, {args.items:,} items, no cache", cold_check, "tomllib parse", toml_time, 5)
         table.ratio(f"bertdrill cards --json, {args.items:,} items", cards_time, "bertdrill check", check_time, 1.5)
 
         try:
@@ -276,8 +290,15 @@ def main() -> int:
             ours, theirs = export_step(lesson_text, folder, max(3, args.runs // 2))
             table.ratio(f"export anki, {args.items:,} items (writing)", ours, "genanki directly", theirs, 1.2)
             command = bertdrill() + ["export", "anki", str(lesson), "-o", str(folder / "command.apkg")]
-            (whole,) = medians(1, (command, env))
-            print(f"  (the whole command, reading and verifying the lesson included: {whole:.2f} s)")
+            (whole,) = medians(max(3, args.runs // 2), (command, env))
+            table.ratio(f"export anki, {args.items:,} items, the whole command", whole,
+                        "genanki writing + bertdrill check", theirs + check_time, 1.5)
+        if args.lesson_items:
+            for name, run, anchor_name, anchor, target in lesson_rows(folder / "startup", args.lesson_items,
+                                                                      10_000, max(3, args.runs // 2)):
+                table.ratio(name, run.wall, anchor_name, anchor.wall, target)
+                print(f"    (CPU {run.cpu * 1000:,.0f} ms against {anchor.cpu * 1000:,.0f} ms: "
+                      f"{run.cpu / anchor.cpu:.2f}; peak {run.peak_mb:.0f} MB)", flush=True)
         from growth import MAX_SLOPE, growth, passes, print_table
 
         found = growth(runs=max(1, args.runs // 3))
@@ -289,6 +310,7 @@ def main() -> int:
         table.show(table.rows[-1])
         table.print()
         print_table(found)
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0

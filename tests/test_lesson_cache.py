@@ -12,7 +12,7 @@ import pytest
 
 from bertdrill.adapters import lessons as lesson_files
 from bertdrill.adapters.export.files import write_atomic
-from bertdrill.adapters.lessons import CACHE_FORMAT, LessonCache, read_lesson
+from bertdrill.adapters.lessons import CACHE_FORMAT, LessonCache, index_of, read_index, read_lesson
 from bertdrill.core.cards import compile_lesson
 from bertdrill.core.errors import LessonErrors
 from bertdrill.core.lesson import parse, stored
@@ -71,25 +71,35 @@ def test_a_changed_lesson_is_verified_again(cache, tmp_path):
 
 def damage(entry: Path) -> list[bytes]:
     content = entry.read_bytes()
-    head, check, payload = content.split(b"\n", 2)
+    head, checks, index, payload = content.split(b"\n", 3)
+    index_check, lesson_check = checks.split(b" ")
+
+    def sealed(new_index: bytes, new_payload: bytes) -> bytes:  # checksums that fit: only a forger writes these
+        return (head + b"\n" + LessonCache._check(entry, b"index", new_index) + b" "
+                + LessonCache._check(entry, b"lesson", new_payload) + b"\n" + new_index + b"\n" + new_payload)
+
     flipped = payload.replace(b"23837184", b"23837185", 1)
     assert flipped != payload
     forged = json.loads(payload)
-    forged[9][0][1][1] = True  # an item's line number as a boolean, under a checksum that fits
-    forged_payload = json.dumps(forged).encode()
+    forged[9][0][1][1] = True  # an item's line number as a boolean
+    forged_rows = json.loads(index)
+    forged_rows[2][0][3] = 7  # a card's kind that is not a text
+    deep = b"[" * 100_000
     return [
         content[: len(content) // 2],  # cut short by a crash or a full disk
-        head + b"\n" + check + b"\n" + flipped,  # one number changed: the checksum no longer fits
+        head + b"\n" + checks + b"\n" + index + b"\n" + flipped,  # one number changed: the checksum no longer fits
         b"garbage",
         b"",
-        head.replace(b"1", b"0") + b"\n" + check + b"\n" + payload,  # another format
-        head + b"\n" + LessonCache._check(entry, forged_payload) + b"\n" + forged_payload,
-        head + b"\n" + LessonCache._check(entry, b"[1, 2]") + b"\n[1, 2]",
-        head + b"\n" + LessonCache._check(entry, b"[" * 100_000) + b"\n" + b"[" * 100_000,
+        head.replace(b"3", b"0") + b"\n" + checks + b"\n" + index + b"\n" + payload,  # another format
+        sealed(index, json.dumps(forged).encode()),
+        sealed(json.dumps(forged_rows).encode(), payload),
+        sealed(b"[1, 2]", b"[1, 2]"),
+        sealed(deep, deep),
+        head + b"\n" + lesson_check + b" " + index_check + b"\n" + payload + b"\n" + index,  # sections swapped
     ]
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(10))
 def test_a_damaged_entry_is_ignored_and_rebuilt(cache, tmp_path, case):
     lesson_path = tmp_path / "lesson.toml"
     lesson_path.write_bytes(SHIPPED.read_bytes())
@@ -97,9 +107,15 @@ def test_a_damaged_entry_is_ignored_and_rebuilt(cache, tmp_path, case):
     (entry,) = entries(cache)
     intact = entry.read_bytes()
     entry.write_bytes(damage(entry)[case])
-    assert cache.get(lesson_path.read_bytes(), str(lesson_path)) is None
+    data = lesson_path.read_bytes()
+    lesson_damaged, index_damaged = case != 6, case not in (0, 1, 5)  # each section has its own checksum
+    assert (cache.get(data, str(lesson_path)) is None) == lesson_damaged
+    assert (cache.index(data, str(lesson_path)) is None) == index_damaged
     assert read_lesson(lesson_path, cache) == good  # parsed and verified from the file
-    assert entry.read_bytes() == intact  # and kept again, whole
+    if lesson_damaged:
+        assert entry.read_bytes() == intact  # and kept again, whole
+    entry.write_bytes(damage(entry)[case])
+    assert read_index(lesson_path, cache) == index_of(good)
 
 
 def test_an_entry_under_another_lessons_name_is_refused(cache, tmp_path):
@@ -169,6 +185,7 @@ def test_the_cli_keeps_lessons_in_the_cache_folder_and_finds_them(cli, tmp_path,
     monkeypatch.setattr(lesson_files, "parse", lambda text, path: pytest.fail("parsed again"))
     again = cli("check", str(lesson_path))
     assert again.exit_code == 0 and again.output == first.output
+    monkeypatch.setattr(stored, "decode", lambda data, path: pytest.fail("status needs no lesson, only its cards"))
     status = cli("status", "--file", str(lesson_path))
     assert status.exit_code == 0 and "0 of 32 cards" in status.output  # the practice card is not reviewed
 
@@ -190,3 +207,16 @@ def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("BERTDRILL_HOME")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     assert lesson_files.cache_folder() == tmp_path / "xdg-cache" / "bertdrill" / "lessons"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda path: path.name)
+def test_an_index_holds_the_cards_a_store_syncs(cache, path, tmp_path):
+    lesson = parse(path.read_text(encoding="utf-8"), str(path))
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    read_lesson(copy, cache)
+    index = cache.index(copy.read_bytes(), str(copy))
+    assert index is not None and index == index_of(replace(lesson, path=str(copy)))
+    assert (index.id, index.languages) == (lesson.id, lesson.languages)
+    assert [tuple(row) for row in index.cards] == [
+        (card.id, card.lesson_id, card.item_id, card.kind, card.fingerprint) for card in compile_lesson(lesson)]

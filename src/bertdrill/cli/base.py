@@ -36,9 +36,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from bertdrill.adapters.export.files import Input
+    from bertdrill.adapters.lessons import CardRow, LessonIndex
     from bertdrill.core.cards import Card
     from bertdrill.core.lesson import Lesson
-    from bertdrill.ports import ReviewStore
+    from bertdrill.ports import ReviewStore, SyncCard
 
 
 class LazyConsole:
@@ -112,6 +113,7 @@ def print_json(data: object) -> None:
 
 debug = {"on": bool(os.environ.get("BERTDRILL_DEBUG"))}
 T = TypeVar("T")
+L = TypeVar("L", "Lesson", "LessonIndex")  # a lesson, or its index: what a command is given to work on
 PROGRESS_AFTER = 0.3  # seconds of work before a progress bar appears: quick work never flickers
 
 
@@ -266,11 +268,10 @@ def load(paths: list[Path] | None):
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
     import gc
 
-    from bertdrill.adapters.export.files import write_atomic
-    from bertdrill.adapters.lessons import LessonCache, cache_folder, load_lessons
+    from bertdrill.adapters.lessons import load_lessons
 
     lessons = load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
-                           cache=LessonCache(cache_folder(), write_atomic))
+                           cache=lesson_cache())
     # The lessons live as long as the command: the cycle collector need not walk them again each time the
     # cards built from them fill a generation (a quarter of compiling 100,000 items' cards went to that).
     gc.freeze()
@@ -302,6 +303,15 @@ def database_files(db: str | None) -> list[Input]:
     return [Input(Path(f"{path}{suffix}"), InputKind.DATABASE, str(path)) for suffix in ("", "-wal", "-shm", "-journal")]
 
 
+def lesson_cache():
+    """The cache of verified lessons (:class:`bertdrill.adapters.lessons.LessonCache`), written through the one
+    atomic writer."""
+    from bertdrill.adapters.export.files import write_atomic
+    from bertdrill.adapters.lessons import LessonCache, cache_folder
+
+    return LessonCache(cache_folder(), write_atomic)
+
+
 def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AFTER) -> Iterator[T]:
     """Yield ``items``, with a rich progress bar on a terminal once the work has taken ``after`` seconds.
 
@@ -330,7 +340,7 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
             bar.stop()
 
 
-def chosen_lessons(lessons: list[Lesson], lesson_id: str | None) -> list[Lesson]:
+def chosen_lessons(lessons: list[L], lesson_id: str | None) -> list[L]:
     """The lesson ``--lesson`` names (an error if none has that id), else all of them."""
     from bertdrill.adapters.lessons import find_lesson
 
@@ -347,7 +357,6 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
     unless its lessons changed (see :meth:`bertdrill.adapters.store.Store.open`). ``loaded``: the lessons,
     when the caller has read them already (``review`` needs them for diagnosis).
     """
-    from bertdrill.adapters.store import Store
     from bertdrill.core.cards import compile_lesson
 
     lessons = loaded if loaded is not None else load(paths)
@@ -355,12 +364,31 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
     if language:
         texts_language(chosen, language)
     compiled = {lesson.id: compile_lesson(lesson) for lesson in progress(lessons, _("Building cards"))}
+    store = _synced([card for cards in compiled.values() for card in cards], db, read_only, learner)
+    return store, [card for lesson in chosen for card in compiled[lesson.id]], [lesson.id for lesson in chosen]
+
+
+def open_counted_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, *,
+                       learner: str | None = None) -> tuple[ReviewStore, list[CardRow], list[str]]:
+    """:func:`open_store` for a reader that counts cards but shows none (``status``): the lessons' cards
+    as rows (:class:`bertdrill.adapters.lessons.LessonIndex`), so an unchanged lesson is neither parsed
+    nor rebuilt; the store is opened read-only."""
+    from bertdrill.adapters.lessons import load_indexes
+
+    indexes = load_indexes(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
+                           cache=lesson_cache())
+    chosen = chosen_lessons(indexes, lesson_id)
+    store = _synced([card for index in indexes for card in index.cards], db, True, learner)
+    return store, [card for index in chosen for card in index.cards], [index.id for index in chosen]
+
+
+def _synced(cards: Sequence[SyncCard], db: str | None, read_only: bool, learner: str | None) -> ReviewStore:
+    from bertdrill.adapters.store import Store
+
     store = Store.open(db, read_only=read_only, learner=learner)
     with _closed_on_error(store):
-        store.sync([card for cards in compiled.values() for card in cards],
-                   track=lambda stale: progress(stale, _("Syncing lessons")))
-    cards = [card for lesson in chosen for card in compiled[lesson.id]]
-    return store, cards, [lesson.id for lesson in chosen]
+        store.sync(cards, track=lambda stale: progress(stale, _("Syncing lessons")))
+    return store
 
 
 def chosen_scheduler(store: ReviewStore):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections import Counter
 from contextlib import contextmanager
 from datetime import date
 from enum import StrEnum
@@ -38,6 +39,7 @@ from bertdrill.cli.base import (
     clock,
     escape,
     number,
+    open_counted_store,
     open_store,
     out,
     print_json,
@@ -140,13 +142,13 @@ def status(
     from bertdrill.core.kinds import Kind
     from bertdrill.core.scheduling import sm2
 
-    store, cards, lessons = open_store(db, paths, lesson_id, None, read_only=True, learner=learner)
+    store, cards, lessons = open_counted_store(db, paths, lesson_id, learner=learner)
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)
     _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
-    total = sum(Kind(card.kind).reviewed for card in cards)
+    total = sum(count for kind, count in Counter(card.kind for card in cards).items() if Kind(kind).reviewed)
     data = {
         "study_day": today.isoformat(),
         "due_now": found.due_now,
