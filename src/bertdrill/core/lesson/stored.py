@@ -13,6 +13,8 @@ none of the entries written before it.
 from __future__ import annotations
 
 import dataclasses
+import enum
+import functools
 import gc
 import hashlib
 import json
@@ -25,7 +27,7 @@ from typing import Any
 from bertdrill.core import formula
 from bertdrill.core.errors import FormulaError
 from bertdrill.core.formula import Formula
-from bertdrill.core.lesson import model
+from bertdrill.core.lesson import model, variants
 from bertdrill.core.lesson.model import Lesson
 
 Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]  # (encode, decode)
@@ -36,8 +38,15 @@ class Unreadable(ValueError):
 
 
 def encode(lesson: Lesson) -> bytes:
-    """The lesson as compact JSON (its path is not kept: the file it is read for gives it)."""
-    return json.dumps(_LESSON[0](dataclasses.replace(lesson, path="")), ensure_ascii=False, separators=(",", ":")).encode()
+    """The lesson as compact JSON (its path is not kept: the file it is read for gives it).
+
+    ValueError when the model holds a kind of value this module cannot store (a field added without
+    teaching it here): the caller then keeps no entry, and the tests fail until it is taught."""
+    try:
+        codec = _lesson_codec()
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
+    return json.dumps(codec[0](dataclasses.replace(lesson, path="")), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def decode(data: bytes, path: str) -> Lesson:
@@ -45,7 +54,7 @@ def decode(data: bytes, path: str) -> Lesson:
     collecting = gc.isenabled()
     gc.disable()  # a lesson is many small objects, none of them garbage: collecting while building them triples the time
     try:
-        lesson: Lesson = _LESSON[1](json.loads(data))
+        lesson: Lesson = _lesson_codec()[1](json.loads(data))
     except (ValueError, TypeError, KeyError, IndexError, RecursionError, FormulaError, ZeroDivisionError) as exc:
         raise Unreadable(f"not a stored lesson: {exc}") from None
     finally:
@@ -84,6 +93,11 @@ def _fraction() -> Codec:
 def _formula() -> Codec:
     check = _exactly(str)
     return (lambda value: value.source), (lambda value: formula.parse(check(value)))
+
+
+def _member(kind: type[enum.Enum]) -> Codec:
+    """An enum member as its value (a text or a number), read back as the member."""
+    return (lambda value: value.value), (lambda value: kind(_exactly(type(next(iter(kind)).value))(value)))
 
 
 def _mapping(values: Codec) -> Codec:
@@ -144,11 +158,17 @@ def _classes(members: tuple[type, ...]) -> Codec:
 _MADE: dict[type, Codec] = {}
 
 
+def _hints(cls: type) -> dict[str, Any]:
+    """A stored class's field types, its module's names resolved first, then the lesson modules' (for the
+    names a module imports only for type checking)."""
+    return typing.get_type_hints(cls, localns=vars(model) | vars(formula) | vars(variants))
+
+
 def _dataclass(cls: type) -> Codec:
     """A dataclass as the list of its fields (those ``__init__`` takes), in declaration order."""
     if cls in _MADE:
         return _MADE[cls]
-    hints = typing.get_type_hints(cls, vars(model) | vars(formula))
+    hints = _hints(cls)
     names = [field.name for field in dataclasses.fields(cls) if field.init and not field.name.startswith("_")]
     codecs = [_codec(hints[name]) for name in names]
     encoders = [codec[0] for codec in codecs]
@@ -183,6 +203,10 @@ def _codec(hint: Any) -> Codec:
         return _identity, _STR
     if hint is int:
         return _identity, _exactly(int)
+    if hint is bool:
+        return _identity, _exactly(bool)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return _member(hint)
     if hint is Fraction:
         return _fraction()
     if hint is Formula:
@@ -210,7 +234,9 @@ def _union(members: tuple[Any, ...]) -> Codec:
     raise TypeError(f"the lesson cache cannot store a union of {members!r}")
 
 
-_LESSON = _dataclass(Lesson)
+@functools.cache
+def _lesson_codec() -> Codec:
+    return _dataclass(Lesson)
 
 
 def _schema(cls: type, seen: set[type]) -> list[Any]:
@@ -218,7 +244,7 @@ def _schema(cls: type, seen: set[type]) -> list[Any]:
     if cls in seen:
         return []
     seen.add(cls)
-    hints = typing.get_type_hints(cls, vars(model) | vars(formula))
+    hints = _hints(cls)
     found: list[Any] = [cls.__name__]
     for field in dataclasses.fields(cls):
         if field.init and not field.name.startswith("_"):
