@@ -98,7 +98,8 @@ def test_the_start_up_path_imports_no_heavy_library():
             "print(sorted(m for m in sys.modules if m == 'json' or m.startswith('bertdrill.') and not m.startswith("
             "('bertdrill.cli', 'bertdrill.web'))))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == str(["bertdrill.core", "bertdrill.core.errors", "bertdrill.core.i18n",
-                                         "bertdrill.core.kinds", "bertdrill.core.limits"])
+    assert result.stdout.strip() == str(["bertdrill.adapters", "bertdrill.adapters.catalogs", "bertdrill.core",
+                                         "bertdrill.core.errors", "bertdrill.core.i18n", "bertdrill.core.kinds",
+                                         "bertdrill.core.limits"])
     shown = subprocess.run([sys.executable, "-m", "bertdrill", "--help"], capture_output=True, text=True, check=True)
     assert shown.stdout.startswith("Usage: bertdrill [OPTIONS] COMMAND [ARGS]...")
