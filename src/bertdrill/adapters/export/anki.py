@@ -359,12 +359,19 @@ def _note_type(kind: Kind, say_in: Translations, css: str) -> _Model:
 
 def prose(text: str) -> str:
     """Lesson text as HTML: escaped, so ``<script>`` shows as text; line breaks kept."""
-    return html.escape(text.strip(), quote=False).replace("\n", "<br>")
+    return _inert(html.escape(text.strip(), quote=False)).replace("\n", "<br>")
 
 
 def code(text: str) -> str:
     """Code for a ``<pre>`` block: escaped, with its line breaks and indentation as they are."""
-    return html.escape(text.strip("\n"), quote=False)
+    return _inert(html.escape(text.strip("\n"), quote=False))
+
+
+def _inert(escaped: str) -> str:
+    """Escaped HTML with Anki's own markup made text: ``[sound:x.mp3]`` and ``[anki:tts]`` are read from a
+    field's HTML as it is (and play a file from the collection), so their bracket becomes a character
+    reference, which shows as ``[`` and matches nothing."""
+    return escaped.replace("[", "&#91;")
 
 
 def _cloze_text(text: str) -> str:

@@ -26,6 +26,9 @@ from bertdrill.core.text import CONTROL
 ID_PATTERN = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: "$" would let "mini\n" through
 NAME_PATTERN = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]{0,31}\Z")
 LANGUAGE_PATTERN = re.compile(r"\A[a-z]{2,3}\Z")
+TAG_PATTERN = re.compile(r"\A[^\W_][\w:.-]{0,99}\Z")
+"""A tag: letters (any script), digits and ``_ : . -``. It becomes an Anki tag, which Anki puts raw into the
+card's ``data-tags`` attribute: a quote, ``<`` or ``&`` there would be markup, so they never get in."""
 MAX_TEXT = 20_000
 RESERVED_NAMES = frozenset({"set"})
 """Names bertdrill defines: ``{set}`` in a text is the parameter set's title, never a value."""
@@ -337,9 +340,12 @@ class Parser:
     def tags(self, data: dict[str, Any], table: str) -> tuple[str, ...]:
         value = data.get("tags", [])
         line = self.lines.key(table, "tags")
-        if not isinstance(value, list) or not all(isinstance(t, str) and t and t.isprintable() and " " not in t
-                                                  for t in value):
+        if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
             raise self.fail(line, _('tags must be a list of words without spaces'))
+        for tag in value:
+            if not TAG_PATTERN.match(tag):
+                raise self.fail(line, _('tag {tag!r}: a tag is a word of letters, digits and _ : . - (no spaces, '
+                                        'quotes or markup), at most 100 characters').format(tag=tag))
         return tuple(value)
 
 
