@@ -217,7 +217,9 @@ def measure(shape: Shape, folder: Path, runs: int, scale: float, only: set[str])
             each = []
             for turn in range(runs):
                 home = folder / f"home-{shape.name}-{size}-{turn}"
-                env = dict(BERTDRILL_HOME=str(home), BERTDRILL_DB=str(home / "bertdrill.db"), BERTDRILL_NOW=NOW,
+                # A home of its own, lesson cache included: every run reads and verifies the lesson.
+                env = dict(BERTDRILL_HOME=str(home), BERTDRILL_DB=str(home / "bertdrill.db"),
+                           BERTDRILL_CACHE=str(home / "cache"), BERTDRILL_NOW=NOW,
                            NO_COLOR="1", BERTDRILL_LANG="tr" if shape.name == "number-words" else "en")
                 each.append(run(arguments, stdin, env))
                 shutil.rmtree(home, ignore_errors=True)
