@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,3 +77,15 @@ def test_fsrs_own_replay_follows_a_clock_that_went_back(entries, retention):
     for logged_day, grade in scheduling_answers(log):
         state = scheduler.review(state, grade, today=logged_day)
     assert replay(scheduler, log) == state
+
+
+@pytest.mark.parametrize("retention", [0.7, 0.9, 0.97])
+def test_the_written_out_steps_are_py_fsrs_own(retention):
+    """The replay's arithmetic (MemorySteps) is used because it agrees with py-fsrs's methods on every probe;
+    one changed parameter makes it disagree, and the replay would then call py-fsrs itself."""
+    from bertdrill.core.scheduling.fsrs import MemorySteps, _scheduler, memory_steps
+
+    assert isinstance(memory_steps(retention), MemorySteps)
+    steps = MemorySteps(_scheduler(retention))
+    steps.p = (*steps.p[:9], steps.p[9] * 1.0000001, *steps.p[10:])
+    assert not steps.agrees()

@@ -150,34 +150,24 @@ class FSRS:
         """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
         gives answer after answer (a switch replays a million answers).
 
-        The memory is computed by py-fsrs's own steps (initial stability and difficulty, the next stability
-        after a recall or a lapse, the next difficulty, the interval), called in the order its
-        ``review_card`` calls them for a card without learning steps reviewed on whole days, so every float
-        is the one ``review_card`` computes; what is left out is the rest of ``review_card``'s work (copying
-        the card, times and dates, a review log per answer), which was three quarters of a replay.
-        tests/test_replay.py holds it to ``review`` on random logs, same-day and backwards days included.
+        Only the memory's arithmetic is done, in the order py-fsrs's ``review_card`` does it for a card
+        without learning steps reviewed on whole days (:class:`MemorySteps`), so every float is the one
+        ``review_card`` computes; the rest of ``review_card``'s work (copying the card, times and dates, a
+        review log per answer) was three quarters of a replay. tests/test_replay.py holds it to
+        :meth:`review` on random logs, same-day and backwards days included.
         """
-        scheduler = _scheduler(self.retention)
-        ratings = _ratings()
-        factor, decay = scheduler._FACTOR, scheduler._DECAY
+        steps = memory_steps(self.retention)
         stability: float | None = None
         difficulty = 0.0
         repetitions, ef100, lapses, interval, last = 0, NEW.ef100, 0, 0, date.min
         for day, grade in answers:
-            rating = ratings[check_grade(grade)]
+            rating = RATING_OF_GRADE[check_grade(grade)]
             if stability is None:  # a new card (py-fsrs's Learning state): its first memory
-                stability = scheduler._initial_stability(rating=rating)
-                difficulty = scheduler._initial_difficulty(rating=rating, clamp=True)
+                stability, difficulty = steps.initial(rating)
             else:  # State.Review, as review_card has it
-                elapsed = (day - last).days
-                if elapsed < 1:
-                    stability = scheduler._short_term_stability(stability=stability, rating=rating)
-                else:  # get_card_retrievability's formula, on the same whole days
-                    retrievability = (1 + factor * elapsed / stability) ** decay
-                    stability = scheduler._next_stability(difficulty=difficulty, stability=stability,
-                                                          retrievability=retrievability, rating=rating)
-                difficulty = scheduler._next_difficulty(difficulty=difficulty, rating=rating)
-            interval = scheduler._next_interval(stability=stability)
+                stability = steps.stability(difficulty, stability, (day - last).days, rating)
+                difficulty = steps.difficulty(difficulty, rating)
+            interval = steps.interval(stability)
             passed = grade >= PASSING
             lapses += is_lapse(repetitions, lapses, passed)
             repetitions = repetitions + 1 if passed else 0
@@ -219,6 +209,110 @@ def _after(state: Schedule, grade: int, card: fsrs.Card, today: date) -> Schedul
 def _check_day(today: date) -> None:
     if isinstance(today, datetime) or not isinstance(today, date):
         raise TypeError(f"today must be a date (a study day), got {today!r}")
+
+
+class LibrarySteps:
+    """The memory steps of a replay, each one py-fsrs's own method: what :class:`MemorySteps` must agree with."""
+
+    def __init__(self, scheduler: fsrs.Scheduler):
+        self.scheduler = scheduler
+        self.ratings = _ratings()
+        self.factor, self.decay = scheduler._FACTOR, scheduler._DECAY
+
+    def initial(self, rating: int) -> tuple[float, float]:
+        """A new card's stability and difficulty after its first review."""
+        by = _library().Rating(rating)
+        return (self.scheduler._initial_stability(rating=by),
+                self.scheduler._initial_difficulty(rating=by, clamp=True))
+
+    def stability(self, difficulty: float, stability: float, elapsed: int, rating: int) -> float:
+        """The stability after a review ``elapsed`` whole days after the last (less than one: the short-term step)."""
+        by = _library().Rating(rating)
+        if elapsed < 1:
+            return self.scheduler._short_term_stability(stability=stability, rating=by)
+        retrievability = (1 + self.factor * elapsed / stability) ** self.decay  # get_card_retrievability's
+        return self.scheduler._next_stability(difficulty=difficulty, stability=stability,
+                                              retrievability=retrievability, rating=by)
+
+    def difficulty(self, difficulty: float, rating: int) -> float:
+        return self.scheduler._next_difficulty(difficulty=difficulty, rating=_library().Rating(rating))
+
+    def interval(self, stability: float) -> int:
+        return self.scheduler._next_interval(stability=stability)
+
+
+class MemorySteps(LibrarySteps):
+    """py-fsrs 6's memory steps written out as its ``scheduler.py`` writes them, expression for expression
+    (the same operations on the same floats in the same order, so the same results), without its keyword
+    calls, enum conversions and type checks per step: a replay of a million answers is mostly these steps.
+
+    Used only where it agrees with the installed py-fsrs on every probe of :meth:`agrees` (a py-fsrs that
+    changed its formulas gets :class:`LibrarySteps`); tests/test_replay.py compares whole replays.
+    """
+
+    def __init__(self, scheduler: fsrs.Scheduler):
+        super().__init__(scheduler)
+        from fsrs.scheduler import MAX_DIFFICULTY, MIN_DIFFICULTY, STABILITY_MIN
+
+        self.p = p = tuple(scheduler.parameters)
+        self.bounds = MIN_DIFFICULTY, MAX_DIFFICULTY, STABILITY_MIN
+        self.longest = scheduler.maximum_interval
+        self.retention_term = (scheduler.desired_retention ** (1 / self.decay)) - 1
+        self.easy_difficulty = p[4] - (math.e ** (p[5] * (4 - 1))) + 1  # _initial_difficulty(Easy, clamp=False)
+        self.short_forget = math.e ** (p[17] * p[18])
+
+    def initial(self, rating: int) -> tuple[float, float]:
+        p, (low, high, least) = self.p, self.bounds
+        return max(p[rating - 1], least), min(max(p[4] - (math.e ** (p[5] * (rating - 1))) + 1, low), high)
+
+    def stability(self, difficulty: float, stability: float, elapsed: int, rating: int) -> float:
+        p, least = self.p, self.bounds[2]
+        if elapsed < 1:  # _short_term_stability
+            increase = (math.e ** (p[17] * (rating - 3 + p[18]))) * (stability ** -p[19])
+            if rating >= 2:
+                increase = max(increase, 1.0)
+            return max(stability * increase, least)
+        retrievability = (1 + self.factor * elapsed / stability) ** self.decay
+        if rating == 1:  # _next_forget_stability
+            long_term = (p[11] * (difficulty ** -p[12]) * (((stability + 1) ** (p[13])) - 1)
+                         * (math.e ** ((1 - retrievability) * p[14])))
+            return max(min(long_term, stability / self.short_forget), least)
+        hard_penalty = p[15] if rating == 2 else 1  # _next_recall_stability
+        easy_bonus = p[16] if rating == 4 else 1
+        return max(stability * (1 + (math.e ** (p[8])) * (11 - difficulty) * (stability ** -p[9])
+                                * ((math.e ** ((1 - retrievability) * p[10])) - 1) * hard_penalty * easy_bonus), least)
+
+    def difficulty(self, difficulty: float, rating: int) -> float:
+        p, (low, high, _least) = self.p, self.bounds
+        delta = -(p[6] * (rating - 3))
+        reverted = p[7] * self.easy_difficulty + (1 - p[7]) * (difficulty + (10.0 - difficulty) * delta / 9.0)
+        return min(max(reverted, low), high)
+
+    def interval(self, stability: float) -> int:
+        return min(max(round((stability / self.factor) * self.retention_term), 1), self.longest)
+
+    def agrees(self) -> bool:
+        """Every step equal to py-fsrs's own on probes across the ranges a log reaches."""
+        library = LibrarySteps(self.scheduler)
+        memories = [(difficulty, stability) for difficulty in (1.0, 2.5, 5.3, 7.9, 10.0)
+                    for stability in (0.001, 0.3, 2.7, 41.0, 900.0, 36_000.0)]
+        for rating in (1, 2, 3, 4):
+            if self.initial(rating) != library.initial(rating):
+                return False
+            for difficulty, stability in memories:
+                if self.difficulty(difficulty, rating) != library.difficulty(difficulty, rating) or any(
+                        self.stability(difficulty, stability, elapsed, rating)
+                        != library.stability(difficulty, stability, elapsed, rating) for elapsed in (-3, 0, 1, 9, 400)):
+                    return False
+        return all(self.interval(stability) == library.interval(stability)
+                   for _difficulty, stability in memories)
+
+
+@cache
+def memory_steps(retention: float) -> LibrarySteps:
+    """The fastest steps that agree with py-fsrs at this retention (default parameters)."""
+    written = MemorySteps(_scheduler(retention))
+    return written if written.agrees() else LibrarySteps(_scheduler(retention))
 
 
 class FSRSForecast:
