@@ -834,3 +834,25 @@ def test_a_card_failed_every_day_becomes_a_leech(cli, mini, monkeypatch):
     assert "Leech: mini/markup has lapsed 8 times and is suspended: rewrite it." in result.stdout
     state = store().state("mini/markup")
     assert (state.schedule.lapses, state.leech, state.suspended) == (8, True, True)
+
+
+def test_small_ones_status_counts_what_stats_counts_and_refuses_a_language_review_refuses(cli):
+    """issue 21: "Learned 10 of 32" where stats counts 33; status --lang fr ran in English."""
+    cli("review", "--new", "2", input="4\n109482240\n\n")
+    status = json.loads(cli("status", "--json").stdout)
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert status["cards"] == sum(stats["cards"][state] for state in stats["cards"]) == 33
+    assert status["learned"] == 2
+    refused = cli("status", "--lang", "fr")
+    assert refused.exit_code == 1 and "has no 'fr' texts" in refused.stderr
+    assert cli("review", "--lang", "fr").exit_code == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (("scheduler", "xyz"), "Error: Invalid value for 'name': 'xyz' is not one of 'sm2', 'fsrs'."),
+    (("review", "--new", "xyz"), "not a whole number"),
+])
+def test_usage_errors_speak_plainly(cli, args, message):
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert message in result.stderr and "Value error" not in result.stderr and "Input should be" not in result.stderr

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar, cast
 
 import typer
 from typer.core import TyperArgument, TyperGroup
@@ -138,7 +138,10 @@ class BertdrillGroup(TyperGroup):
         except (KeyboardInterrupt, EOFError):
             err.print(_("Interrupted."))
             raise typer.Exit(130) from None
-        except (ClickException, typer.Exit, typer.Abort, SystemExit):
+        except ClickException as exc:
+            exc.message = plain_usage_message(exc.message)
+            raise
+        except (typer.Exit, typer.Abort, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if debug["on"]:
@@ -147,6 +150,20 @@ class BertdrillGroup(TyperGroup):
                 err.print(_("Error: unexpected {name}: {message} (run with --debug for details)").format(
                     name=type(exc).__name__, message=escape(str(exc))))
             raise typer.Exit(1) from None
+
+
+_PYDANTIC_WORDING = (
+    ("Value error, ", ""),  # typer checks choices through pydantic, which prefixes the message so
+    ("Input should be a valid integer, unable to parse string as an integer", "not a whole number"),
+    ("Input should be a valid number, unable to parse string as a number", "not a number"),
+)
+
+
+def plain_usage_message(message: str) -> str:
+    """A usage error as a person reads it: ``'xyz' is not one of 'sm2', 'fsrs'.``, without pydantic's words."""
+    for wording, plain in _PYDANTIC_WORDING:
+        message = message.replace(wording, plain)
+    return message
 
 
 app = typer.Typer(
@@ -176,7 +193,16 @@ def choose_language(value: str | None) -> str:
     return language
 
 
-def texts_language(lessons: Sequence[Lesson], language: str, *, refuse: bool = True) -> str:
+class _HasLanguages(Protocol):
+    """A lesson, or its index: what choosing the texts' language needs."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def languages(self) -> tuple[str, ...]: ...
+
+
+def texts_language(lessons: Sequence[_HasLanguages], language: str, *, refuse: bool = True) -> str:
     """The language to show these lessons' texts in: the chosen one. A language that only came from the
     locale is a preference: where a lesson lacks it, English, else the first language every lesson has (the
     messages stay in the locale's language). A language asked for that a lesson lacks is an error, or, with
@@ -369,7 +395,7 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
 
 
 def open_counted_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, *,
-                       learner: str | None = None) -> tuple[ReviewStore, list[CardRow], list[str]]:
+                       learner: str | None = None, language: str = "") -> tuple[ReviewStore, list[CardRow], list[str]]:
     """:func:`open_store` for a reader that counts cards but shows none (``status``): the lessons' cards
     as rows (:class:`bertdrill.adapters.lessons.LessonIndex`), so an unchanged lesson is neither parsed
     nor rebuilt; the store is opened read-only."""
@@ -378,6 +404,8 @@ def open_counted_store(db: str | None, paths: list[Path] | None, lesson_id: str 
     indexes = load_indexes(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
                            cache=lesson_cache())
     chosen = chosen_lessons(indexes, lesson_id)
+    if language:
+        texts_language(chosen, language)  # a language asked for that a lesson lacks is refused, as review does
     store = _synced([card for index in indexes for card in index.cards], db, True, learner)
     return store, [card for index in chosen for card in index.cards], [index.id for index in chosen]
 

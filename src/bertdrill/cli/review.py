@@ -16,7 +16,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections import Counter
 from contextlib import contextmanager
 from datetime import date
 from enum import StrEnum
@@ -139,16 +138,16 @@ def status(
 ) -> None:
     """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
     from bertdrill.app.session import Limits, room_today
-    from bertdrill.core.kinds import Kind
     from bertdrill.core.scheduling import sm2
 
-    store, cards, lessons = open_counted_store(db, paths, lesson_id, learner=learner)
+    # the lessons must have the language asked for, as review requires (status --lang fr ran in English)
+    store, cards, lessons = open_counted_store(db, paths, lesson_id, learner=learner, language=lang)
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)
     _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
-    total = sum(count for kind, count in Counter(card.kind for card in cards).items() if Kind(kind).reviewed)
+    total = len(cards)  # every card of the lessons, the practice exercise too: the cards stats counts
     data = {
         "study_day": today.isoformat(),
         "due_now": found.due_now,
