@@ -241,6 +241,12 @@ def test_nothing_to_review(cli):
     result = cli("review", "--new", "0")
     assert result.exit_code == 0
     assert result.stdout == "Nothing to review now.\n\nSession over: 0 answered, 0 correct, 0 s. Due tomorrow: 0.\n"
+    # issue 21: with nothing due, review says when the next card is
+    cli("review", "--new", "1", input="5\n")
+    again = cli("review", "--new", "0")
+    assert again.stdout.startswith("Nothing to review now. Next card due tomorrow (2025-03-04).\n")
+    turkish = cli("review", "--new", "0", "--lang", "tr")
+    assert turkish.stdout.startswith("Şu an tekrar edilecek kart yok. Sıradaki kartın zamanı: yarın (2025-03-04).")
 
 
 @pytest.mark.parametrize("grades, intervals, ef100s", [
@@ -856,3 +862,20 @@ def test_usage_errors_speak_plainly(cli, args, message):
     result = cli(*args)
     assert result.exit_code == 2
     assert message in result.stderr and "Value error" not in result.stderr and "Input should be" not in result.stderr
+
+
+def test_in_a_terminal_one_card_is_on_screen_at_a_time(cli, monkeypatch):
+    """issue 21: the previous answer is cleared before the next card appears (the line protocol keeps its transcript)."""
+    from rich.console import Console
+
+    from bertdrill.cli import review as review_module
+
+    cleared = []
+    monkeypatch.setattr(Console, "clear", lambda self, home=True: cleared.append(self.file.tell()))
+    cli("review", "--new", "3", input="4\n109482240\n\n")
+    assert cleared == []  # a pipe: the whole transcript stays
+    monkeypatch.setattr(review_module.LineInput, "terminal", True)
+    result = cli("review", "--new", "3", "--db", str(Path(os.environ["BERTDRILL_DB"]).with_name("t.db")),
+                 input="\n4\n109482240\n\n")
+    assert result.exit_code == 0, result.stderr
+    assert len(cleared) == 2  # before the second card and before the third, never before the first

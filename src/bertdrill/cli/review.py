@@ -264,8 +264,13 @@ class Review:
 
     def intro(self) -> None:
         position = self.session.position
-        if self.session.done:
-            out.print(_("Nothing to review now."))
+        if self.session.done:  # say when the next card is due, so the learner knows when to come back
+            found = self.session.store.status(self.session.day, lessons=self.session.lessons)
+            if found.next_due is not None:
+                out.print(_("Nothing to review now. Next card due {when}.").format(
+                    when=day_words(found.next_due, self.session.day)))
+            else:
+                out.print(_("Nothing to review now."))
             return
         keys = (_("Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter); Ctrl-C or Ctrl-D also quit.")
                 if self.reader.terminal else _("Commands (whole lines): :undo :suspend :bury :quit"))
@@ -277,6 +282,8 @@ class Review:
 
     def header(self, entry) -> None:
         position = self.session.position
+        if self.reader.terminal and self.session.answers:
+            out.clear()  # one card on screen at a time, as Anki: the last answer is gone before the next card
         out.print()
         out.print(_("[bold]Card {index} of {total}[/bold] · {review} review · {new} new · {redrill} re-drill").format(
             index=number(position.index), total=number(position.total), review=number(position.review),
