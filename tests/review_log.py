@@ -85,7 +85,7 @@ def reference_review(state: State, grade: int, day: date) -> State:
         lapses = state.lapses
     else:
         repetitions, interval = 0, 1
-        lapses = state.lapses + (state.repetitions >= 1)
+        lapses = state.lapses + (state.repetitions >= 1 or state.lapses >= 1)  # a learned card lapses on every failure
     return State(repetitions, ef100, interval, day + timedelta(days=interval), lapses)
 
 
