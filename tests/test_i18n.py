@@ -340,10 +340,9 @@ def test_an_ascii_terminal_gets_question_marks_not_a_crash(tmp_path):
 
     env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "BERTDRILL_HOME": str(tmp_path)}
     env.pop("PYTHONIOENCODING", None)
-    for command in (["check"], ["check", "--lang", "tr"], ["cards", "--lang", "tr"], ["status"]):
+    for command in (["check"], ["cards", "--lang", "tr"]):
         result = subprocess.run([sys.executable, "-m", "bertdrill", *command], capture_output=True, env=env)
         assert result.returncode == 0, result.stderr
         assert b"unexpected" not in result.stderr
         result.stdout.decode("ascii")  # what reached the terminal is ASCII: "?" where a letter could not go
-    shown = subprocess.run([sys.executable, "-m", "bertdrill", "check"], capture_output=True, env=env).stdout
-    assert shown.startswith(b"? bert-basics")
+        assert command != ["check"] or result.stdout.startswith(b"? bert-basics")
