@@ -4,12 +4,15 @@ The script runs with the current Python in a subprocess of its own: isolated
 mode, no standard input, a temporary working folder, a time limit, and a cap on
 how much output is kept. A script that hangs, crashes, floods the terminal or
 prints nothing gets a clear report; bertdrill itself never fails with it.
+
+Between bertdrill and the script stands a guard (:mod:`bertdrill.app.guard`): it adopts everything the
+script starts, however detached, and ends it all when the script ends, when bertdrill stops it, or when
+bertdrill is killed; the kernel caps the script's memory and the size of what it writes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import difflib
 import os
 import re
@@ -35,8 +38,11 @@ from bertdrill.core.numbers import format_number
 TIMEOUT = 10.0
 MAX_OUTPUT = 64 * 1024  # bytes of standard output kept; more than this is a flood
 MAX_STDERR = 8 * 1024
+MAX_MEMORY = 1024**3  # bytes of address space: a larger allocation is the script's MemoryError
+MAX_FILE = 1024**2  # bytes any file the script writes may reach, its output included (the kernel stops it there)
 POLL = 0.02
-_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
+GRACE = 2.0  # seconds the guard has to end the script's processes before it is killed itself
+GUARD = Path(__file__).with_name("guard.py")
 
 
 @dataclass(frozen=True)
@@ -87,10 +93,10 @@ def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_
             tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
         process = subprocess.Popen(
-            [sys.executable, "-I", str(script.resolve())],
+            [sys.executable, "-I", str(GUARD), str(os.getpid()), str(MAX_MEMORY), str(max(MAX_FILE, max_output + 1)),
+             str(script.resolve())],
             stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=folder,
-            start_new_session=True,  # its own process group, so a timeout kills its children too
-            preexec_fn=_die_with_parent,
+            start_new_session=True,  # its own process group: a Ctrl-C meant for bertdrill is bertdrill's to pass on
             env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"},
         )
         timed_out = flooded = False
@@ -112,15 +118,6 @@ def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_
         return Run(_read(out, max_output), _read(err, MAX_STDERR), process.returncode, timed_out, flooded, seconds)
 
 
-def _die_with_parent() -> None:
-    """In the child, before the script starts: ask Linux to SIGKILL it if bertdrill itself is killed."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass  # not Linux: Ctrl-C and SIGTERM are still handled by the parent
-
-
 @contextlib.contextmanager
 def _terminate_as_interrupt() -> Iterator[None]:
     """While a script runs, SIGTERM unwinds like Ctrl-C, so the ``finally`` above still ends the script."""
@@ -139,11 +136,16 @@ def _terminate_as_interrupt() -> Iterator[None]:
 
 
 def _end_group(process: subprocess.Popen) -> None:
-    """Kill the script and everything it started (its process group), and reap it."""
+    """Have the guard end the script and everything it started; kill its group if it does not, and reap it."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(GRACE)
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        process.kill()  # the group is gone already; the script itself may still need reaping
+        process.kill()  # the group is gone already; the guard itself may still need reaping
     process.wait()
 
 
