@@ -82,3 +82,61 @@ def _grade(rng: random.Random, recalled: bool, recall: float) -> int:
         return rng.choice((0, 1, 2))
     felt = recall + rng.gauss(0, 0.05)
     return 5 if felt > 0.93 else 4 if felt > 0.8 else 3
+
+
+TRUE_PARAMETERS = (1.0, 3.0, 9.0, 25.0, 6.0, 0.7, 2.5, 0.02, 1.3, 0.25, 0.9, 1.7, 0.08, 0.3, 1.9, 0.5, 2.0, 0.5, 0.1,
+                   0.06, 0.5)
+"""The memory of :func:`simulate_fsrs`'s learner: FSRS-6's own model with these parameters (not the defaults)."""
+
+FIRST_RATINGS = ((1, 0.2), (2, 0.1), (3, 0.5), (4, 0.2))  # Again, Hard, Good, Easy at a first meeting
+RECALLED_RATINGS = ((2, 0.15), (3, 0.7), (4, 0.15))  # Hard, Good, Easy when recalled
+GRADE_OF_RATING = {2: 3, 3: 4, 4: 5}
+
+
+def simulate_fsrs(parameters: tuple[float, ...] = TRUE_PARAMETERS, cards: int = 300, days: int = 365,
+                  seed: int = 20261201, new_per_day: int = 10,
+                  study_chance: float = 0.85) -> list[list[tuple[date, int]]]:
+    """A learner whose memory *is* FSRS-6 with ``parameters``, reviewing under SM-2; each card's log as
+    :func:`simulate`'s. Recall t days after the last review is FSRS-6's forgetting curve for the card's true
+    stability; the rating given moves the true memory state by FSRS-6's rules (computed by fsrs-rs)."""
+    import fsrs_rs_python as rs
+
+    model = rs.FSRS(list(parameters))
+    decay = parameters[20]
+    factor = 0.9 ** (-1 / decay) - 1
+    rng = random.Random(seed)
+    memories: list = [None] * cards
+    last: list[date | None] = [None] * cards
+    schedules = [sm2.NEW] * cards
+    logs: list[list[tuple[date, int]]] = [[] for _ in range(cards)]
+    introduced = 0
+    for offset in range(days):
+        today = START + timedelta(days=offset)
+        if rng.random() > study_chance:
+            continue
+        due = [index for index in range(introduced) if schedules[index].due <= today]
+        fresh = list(range(introduced, min(cards, introduced + new_per_day)))
+        introduced += len(fresh)
+        for index in due + fresh:
+            previous = last[index]
+            if previous is None:
+                rating = _weighted(rng, FIRST_RATINGS)
+                states = model.next_states(None, 0.9, 0)
+            else:
+                elapsed = (today - previous).days
+                recall = (1 + factor * elapsed / memories[index].stability) ** -decay
+                rating = _weighted(rng, RECALLED_RATINGS) if rng.random() < recall else 1
+                states = model.next_states(memories[index], 0.9, elapsed)
+            memories[index] = getattr(states, ("again", "hard", "good", "easy")[rating - 1]).memory
+            last[index] = today
+            grade = rng.choice((0, 1, 2)) if rating == 1 else GRADE_OF_RATING[rating]
+            logs[index].append((today, grade))
+            schedules[index] = sm2.review(schedules[index], grade, today=today)
+            while grade < sm2.REDRILL_BELOW:  # the same-day re-drill: logged, never scheduled
+                grade = rng.choice((2, 4, 4, 5))
+                logs[index].append((today, grade))
+    return logs
+
+
+def _weighted(rng: random.Random, choices: tuple[tuple[int, float], ...]) -> int:
+    return rng.choices([value for value, _weight in choices], weights=[weight for _value, weight in choices])[0]

@@ -7,7 +7,7 @@ import json
 import pytest
 from learner_store import learner_store
 
-from bertdrill.core.scheduling.calibration import Calibration, both_schedulers, verdict
+from bertdrill.core.scheduling.calibration import out_of_sample, verdict
 
 
 @pytest.fixture
@@ -17,10 +17,7 @@ def year(isolated_home):
 
 
 def expected_report(logs):
-    calibration = Calibration(both_schedulers())
-    for card_id in sorted(logs):
-        calibration.add(logs[card_id])
-    return calibration.report()
+    return out_of_sample([logs[card_id] for card_id in sorted(logs)])
 
 
 def test_with_no_history_there_is_not_enough_yet(cli):
@@ -32,25 +29,27 @@ def test_with_no_history_there_is_not_enough_yet(cli):
         "(a review counts when the card was also reviewed on an earlier day).\n")
 
 
-def test_the_screen_shows_both_schedulers_beside_the_baseline(cli, year):
+def test_the_screen_shows_the_schedulers_beside_the_baseline(cli, year):
     report = expected_report(year)
-    fsrs, sm2 = sorted(report.scores, key=lambda score: score.log_loss)
+    fitted, fsrs, sm2 = sorted(report.scores, key=lambda score: score.log_loss)
     result = cli("stats", "--calibration")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[2] == (f"{report.reviews} reviews scored (each the first answer of a day to a card also answered on "
                         f"an earlier day); you recalled {report.recall * 100:.1f} % of them.")
-    assert lines[4:8] == ["                log loss   RMSE (bins)",
-                          f"FSRS              {fsrs.log_loss:6.3f}        {fsrs.rmse_bins:6.3f}",
-                          f"SM-2              {sm2.log_loss:6.3f}        {sm2.rmse_bins:6.3f}",
-                          f"your average      {report.baseline.log_loss:6.3f}        {report.baseline.rmse_bins:6.3f}"]
-    assert fsrs.name == "fsrs"  # on this learner too, FSRS predicts better
+    assert lines[4:9] == ["                log loss   RMSE (bins)     AUC",
+                          f"FSRS*             {fitted.log_loss:6.3f}        {fitted.rmse_bins:6.3f}   {fitted.auc:.3f}",
+                          f"FSRS              {fsrs.log_loss:6.3f}        {fsrs.rmse_bins:6.3f}   {fsrs.auc:.3f}",
+                          f"SM-2              {sm2.log_loss:6.3f}        {sm2.rmse_bins:6.3f}   {sm2.auc:.3f}",
+                          f"your average      {report.baseline.log_loss:6.3f}        {report.baseline.rmse_bins:6.3f}"
+                          "   0.500"]
+    assert (fitted.name, fsrs.name) == ("fsrs-fitted", "fsrs")  # on this learner too, fitted FSRS predicts best
     assert "FSRS: predicted against observed recall" in lines
     assert "SM-2: predicted against observed recall" in lines
     for row in fsrs.table:
         band = f"{row.low * 100:.0f}–{row.high * 100:.0f} %"
         assert (f"  {band:<12}{row.predicted * 100:>8.1f} %{row.observed * 100:>8.1f} %{row.count:>10,}") in lines
-    assert lines[-1] == verdict(report) and lines[-1].startswith("FSRS predicts your recall better: log loss ")
+    assert lines[-1] == verdict(report) and lines[-1].startswith("FSRS* predicts your recall better: log loss ")
 
 
 def test_json_has_the_same_figures(cli, year):
@@ -59,10 +58,11 @@ def test_json_has_the_same_figures(cli, year):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert (data["reviews"], data["recalled"], data["enough"], data["best"]) == (
-        report.reviews, report.recalled, True, "fsrs")
+        report.reviews, report.recalled, True, "fsrs-fitted")
     for shown, score in zip(data["schedulers"], report.scores):
         assert shown["name"] == score.name
         assert shown["log_loss"] == round(score.log_loss, 4) and shown["rmse_bins"] == round(score.rmse_bins, 4)
+        assert shown["auc"] == round(score.auc, 4)
         assert [(row["from"], row["reviews"]) for row in shown["table"]] == [(row.low, row.count) for row in score.table]
     assert data["baseline"]["log_loss"] == round(report.baseline.log_loss, 4)
     assert data["verdict"] == verdict(report)

@@ -136,6 +136,19 @@ class Retention:
 
 
 @dataclass(frozen=True)
+class AnswerTimes:
+    """The log's answers grouped by (kind, grade), practice left out: how many, and their milliseconds."""
+
+    durations: Mapping[tuple[str, int], tuple[int, int]]  # (kind, grade) -> (answers, total milliseconds)
+    days: int  # study days with an answer
+    new: int  # first answers to new cards
+
+    @property
+    def new_per_day(self) -> float:
+        return self.new / self.days if self.days else 0.0
+
+
+@dataclass(frozen=True)
 class FittedSet:
     """FSRS parameters fitted to a learner's log (``bertdrill scheduler fsrs --fit``), as stored."""
 
@@ -287,6 +300,9 @@ class ReviewReports(Protocol):
     def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention: ...
     def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]: ...
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int: ...
+    def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
+        """What answering takes this learner: the log's answers and milliseconds by kind and grade."""
+        ...
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None: ...
     def leeches(self, min_lapses: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...
     def hardest(self, limit: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...

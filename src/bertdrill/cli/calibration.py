@@ -1,4 +1,5 @@
-"""``bertdrill stats --calibration``: how well SM-2 and FSRS predict this learner's recall."""
+"""``bertdrill stats --calibration``: how well SM-2, FSRS and FSRS fitted to this learner predict their recall,
+on reviews no fitted parameter saw (time-series splits)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from bertdrill.core.i18n import _
 
 
 def calibration_report(store, lessons: Collection[str] | None):
-    """Score both schedulers on the learner's log (see :mod:`bertdrill.core.scheduling.calibration`)."""
-    from bertdrill.core.scheduling.calibration import Calibration, both_schedulers
+    """Score the schedulers out of sample on the learner's log (see :mod:`bertdrill.core.scheduling.calibration`)."""
+    from bertdrill.core.scheduling.calibration import out_of_sample
 
-    calibration = Calibration(both_schedulers())
-    store.card_logs(calibration.add, lessons=lessons, track=lambda cards: progress(cards, _("Scoring the review log")))
-    return calibration.report()
+    logs: list = []
+    store.card_logs(logs.append, lessons=lessons, track=lambda cards: progress(cards, _("Reading the review log")))
+    return out_of_sample(logs)
 
 
 def show(store, lessons: Collection[str] | None, *, as_json: bool) -> None:
@@ -36,6 +37,7 @@ def as_data(report) -> dict[str, object]:
 
     def score(each) -> dict[str, object]:
         return {"name": each.name, "log_loss": figure(each.log_loss), "rmse_bins": figure(each.rmse_bins),
+                "auc": figure(each.auc),
                 "table": [{"from": row.low, "to": row.high, "reviews": row.count,
                            "predicted": round(row.predicted, 4), "observed": round(row.observed, 4)}
                           for row in each.table]}
@@ -61,11 +63,16 @@ def lines(report) -> list[str]:
     shown.append("")
     names = {**TITLES, "baseline": _("your average")}
     width = max(len(name) for name in names.values()) + 2
-    shown.append(" " * width + f"{_('log loss'):>10}{_('RMSE (bins)'):>14}")
+    shown.append(" " * width + f"{_('log loss'):>10}{_('RMSE (bins)'):>14}{_('AUC'):>8}")
     for each in sorted(report.scores, key=lambda each: each.log_loss) + [report.baseline]:
-        shown.append(f"{names[each.name]:<{width}}{each.log_loss:>10.3f}{each.rmse_bins:>14.3f}")
-    shown.append(_("Lower is better for both. Log loss weighs every review; RMSE (bins) compares "
-                   "average prediction and recall in groups of similar reviews."))
+        shown.append(f"{names[each.name]:<{width}}{each.log_loss:>10.3f}{each.rmse_bins:>14.3f}{each.auc:>8.3f}")
+    shown.append(_("Lower is better for log loss and RMSE: log loss weighs every review; RMSE (bins) compares "
+                   "average prediction and recall in groups of similar reviews. Higher is better for AUC: how "
+                   "often a review you recalled was predicted above one you forgot (0.5: a coin)."))
+    if any(each.name == "fsrs-fitted" for each in report.scores):
+        shown.append(_("FSRS* is FSRS fitted to your log by fsrs-rs, out of sample: your reviews are cut by date "
+                       "into six parts, and each part after the first is predicted by parameters fitted on the "
+                       "parts before it. The first part only trains, so no model is scored on it."))
     for each in sorted(report.scores, key=lambda each: each.log_loss):
         shown += ["", _("{scheduler}: predicted against observed recall").format(scheduler=names[each.name])]
         shown.append(f"  {_('band'):<12}{_('predicted'):>10}{_('recalled'):>10}{_('reviews'):>10}")

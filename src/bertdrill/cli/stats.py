@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -77,7 +78,14 @@ def stats(
     lesson_id: LessonOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the same figures as JSON for scripts.")] = False,
     calibration: Annotated[bool, typer.Option(
-        "--calibration", help="Score how well SM-2 and FSRS predict your recall, on your own review log.")] = False,
+        "--calibration", help="Score how well SM-2, FSRS and FSRS fitted to you predict your recall, on reviews "
+                              "the fit never saw.")] = False,
+    workload: Annotated[bool, typer.Option(
+        "--workload", help="What each desired retention would cost you: a year simulated by fsrs-rs with your "
+                           "parameters and answer times.")] = False,
+    chart: Annotated[Path | None, typer.Option(
+        "--chart", metavar="FILE.svg", help="With --workload: also draw it as an SVG chart in this file.",
+        show_default=False)] = None,
     days: DaysOption = 14,
     lang: LangOption = "",
     db: DbOption = None,
@@ -89,9 +97,20 @@ def stats(
     from bertdrill.core.scheduling import sm2
 
     _import_rich()
+    if chart is not None and not workload:
+        from bertdrill.core.errors import BertdrillError
+
+        raise BertdrillError(_("--chart goes with --workload: bertdrill stats --workload --chart FILE.svg"))
     loaded = load(paths)
     lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
     store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner, loaded=loaded)
+    if workload:
+        from bertdrill.cli import workload as costs
+
+        with store:
+            today = sm2.study_day(clock()(), rollover_hour)
+            costs.show(store, lessons if lesson_id else None, today, as_json=as_json, chart=chart)
+        return
     if calibration:
         from bertdrill.cli import calibration as scores
 

@@ -29,6 +29,7 @@ from bertdrill.core.scheduling.sm2 import LEECH_LAPSES, NEW, PASSING, REDRILL_BE
 from bertdrill.ports import (
     KEEP,
     Answer,
+    AnswerTimes,
     CardLog,
     CardState,
     DayCounts,
@@ -306,6 +307,17 @@ class MemoryStore:
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         return sum(1 for _answer in self._answers_of(lessons))
+
+    def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
+        durations: dict[tuple[str, int], tuple[int, int]] = {}
+        days = set()
+        for answer in self._answers_of(lessons):
+            if answer.kind != "practice":
+                count, ms = durations.get((answer.kind, answer.grade), (0, 0))
+                durations[(answer.kind, answer.grade)] = (count + 1, ms + answer.duration_ms)
+                days.add(answer.study_day)
+        return AnswerTimes(durations, len(days), sum(count for (kind, _grade), (count, _ms) in durations.items()
+                                                     if kind == "new"))
 
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         eases = [schedule.state.ef100 for card, schedule in self._rows(lessons)

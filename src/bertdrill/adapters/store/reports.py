@@ -20,7 +20,7 @@ from bertdrill.adapters.store.schema import (
     state_of,
 )
 from bertdrill.core.scheduling.sm2 import LEECH_LAPSES
-from bertdrill.ports import CardState, DayCounts, Retention, Status
+from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
 
 
 class Reports(Database):
@@ -130,6 +130,16 @@ class Reports(Database):
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
         return int(self._first(f"SELECT count(*) {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)}", lessons))
+
+    def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
+        """The log's answers and their milliseconds by kind and grade (practice left out), and its study days."""
+        rows = self.rows(f"SELECT r.kind, r.grade, count(*), sum(r.duration_ms) {from_review(lessons)} "
+                         f"WHERE r.kind <> 'practice' {lesson_filter(lessons)} GROUP BY r.kind, r.grade", lessons)
+        days = self._first(f"SELECT count(DISTINCT r.study_day) {from_review(lessons)} WHERE r.kind <> 'practice' "
+                           f"{lesson_filter(lessons)}", lessons)
+        durations = {(kind, int(grade)): (int(count), int(ms or 0)) for kind, grade, count, ms in rows}
+        return AnswerTimes(durations, int(days or 0), sum(count for (kind, _grade), (count, _ms) in durations.items()
+                                                          if kind == "new"))
 
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         """Mean easiness factor of reviewed cards still in their lessons."""

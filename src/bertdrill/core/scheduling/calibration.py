@@ -28,6 +28,7 @@ need no more memory than a few thousand.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -36,6 +37,7 @@ from typing import Any, Protocol
 
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling import TITLES
+from bertdrill.core.scheduling.evaluation import auc, time_series_splits
 from bertdrill.core.scheduling.fsrs import FSRSForecast
 from bertdrill.core.scheduling.replay import scheduling_answers
 from bertdrill.core.scheduling.sm2 import NEW, PASSING, Schedule
@@ -104,6 +106,18 @@ def both_schedulers() -> list[Forecaster]:
     return [SM2Forecast(), FSRSForecast()]
 
 
+def out_of_sample(logs: Sequence[Iterable[tuple[date, int]]]) -> Report:
+    """SM-2, FSRS with its default parameters and FSRS fitted by fsrs-rs, scored on the same reviews, none of
+    them seen by the parameters that predict it (:mod:`bertdrill.core.scheduling.evaluation`)."""
+    splits = time_series_splits(logs)
+    if not splits.starts:  # too short to cut: nothing can be scored out of sample
+        return Calibration([SM2Forecast(), FSRSForecast()], since=date.max).report()
+    calibration = Calibration([SM2Forecast(), FSRSForecast(), splits.forecast()], since=splits.starts[0])
+    for log in logs:
+        calibration.add(log)
+    return calibration.report()
+
+
 def log_loss_term(p: float, y: int) -> float:
     """One review's log loss."""
     p = min(max(p, EPSILON), 1 - EPSILON)
@@ -145,6 +159,7 @@ class Score:
     log_loss: float
     rmse_bins: float
     table: tuple[Bin, ...]  # bins with at least one review
+    auc: float = math.nan  # area under the ROC curve: higher is better, 0.5 is a coin
 
 
 @dataclass(frozen=True)
@@ -172,10 +187,14 @@ class Report:
 
 
 class Calibration:
-    """Scores the ``models`` on the logs given to :meth:`add`, one card at a time."""
+    """Scores the ``models`` on the logs given to :meth:`add`, one card at a time; only the reviews from study day
+    ``since`` on are scored (the earlier ones still move each model's memory)."""
 
-    def __init__(self, models: Sequence[Forecaster]):
+    def __init__(self, models: Sequence[Forecaster], since: date | None = None):
         self.models = tuple(models)
+        self.since = since
+        self.predictions = [array("d") for _model in self.models]  # for the AUC, which needs every (p, y)
+        self.outcomes = bytearray()
         self.reviews = 0
         self.recalled = 0
         self.log_loss = [0.0] * len(self.models)
@@ -191,7 +210,7 @@ class Calibration:
         last_day: date | None = None
         lapses = 0
         for index, (day, grade) in enumerate(scheduling_answers(answers), start=1):
-            if last_day is not None and day > last_day:
+            if last_day is not None and day > last_day and (self.since is None or day >= self.since):
                 probabilities = [model.recall(memory, day) for model, memory in zip(models, memories)]
                 self._score((day - last_day).days, index, lapses, int(grade >= PASSING), probabilities)
             if index > 1 and grade < PASSING:
@@ -202,11 +221,13 @@ class Calibration:
     def _score(self, elapsed: int, index: int, lapses: int, y: int, probabilities: list[float]) -> None:
         self.reviews += 1
         self.recalled += y
+        self.outcomes.append(y)
         counts = self.groups.setdefault(group(elapsed, index, lapses), [0, 0] + [0.0] * len(probabilities))
         counts[0] += 1
         counts[1] += y
         for number, p in enumerate(probabilities):
             self.log_loss[number] += log_loss_term(p, y)
+            self.predictions[number].append(p)
             counts[2 + number] += p
             cell = self.tables[number][table_bin(p)]
             cell[0] += 1
@@ -225,7 +246,7 @@ class Calibration:
                           predicted=sum_p / count, observed=recalled / count)
                       for index, (count, recalled, sum_p) in enumerate(self.tables[number]) if count)
         return Score(model.name, self.log_loss[number] / self.reviews, self._rmse(lambda counts: counts[2 + number]),
-                     table)
+                     table, auc(self.predictions[number], self.outcomes))
 
     def _rmse(self, sum_p: Callable[[list[float]], float]) -> float:
         """srs-benchmark's RMSE (bins): sqrt(Σ n (mean y - mean p)² / Σ n) over the groups."""
@@ -239,7 +260,7 @@ class Calibration:
         log_loss = (self.recalled * log_loss_term(mean, 1) + (self.reviews - self.recalled) * log_loss_term(mean, 0))
         index = table_bin(mean)  # every review is predicted the same: one row
         table = (Bin(index / TABLE_BINS, (index + 1) / TABLE_BINS, self.reviews, mean, mean),)
-        return Score("baseline", log_loss / self.reviews, self._rmse(lambda counts: counts[0] * mean), table)
+        return Score("baseline", log_loss / self.reviews, self._rmse(lambda counts: counts[0] * mean), table, 0.5)
 
 
 def verdict(report: Report, number: Callable[[float], str] = lambda value: f"{value:.3f}") -> str:

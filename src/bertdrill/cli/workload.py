@@ -1,0 +1,86 @@
+"""``bertdrill stats --workload``: what each desired retention would cost this learner over a year, and the one
+with the most knowledge per minute (see :mod:`bertdrill.core.scheduling.workload`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from datetime import date
+from pathlib import Path
+
+from bertdrill.cli.base import decimal, err, number, out
+from bertdrill.core.i18n import _
+
+INACTIVE = ("suspended", "removed")  # card states the simulation leaves out
+WIDTHS = (10, 14, 14, 13, 12)  # the table's columns
+
+
+def show(store, lessons: Collection[str] | None, today: date, *, as_json: bool, chart: Path | None) -> None:
+    from bertdrill.core.limits import DEFAULT_NEW
+    from bertdrill.core.scheduling import workload
+    from bertdrill.core.scheduling.fitted import default_parameters
+
+    choice = store.scheduler_choice()
+    parameters = choice.fitted.parameters if choice.fitted else default_parameters()
+    times = store.answer_times(lessons=lessons)
+    cards = sum(count for state, count in store.card_states(today, lessons=lessons).items() if state not in INACTIVE)
+    new_per_day = round(times.new_per_day) if times.days else DEFAULT_NEW
+    habits = workload.habits(times.durations, max(1, cards), new_per_day)
+    err.print(_("Simulating a year at {count} desired retentions with fsrs-rs...").format(
+        count=len(workload.RETENTIONS)))
+    rows = workload.table(parameters, habits)
+    best = workload.best(rows)
+    current = choice.retention if choice.name == "fsrs" else None
+    if chart is not None:
+        draw(chart, rows, best)
+    if as_json:
+        out.print_json(json.dumps({
+            "parameters": "fitted" if choice.fitted else "default", "cards": habits.cards,
+            "new_per_day": habits.new_per_day, "days": workload.DAYS, "current_retention": current,
+            "best_retention": best.retention,
+            "retentions": [{"retention": row.retention, "reviews_per_day": round(row.reviews_per_day, 2),
+                            "minutes_per_day": round(row.minutes_per_day, 2), "remembered": round(row.remembered, 1),
+                            "remembered_per_minute": round(row.per_minute, 4)} for row in rows]}))
+        return
+    for line in lines(rows, best, current, habits, fitted=choice.fitted is not None):
+        out.print(line, markup=False)
+    if chart is not None:
+        out.print(_("Chart written to {path}.").format(path=chart), markup=False)
+
+
+def lines(rows, best, current: float | None, habits, *, fitted: bool) -> list[str]:
+    from bertdrill.core.scheduling.workload import DAYS
+
+    whose = _("your fitted FSRS parameters") if fitted else _("FSRS's default parameters (fit yours: "
+                                                                 "bertdrill scheduler fsrs --fit)")
+    shown = [_("What each desired retention costs: a year of {cards} cards, {new} new a day, simulated by fsrs-rs "
+               "with {whose} and your own answer times.").format(cards=number(habits.cards),
+                                                                  new=number(habits.new_per_day), whose=whose), ""]
+    columns = (_("retention"), _("reviews/day"), _("minutes/day"), _("remembered"), _("per minute"))
+    widths = [max(width, len(title) + 2) for title, width in zip(columns, WIDTHS)]  # room for longer words
+    shown.append("".join(f"{title:>{width}}" for title, width in zip(columns, widths)))
+    for row in rows:
+        marks = [mark for mark, wanted in ((_("best"), row is best), (_("yours"), row.retention == current)) if wanted]
+        cells = (decimal(row.retention, 2), decimal(row.reviews_per_day, 1), decimal(row.minutes_per_day, 1),
+                 number(round(row.remembered)), decimal(row.per_minute, 2))
+        shown.append(("".join(f"{cell:>{width}}" for cell, width in zip(cells, widths)) + "  " + ", ".join(marks))
+                     .rstrip())
+    shown += ["", _("remembered: cards you would recall if asked after {days} days (the sum of FSRS's predicted "
+                    "recall); per minute: remembered for each minute spent over the year.").format(days=DAYS),
+              _("Most knowledge per minute at desired retention {best}. Choose with: bertdrill scheduler fsrs "
+                "--retention {best_plain}").format(best=decimal(best.retention, 2),
+                                                    best_plain=f"{best.retention:.2f}"),
+              _("The simulation starts every card as new (fsrs-rs's Python binding takes no existing cards), so "
+                "for a deck you are far into it overstates the first weeks' learning.")]
+    return shown
+
+
+def draw(path: Path, rows, best) -> None:
+    from bertdrill.adapters.export.chart import ChartRow, ChartWords, workload_svg, write_chart
+
+    words = ChartWords(title=_("A year at each desired retention"), minutes=_("minutes per day"),
+                       per_minute=_("cards remembered per minute"), best=_("best"),
+                       axis=_("desired retention"))
+    chart_rows = [ChartRow(row.retention, row.minutes_per_day, row.per_minute, decimal(row.retention, 2),
+                           decimal(row.minutes_per_day, 1), decimal(row.per_minute, 2)) for row in rows]
+    write_chart(path, workload_svg(chart_rows, words, best.retention))
