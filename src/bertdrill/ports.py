@@ -165,6 +165,8 @@ class SchedulerChoice:
     name: str = "sm2"  # sm2 | fsrs (bertdrill.core.scheduling.NAMES)
     retention: float | None = None  # FSRS's desired retention; None for SM-2
     fitted: FittedSet | None = None  # FSRS's fitted parameters; None: FSRS's defaults (or SM-2)
+    exam: date | None = None  # FSRS plans for an exam on this study day (bertdrill review --exam)
+    exam_target: float | None = None  # the predicted recall every card should have on the exam day
 
 
 @dataclass(frozen=True)

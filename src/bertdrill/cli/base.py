@@ -421,10 +421,11 @@ def _synced(cards: Sequence[SyncCard], db: str | None, read_only: bool, learner:
 
 def chosen_scheduler(store: ReviewStore):
     """The scheduler the learner chose (``bertdrill scheduler``), with its setting."""
-    from bertdrill.core.scheduling import scheduler_named
+    from bertdrill.core.scheduling import scheduler_chosen
 
     choice = store.scheduler_choice()
-    return scheduler_named(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None)
+    return scheduler_chosen(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None,
+                            choice.exam, choice.exam_target)
 
 
 @contextmanager

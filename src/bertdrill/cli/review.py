@@ -44,7 +44,7 @@ from bertdrill.cli.base import (
     print_json,
     texts_language,
 )
-from bertdrill.core.errors import StoreError
+from bertdrill.core.errors import BertdrillError, StoreError
 from bertdrill.core.i18n import N_, _, ngettext
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 
@@ -102,6 +102,14 @@ def review(
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
     leech_action: LeechOption = LeechChoice.suspend,
+    exam: Annotated[str | None, typer.Option(
+        "--exam", metavar="YYYY-MM-DD", show_default=False,
+        help="Plan for an exam on this day (FSRS): every card's predicted recall on it should reach the target; "
+             "`off` ends the plan.")] = None,
+    exam_target: Annotated[float | None, typer.Option(
+        "--exam-target", metavar="R", show_default=False,
+        help="With --exam: the predicted recall every card should have on the exam day, 0.70 to 0.99 "
+             "(default 0.90).")] = None,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
@@ -116,7 +124,14 @@ def review(
     lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
     store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded, learner=learner)
     diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
+    if exam_target is not None and exam is None:
+        store.close()
+        raise BertdrillError(_("--exam-target goes with --exam: bertdrill review --exam YYYY-MM-DD --exam-target R"))
     with store:
+        if exam is not None:
+            from bertdrill.cli.exam import set_exam
+
+            set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit)
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
                           leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)

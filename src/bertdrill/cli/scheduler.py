@@ -40,7 +40,7 @@ def scheduler_command(
     """
     from bertdrill.adapters.store import Store
     from bertdrill.core.errors import BertdrillError
-    from bertdrill.core.scheduling import scheduler_named, sm2
+    from bertdrill.core.scheduling import scheduler_chosen, sm2
 
     if name is not SchedulerName.fsrs:
         for given, option in ((retention is not None, "--retention"), (fit, "--fit"), (parameters is not None,
@@ -61,7 +61,8 @@ def scheduler_command(
             return
         today = sm2.study_day(clock()(), rollover_hour)
         due_before = store.due_count(today)
-        scheduler = scheduler_named(wanted.name, wanted.retention, wanted.fitted.parameters if wanted.fitted else None)
+        scheduler = scheduler_chosen(wanted.name, wanted.retention, wanted.fitted.parameters if wanted.fitted else None,
+                                     wanted.exam, wanted.exam_target)
         switch = store.switch_scheduler(wanted, scheduler,
                                         track=lambda cards: progress(cards, _("Replaying the review log")))
         due_after = store.due_count(today)
@@ -79,7 +80,7 @@ def wanted_choice(store, current, name: SchedulerName, retention: float | None, 
     from bertdrill.ports import SchedulerChoice
 
     if name is SchedulerName.sm2:
-        return SchedulerChoice("sm2")
+        return SchedulerChoice("sm2")  # SM-2 predicts no recall: an exam plan ends with FSRS
     kept = retention if retention is not None else current.retention if current.name == "fsrs" else None
     chosen = check_retention(DEFAULT_RETENTION if kept is None else kept)
     if fit:
@@ -88,7 +89,7 @@ def wanted_choice(store, current, name: SchedulerName, retention: float | None, 
         fitted = stored_set(store, parameters)
     else:
         fitted = current.fitted if current.name == "fsrs" else None
-    return SchedulerChoice("fsrs", chosen, fitted)
+    return SchedulerChoice("fsrs", chosen, fitted, current.exam, current.exam_target)  # an exam plan stays
 
 
 def fit_log(store):
@@ -140,9 +141,14 @@ def describe(choice) -> str:
     if choice.name != "fsrs":
         return "SM-2"
     if choice.fitted is None:
-        return _("FSRS, desired retention {retention}").format(retention=f"{choice.retention:.2f}")
-    return _("FSRS, desired retention {retention}, parameters {fitted}").format(
-        retention=f"{choice.retention:.2f}", fitted=fitted_line(choice.fitted))
+        described = _("FSRS, desired retention {retention}").format(retention=f"{choice.retention:.2f}")
+    else:
+        described = _("FSRS, desired retention {retention}, parameters {fitted}").format(
+            retention=f"{choice.retention:.2f}", fitted=fitted_line(choice.fitted))
+    if choice.exam is None:
+        return described
+    return _("{scheduler}, planning for an exam on {day} at predicted recall {target}").format(
+        scheduler=described, day=choice.exam.isoformat(), target=f"{choice.exam_target:.2f}")
 
 
 def describe_command(choice, switched_to) -> str:

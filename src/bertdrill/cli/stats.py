@@ -117,11 +117,14 @@ def stats(
         with store:
             scores.show(store, lessons if lesson_id else None, as_json=as_json)
         return
+    from bertdrill.cli.exam import exam_outlook
+
     with store:
         today = sm2.study_day(clock()(), rollover_hour)
         figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
+        outlook = exam_outlook(store, cards)
     if as_json:
-        print_json(as_data(figures))
+        print_json(as_data(figures) | ({"exam": outlook.as_data()} if outlook else {}))
     elif not figures.answers:
         message = (_("No reviews yet in lesson {lesson}, so there is nothing to chart. Start with: "
                      "bertdrill review --lesson {lesson}") if lesson_id
@@ -129,6 +132,9 @@ def stats(
         out.print(Text(message.format(lesson=lesson_id)))
     else:
         draw(figures, out.width)
+    if outlook and not as_json:
+        for line in outlook.lines():
+            out.print(line, markup=False)
 
 
 def _import_rich() -> None:

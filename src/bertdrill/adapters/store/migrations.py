@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from bertdrill.adapters.store.database import Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -144,6 +144,12 @@ CREATE TABLE fsrs_parameters (
 ALTER TABLE scheduler ADD COLUMN parameters INTEGER;
 """
 
+# Version 5: an exam date FSRS plans for (bertdrill review --exam), with the recall wanted on the day.
+_V5 = """
+ALTER TABLE scheduler ADD COLUMN exam DATE;
+ALTER TABLE scheduler ADD COLUMN exam_target DOUBLE PRECISION;
+"""
+
 
 def _script(ddl: str) -> Callable[[Connection], None]:
     """A migration that runs ``ddl``'s statements in order, in the backend's words, with ``:learner`` bound
@@ -162,7 +168,7 @@ def _script(ddl: str) -> Callable[[Connection], None]:
     return migrate
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4)}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4), 5: _script(_V5)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from bertdrill.adapters.store.database import Database, as_utc, day_of, execute, execute_many
+from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, execute, execute_many
 from bertdrill.adapters.store.schema import from_review, lesson_filter
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.replay import replay
@@ -31,13 +31,15 @@ class Scheduling(Database):
     """The scheduler setting and the replays of the log."""
 
     def scheduler_choice(self) -> SchedulerChoice:
-        found = self.rows("SELECT s.name, s.retention, f.number, f.parameters, f.reviews, f.fitted_at FROM scheduler s "
+        found = self.rows("SELECT s.name, s.retention, s.exam, s.exam_target, f.number, f.parameters, f.reviews, "
+                          "f.fitted_at FROM scheduler s "
                           "LEFT JOIN fsrs_parameters f ON f.learner = s.learner AND f.number = s.parameters "
                           "WHERE s.learner = :learner")
         if not found:
             return SchedulerChoice()
-        name, retention, *fitted = found[0]
-        return SchedulerChoice(name, retention, _fitted_set(fitted) if fitted[0] is not None else None)
+        name, retention, exam, exam_target, *fitted = found[0]
+        return SchedulerChoice(name, retention, _fitted_set(fitted) if fitted[0] is not None else None,
+                               as_date(exam), exam_target)
 
     def fitted_sets(self) -> list[FittedSet]:
         return [_fitted_set(row) for row in self.rows(
@@ -59,11 +61,13 @@ class Scheduling(Database):
                          "interval = :interval, due = :due, lapses = :lapses, leech = :leech, stability = :stability, "
                          "difficulty = :difficulty WHERE learner = :learner AND card_id = :card", updates)
             stored = _store_fitted(session, choice)
-            execute(session, "INSERT INTO scheduler (learner, name, retention, switched_at, parameters) VALUES "
-                    "(:learner, :name, :retention, :at, :parameters) ON CONFLICT (learner) DO UPDATE SET "
-                    "name = excluded.name, retention = excluded.retention, switched_at = excluded.switched_at, "
-                    "parameters = excluded.parameters", name=stored.name, retention=stored.retention,
-                    at=datetime.now(UTC), parameters=stored.fitted.number if stored.fitted else None)
+            execute(session, "INSERT INTO scheduler (learner, name, retention, switched_at, parameters, exam, "
+                    "exam_target) VALUES (:learner, :name, :retention, :at, :parameters, :exam, :exam_target) "
+                    "ON CONFLICT (learner) DO UPDATE SET name = excluded.name, retention = excluded.retention, "
+                    "switched_at = excluded.switched_at, parameters = excluded.parameters, exam = excluded.exam, "
+                    "exam_target = excluded.exam_target", name=stored.name, retention=stored.retention,
+                    at=datetime.now(UTC), parameters=stored.fitted.number if stored.fitted else None,
+                    exam=stored.exam, exam_target=stored.exam_target)
             return Switch(cards=len(updates), answers=answers, choice=stored)
 
         return self._run(work, write=True)

@@ -119,6 +119,8 @@ class SchedulerRow(SQLModel, table=True):
     retention: float | None = None  # FSRS's desired retention
     switched_at: datetime  # UTC
     parameters: int | None = None  # the learner's fitted set FSRS runs with (its number); None: defaults (v4)
+    exam: date | None = None  # an exam FSRS plans for (v5)
+    exam_target: float | None = None  # the predicted recall wanted on the exam day (v5)
 
 
 class FittedParametersRow(SQLModel, table=True):

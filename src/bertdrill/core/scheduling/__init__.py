@@ -11,7 +11,9 @@ and :mod:`.calibration` scores how well each scheduler predicted the learner's r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
+from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler
 from bertdrill.core.scheduling.fitted import FittedFSRS
 from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, FSRS
 from bertdrill.core.scheduling.sm2 import SM2
@@ -23,6 +25,16 @@ TITLES = {"sm2": "SM-2", "fsrs": "FSRS", "fsrs-fitted": "FSRS*"}
 """How the screen names each scheduler (FSRS*: FSRS with parameters fitted to the learner's log)."""
 
 DEFAULT = "sm2"
+
+
+def scheduler_chosen(name: str, retention: float | None = None, parameters: Sequence[float] | None = None,
+                     exam: date | None = None, exam_target: float | None = None) -> SM2 | FSRS | FittedFSRS | ExamScheduler:
+    """The scheduler a stored choice names, with its settings: FSRS's parameters, and an exam if one is set
+    (an exam plans FSRS only: SM-2 predicts no recall)."""
+    scheduler = scheduler_named(name, retention, parameters)
+    if exam is None or isinstance(scheduler, SM2):
+        return scheduler
+    return ExamScheduler(scheduler, exam, DEFAULT_EXAM_TARGET if exam_target is None else exam_target)
 
 
 def scheduler_named(name: str, retention: float | None = None,

@@ -1,0 +1,130 @@
+"""``bertdrill review --exam DAY``: set (or end) an exam plan, replan every card, and say what it asks.
+
+The plan is part of the scheduler choice (:mod:`bertdrill.core.scheduling.exam`): setting it replays every
+card's log through FSRS with the exam, in one transaction like any switch, so the cards whose next review
+would jump past the exam with too little recall left come back before it. ``--exam off`` replays without
+it: the schedules are FSRS's own again, exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import date
+
+from bertdrill.cli.base import clock, decimal, err, number, out, progress
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+
+MIN_TARGET, MAX_TARGET = 0.70, 0.99
+SHOWN = 10  # cards named when some cannot make it
+
+
+def exam_day(text: str, today: date) -> date | None:
+    """The exam day ``--exam`` names (None for ``off``), or BertdrillError."""
+    if text.strip().casefold() == "off":
+        return None
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        raise BertdrillError(_("--exam takes a day such as 2027-01-15, or off; got {value!r}").format(
+            value=text)) from None
+    if day <= today:
+        raise BertdrillError(_("the exam day {day} is not after today ({today})").format(
+            day=day.isoformat(), today=today.isoformat()))
+    return day
+
+
+def check_target(target: float) -> float:
+    if math.isnan(target) or not MIN_TARGET <= target <= MAX_TARGET:
+        raise BertdrillError(_("--exam-target must be from {low} to {high}, got {value}").format(
+            low=f"{MIN_TARGET:.2f}", high=f"{MAX_TARGET:.2f}", value=target))
+    return target
+
+
+def set_exam(store, cards, text: str, target: float | None, rollover_hour: int, *, new: int, limit: int) -> None:
+    """Store the exam plan ``--exam`` asks for (replaying the log if it changes) and print what it asks."""
+    from bertdrill.core.scheduling import scheduler_chosen, sm2
+    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, plan
+
+    today = sm2.study_day(clock()(), rollover_hour)
+    day = exam_day(text, today)
+    current = store.scheduler_choice()
+    if day is not None and current.name != "fsrs":
+        raise BertdrillError(_("an exam plan needs FSRS's predicted recall: switch with `bertdrill scheduler fsrs` "
+                               "(or `--fit`) first"))
+    wanted_target = None if day is None else check_target(DEFAULT_EXAM_TARGET if target is None else target)
+    wanted = replace(current, exam=day, exam_target=wanted_target)
+    if wanted != current:
+        scheduler = scheduler_chosen(wanted.name, wanted.retention,
+                                     wanted.fitted.parameters if wanted.fitted else None, wanted.exam,
+                                     wanted.exam_target)
+        switch = store.switch_scheduler(wanted, scheduler,
+                                        track=lambda ids: progress(ids, _("Planning every card for the exam")))
+        if day is None:
+            out.print(_("Exam plan ended: {cards} cards rescheduled by FSRS alone.").format(
+                cards=number(switch.cards)))
+            return
+        out.print(_("Exam on {day}: {cards} cards replanned so their predicted recall on the day reaches {target}.")
+                  .format(day=day.isoformat(), cards=number(switch.cards), target=f"{wanted_target:.2f}"))
+    if day is None:
+        return
+    scheduler = scheduler_chosen(wanted.name, wanted.retention, wanted.fitted.parameters if wanted.fitted else None,
+                                 wanted.exam, wanted.exam_target)
+    assert isinstance(scheduler, ExamScheduler)
+    reviewed = [card for card in cards if card.kind.reviewed]
+    states = [(card.id, store.state(card.id).schedule) for card in reviewed]
+    found = plan(scheduler, states, today, reviews_per_day=limit, new_per_day=new)
+    out.print(_("Before the exam: {reviews} reviews in {days} days if you answer each Good (your limits: {limit} "
+                "reviews and {new} new cards a day).").format(reviews=number(found.reviews),
+                                                              days=number(found.days), limit=number(limit),
+                                                              new=number(new)))
+    if found.cannot:
+        err.print(_("At today's pace {count} cards cannot reach {target} by the exam, for example:").format(
+            count=number(len(found.cannot)), target=f"{wanted_target:.2f}"))
+        for card_id in found.cannot[:SHOWN]:
+            err.print(f"  {card_id}", markup=False)
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """Predicted recall on the exam day, per lesson: what ``stats`` shows while an exam plan is set."""
+
+    exam: date
+    target: float
+    lessons: tuple[tuple[str, int, float, int], ...]  # lesson, cards, mean predicted recall, cards below target
+
+    def as_data(self) -> dict[str, object]:
+        return {"day": self.exam.isoformat(), "target": self.target,
+                "lessons": [{"lesson": lesson, "cards": count, "predicted_recall": round(mean, 4), "below_target": below}
+                            for lesson, count, mean, below in self.lessons]}
+
+    def lines(self) -> list[str]:
+        shown = ["", _("Exam on {day}: predicted recall on the day if you review nothing more (target {target})").format(
+            day=self.exam.isoformat(), target=decimal(self.target, 2))]
+        for lesson, count, mean, below in self.lessons:
+            shown.append("  " + _("{lesson}: {recall} over {cards} cards, {below} below the target").format(
+                lesson=lesson, recall=f"{decimal(mean * 100, 1)} %", cards=number(count), below=number(below)))
+        return shown
+
+
+def exam_outlook(store, cards) -> Outlook | None:
+    """Each lesson's predicted recall on the exam day, if an exam plan is set (None otherwise)."""
+    from bertdrill.core.scheduling import scheduler_chosen
+    from bertdrill.core.scheduling.exam import ExamScheduler, decay_of, recall_on
+
+    choice = store.scheduler_choice()
+    if choice.exam is None:
+        return None
+    scheduler = scheduler_chosen(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None,
+                                 choice.exam, choice.exam_target)
+    assert isinstance(scheduler, ExamScheduler)
+    decay = decay_of(scheduler.inner)
+    by_lesson: dict[str, list[float]] = {}
+    for card in cards:
+        if card.kind.reviewed:
+            by_lesson.setdefault(card.lesson_id, []).append(
+                recall_on(store.state(card.id).schedule, choice.exam, decay))
+    return Outlook(choice.exam, scheduler.target, tuple(
+        (lesson, len(values), sum(values) / len(values), sum(value < scheduler.target for value in values))
+        for lesson, values in sorted(by_lesson.items())))
