@@ -225,7 +225,7 @@ def main() -> int:
                         help="items in lesson files for startup.py's rows (status, stats, review, check); 0: skip")
     args = parser.parse_args()
 
-    from scheduling import answering, switch_and_calibration  # it imports this module's helpers
+    from scheduling import answering, fitted, switch_and_calibration  # it imports this module's helpers
 
     folder = Path(tempfile.mkdtemp(prefix="bertdrill-run-"))
     table = Table()
@@ -252,6 +252,11 @@ def main() -> int:
         size = f"{args.cards // 1000}k cards, {args.reviews / 1e6:g}M reviews"
         table.seconds(f"bertdrill scheduler fsrs, {size}", to_fsrs, "replay through SM-2", to_sm2, 60)
         table.seconds(f"bertdrill stats --calibration, {size}", calibration, "replay through SM-2", to_sm2, 60)
+        fit, to_fitted, workload = fitted(big)
+        table.seconds(f"bertdrill scheduler fsrs --fit (fit and switch), {size}", fit, "switch alone", to_fitted,
+                      60 + to_fitted)
+        table.seconds(f"switch to fitted FSRS, {size}", to_fitted, "bertdrill scheduler fsrs", to_fsrs, 2 * to_fsrs)
+        table.seconds(f"bertdrill stats --workload, {size}", workload, "bertdrill scheduler fsrs", to_fsrs, 30)
 
         answers = folder / "answers.toml"
         answers.write_text(generated_lesson(args.answers, "answers"), encoding="utf-8")

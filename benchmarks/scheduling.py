@@ -10,7 +10,10 @@ On review.py's store of 100,000 cards and 1,000,000 logged answers (1,000 days o
 2. ``bertdrill stats --calibration``: both schedulers replayed and scored on the whole log
    (target: under 60 s), beside the same SM-2 replay;
 3. answering 1,000 fact cards through the scripted review with FSRS as the stored scheduler, per
-   answer, beside the same review under SM-2 (target: 20 ms per answer).
+   answer, beside the same review under SM-2 (target: 20 ms per answer);
+4. FSRS fitted by fsrs-rs: ``scheduler fsrs --fit`` (reading the log, fitting, switching; target: the fit
+   under 60 s), switching to the fitted set again (``--parameters 1``: the replay alone, target: at most
+   twice ``scheduler fsrs``), and ``stats --workload``, a year simulated at each retention (target: 30 s).
 
 benchmarks/run.py prints these rows in its table too.
 """
@@ -47,6 +50,21 @@ def switch_and_calibration(db: Path) -> tuple[float, float, float]:
         print(f"  (bertdrill {' '.join(command)}: {times[-1]:.1f} s, {_children_cpu() - cpu:.1f} s of CPU; "
               f"{said})", flush=True)
     return times[0], times[1], times[2]
+
+
+def fitted(db: Path) -> tuple[float, float, float]:
+    """Seconds of ``scheduler fsrs --fit``, of switching back to that fitted set from the defaults (the replay
+    alone), and of ``stats --workload`` on ``db``."""
+    env = environment(BERTDRILL_DB=str(db))
+    times = []
+    for command in (["scheduler", "fsrs", "--fit"], ["scheduler", "fsrs", "--parameters", "default"],
+                    ["scheduler", "fsrs", "--parameters", "1"], ["stats", "--workload"]):
+        cpu, began = _children_cpu(), time.perf_counter()
+        shown = subprocess.run(bertdrill() + command, env=env, capture_output=True, text=True, check=True).stdout
+        times.append(time.perf_counter() - began)
+        print(f"  (bertdrill {' '.join(command)}: {times[-1]:.1f} s, {_children_cpu() - cpu:.1f} s of CPU; "
+              f"{shown.splitlines()[0][:100]})", flush=True)
+    return times[0], times[2], times[3]
 
 
 def _children_cpu() -> float:
@@ -88,6 +106,12 @@ def main() -> int:
         print(f"scheduler fsrs: {to_fsrs:.1f} s (replaying the same log through SM-2: {to_sm2:.1f} s; "
               f"target < 60 s)")
         print(f"stats --calibration: {calibration:.1f} s (SM-2 replay {to_sm2:.1f} s; target < 60 s)")
+        fit, to_fitted, workload = fitted(big)
+        print(f"scheduler fsrs --fit: {fit:.1f} s, of which the switch is about {to_fitted:.1f} s (target: the fit "
+              f"< 60 s)")
+        print(f"switch to the fitted set: {to_fitted:.1f} s ({to_fitted / to_fsrs:.2f}x scheduler fsrs {to_fsrs:.1f} s; "
+              f"target <= 2x)")
+        print(f"stats --workload: {workload:.1f} s (target <= 30 s)")
     return 0
 
 
