@@ -79,22 +79,22 @@ def schedules(path):
 
 def test_an_exam_plan_replans_every_card_and_off_restores_fsrs_exactly(cli, fsrs_year):
     before = schedules(fsrs_year)
-    result = cli("review", "--exam", "2026-05-01", "--exam-target", "0.97", input=":quit\n")
+    result = cli("review", "--exam", "2026-04-10", "--exam-target", "0.97", input=":quit\n")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Exam on 2026-05-01: ") and lines[0].endswith(
+    assert lines[0].startswith("Exam on 2026-04-10: ") and lines[0].endswith(
         " cards replanned so their predicted recall on the day reaches 0.97.")
     assert lines[1].startswith("Before the exam: ")
     with Store.open(str(fsrs_year)) as store:
         choice = store.scheduler_choice()
-        assert (choice.exam, choice.exam_target) == (date(2026, 5, 1), 0.97)
+        assert (choice.exam, choice.exam_target) == (date(2026, 4, 10), 0.97)
     planned = schedules(fsrs_year)
     assert planned != before  # some cards come back before the exam
     assert all(new[4] <= old[4] for new, old in zip(planned, before) if old[4] is not None)  # due only earlier
     shown = cli("stats").stdout
-    assert "Exam on 2026-05-01: predicted recall on the day if you review nothing more (target 0.97)" in shown
+    assert "Exam on 2026-04-10: predicted recall on the day if you review nothing more (target 0.97)" in shown
     data = json.loads(cli("stats", "--json").stdout)["exam"]
-    assert data["day"] == "2026-05-01" and data["lessons"][0]["lesson"] == "bert-basics"
+    assert data["day"] == "2026-04-10" and data["lessons"][0]["lesson"] == "bert-basics"
     assert 0 < data["lessons"][0]["predicted_recall"] < 1
     ended = cli("review", "--exam", "off", input=":quit\n")
     assert ended.stdout.splitlines()[0].startswith("Exam plan ended: ")
@@ -105,7 +105,7 @@ def test_an_exam_plan_replans_every_card_and_off_restores_fsrs_exactly(cli, fsrs
 @pytest.mark.parametrize("options, message", [
     (("--exam", "2026-13-01"), "Error: --exam takes a day such as 2027-01-15, or off; got '2026-13-01'\n"),
     (("--exam", "2026-03-31"), "Error: the exam day 2026-03-31 is not after today (2026-03-31)\n"),
-    (("--exam", "2026-05-01", "--exam-target", "0.5"), "Error: --exam-target must be from 0.70 to 0.99, got 0.5\n"),
+    (("--exam", "2026-04-10", "--exam-target", "0.5"), "Error: --exam-target must be from 0.70 to 0.99, got 0.5\n"),
     (("--exam-target", "0.9"), "Error: --exam-target goes with --exam: bertdrill review --exam YYYY-MM-DD "
                                "--exam-target R\n"),
 ])
@@ -119,7 +119,7 @@ def test_bad_exam_options_are_refused_and_nothing_changes(cli, fsrs_year, option
 
 def test_an_exam_plan_needs_fsrs(cli, monkeypatch):
     monkeypatch.setenv("BERTDRILL_NOW", "2026-03-02T09:00:00+00:00")
-    result = cli("review", "--exam", "2026-05-01", input=":quit\n")
+    result = cli("review", "--exam", "2026-04-10", input=":quit\n")
     assert result.exit_code == 1
     assert result.stderr == ("Error: an exam plan needs FSRS's predicted recall: switch with `bertdrill scheduler "
                              "fsrs` (or `--fit`) first\n")
