@@ -105,6 +105,16 @@ def test_scheduling_with_fitted_parameters_is_fsrs_rs_own(fitted, seed):
         assert replay(ours, log) == state  # a switch's replay: the same state as answer after answer
 
 
+def test_repetitions_ef_and_lapses_are_kept_as_default_fsrs_keeps_them(fitted):
+    from bertdrill.core.scheduling.fsrs import FSRS
+
+    rng = random.Random(9)
+    for _card in range(30):
+        log = random_history(rng)
+        ours, theirs = replay(FittedFSRS(fitted.parameters), log), replay(FSRS(), log)
+        assert (ours.repetitions, ours.ef100, ours.lapses) == (theirs.repetitions, theirs.ef100, theirs.lapses)
+
+
 def test_a_stored_choice_with_fitted_parameters_schedules_with_them(fitted):
     scheduler = scheduler_named("fsrs", 0.85, fitted.parameters)
     assert scheduler == FittedFSRS(fitted.parameters, 0.85)

@@ -35,7 +35,7 @@ from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, RATING_OF_GRADE, check_retention
 from bertdrill.core.scheduling.replay import scheduling_answers
-from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade
+from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade, is_lapse
 
 PARAMETER_COUNT = 21
 """FSRS-6 has 21 parameters."""
@@ -221,7 +221,7 @@ class FittedFSRS:
             ef100=max(EF_FLOOR, state.ef100 + DELTA[grade]),
             interval=interval,
             due=today + timedelta(days=interval),
-            lapses=state.lapses + (1 if not passed and state.repetitions >= 1 else 0),
+            lapses=state.lapses + is_lapse(state.repetitions, state.lapses, passed),
             stability=item.memory.stability,
             difficulty=item.memory.difficulty,
         )
