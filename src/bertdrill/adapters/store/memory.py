@@ -256,7 +256,8 @@ class MemoryStore:
             due_now=self.due_count(today, lessons=lessons),
             new_cards=sum(1 for card, schedule in rows if schedule.state.due is None
                           and self._active(card, schedule, today)),
-            learned=sum(1 for card, schedule in rows if schedule.state.due is not None and not card.removed),
+            learned=sum(1 for card, schedule in rows if schedule.state.due is not None and not card.removed
+                        and card.reviewed),
             next_due=min(later, default=None),
             streak=self.streaks(today, lessons=lessons)[0],
             counts=self.day_counts(today, lessons=lessons))

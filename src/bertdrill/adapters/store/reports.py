@@ -43,7 +43,7 @@ class Reports(Database):
     def status(self, today: date, *, lessons: Collection[str] | None = None) -> Status:
         due_now = self.due_count(today, lessons=lessons)
         new_cards = self._count(f"s.due IS NULL {ACTIVE}", today, lessons)
-        learned = self._count("s.due IS NOT NULL AND c.removed = false", today, lessons)  # as stats counts cards
+        learned = self._count(f"s.due IS NOT NULL AND c.removed = false AND {REVIEWED_CARD}", today, lessons)
         next_due = self._first(f"SELECT min(s.due) {FROM_CARDS} WHERE s.due > :today {ACTIVE} "
                                f"{lesson_filter(lessons)}", lessons, today=today)
         return Status(due_now=due_now, new_cards=new_cards, learned=learned,
