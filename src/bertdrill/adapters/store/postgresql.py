@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session
 
 from bertdrill.adapters.store.database import Database, learner_name, utc
@@ -56,9 +56,15 @@ def is_postgres(url: URL) -> bool:
     return url.get_backend_name() == "postgresql"
 
 
+SECRET_OPTIONS = ("password", "sslpassword")
+"""libpq options that hold a secret, which a URL may carry after ``?`` as well as before ``@``."""
+
+
 def describe(url: URL) -> str:
-    """The database as a person would name it: its URL, password hidden."""
-    return url.set(drivername="postgresql").render_as_string(hide_password=True)
+    """The database as a person would name it: its URL, every password hidden (``?password=`` too)."""
+    hidden = {key: "***" for key in SECRET_OPTIONS if key in url.query}
+    shown = url.set(drivername="postgresql").update_query_dict(hidden).render_as_string(hide_password=True)
+    return shown.replace("%2A%2A%2A", "***")
 
 
 def engine(url: URL, *, lock_timeout: float) -> Engine:
@@ -132,7 +138,10 @@ class PostgresDatabase(Database):
         if state == "55P03":  # lock not available
             return StoreError(_("{where}: another session holds a lock (waited {seconds:g} s); try again")
                               .format(where=self.where, seconds=self.lock_timeout))
-        if state is None or state.startswith("08") or state.startswith("28") or state == "3D000":
+        # Only a failure to reach or log in is called one: psycopg's own errors (a bad option, a
+        # placeholder in a query) have no SQLSTATE either, and are not the server's fault.
+        connecting = state is None and isinstance(exc, OperationalError)
+        if connecting or (state is not None and (state.startswith(("08", "28")) or state == "3D000")):
             return StoreError(_("cannot connect to {where}: {message}").format(where=self.where, message=message))
         return StoreError(f"{self.where}: {message}")
 
@@ -230,5 +239,7 @@ def add_learner(connection: Connection, name: str, password: str) -> bool:
 
 
 def learner_url(url: URL, name: str, password: str) -> str:
-    """How a learner connects: the class's URL with their role and password."""
-    return url.set(drivername="postgresql", username=name, password=password).render_as_string(hide_password=False)
+    """How a learner connects: the class's URL with their role and password (the teacher's, wherever the
+    teacher's URL held it, is not copied)."""
+    own = url.difference_update_query(SECRET_OPTIONS)
+    return own.set(drivername="postgresql", username=name, password=password).render_as_string(hide_password=False)

@@ -26,6 +26,7 @@ the formats SQLAlchemy uses for ``Date`` and ``DateTime`` on SQLite.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable
@@ -64,13 +65,23 @@ def database_url(db: str | None = None) -> URL:
         try:
             url = make_url(raw)
         except ArgumentError:
-            raise StoreError(_('{raw!r} is not a database URL (try a file path, or sqlite:///path/to/file.db)').format(raw=raw)) from None
+            raise StoreError(_('{raw!r} is not a database URL (try a file path, or sqlite:///path/to/file.db)').format(
+                raw=_masked(raw))) from None
+        except ValueError:  # SQLAlchemy reads the port with int(): "notaport", or an unclosed "[::1"
+            raise StoreError(_("{url} is not a database URL: its host or port cannot be read (a port is a number, "
+                               "an IPv6 address is written in brackets: [::1])").format(url=_masked(raw))) from None
         if url.get_backend_name() not in ("sqlite", "postgresql"):
             raise StoreError(_(
                 "{url}: bertdrill keeps reviews in SQLite (a file path or a sqlite:/// URL) "
-                "or, for a class, in PostgreSQL (postgresql://)").format(url=url.render_as_string(hide_password=True)))
+                "or, for a class, in PostgreSQL (postgresql://)").format(url=_masked(raw)))
         return _sqlite_file(url, raw) if url.get_backend_name() == "sqlite" else url
     return URL.create("sqlite", database=str(Path(raw).expanduser().absolute()))
+
+
+def _masked(raw: str) -> str:
+    """A URL that could not be read, its passwords hidden all the same (before ``@`` and after ``?``)."""
+    text = re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", raw)
+    return re.sub(r"((?:^|[?&])(?:ssl)?password=)[^&]*", r"\1***", text)
 
 
 FILE_MODES = ("ro", "rw", "rwc")
