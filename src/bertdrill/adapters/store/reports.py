@@ -110,8 +110,7 @@ class Reports(Database):
         return Retention(young[0], young[1], mature[0], mature[1])
 
     def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]:
-        """How many of the cards a review shows are in each state: new, learning, young, mature, suspended,
-        removed (a practice card is checked, never reviewed: ``status`` does not count it either).
+        """How many cards are in each state: new, learning, young, mature, suspended, removed.
 
         learning: reviewed, but not recalled twice in a row since its first answer or its latest
         lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
@@ -121,8 +120,7 @@ class Reports(Database):
             "SELECT CASE WHEN c.removed THEN 'removed' WHEN s.suspended THEN 'suspended' "
             "WHEN s.due IS NULL THEN 'new' "
             f"WHEN s.repetitions < 2 THEN 'learning' WHEN s.interval < {MATURE_DAYS} THEN 'young' "
-            f"ELSE 'mature' END AS state, count(*) {FROM_CARDS} WHERE {REVIEWED_CARD} {lesson_filter(lessons)} "
-            "GROUP BY state",
+            f"ELSE 'mature' END AS state, count(*) {FROM_CARDS} WHERE 1 = 1 {lesson_filter(lessons)} GROUP BY state",
             lessons)
         counts = dict(rows)
         return {state: counts.get(state, 0) for state in CARD_STATES}
