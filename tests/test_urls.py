@@ -59,3 +59,4 @@ def test_status_on_postgresql_never_shows_a_password_from_the_url(cli, postgres)
         assert "SECRET-IN-QUERY" not in result.output
     data = json.loads(cli("status", "--json", "--db", secret).stdout)
     assert "password=***" in data["database"]
+

@@ -100,15 +100,28 @@ def print_json(data: object) -> None:
     """``data`` as indented JSON on standard output: plain text, and highlighted only on a terminal.
 
     rich's highlighting costs about 0.7 ms per card (7 s for the cards of a 10,000-item lesson,
-    against 0.9 s to check it), so scripts and pipes get the same text, written directly.
+    against 0.9 s to check it), so scripts and pipes get the same text, written directly. Always valid
+    JSON: a number that is not one (NaN, infinity, read back from a database row) is ``null``.
     """
     import json
 
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    text = json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False)
     if out.is_terminal:
         out.print_json(text)
     else:
         out.file.write(text + "\n")
+
+
+def _finite(data: object) -> object:
+    """``data`` with every NaN and infinity as None: JSON has no such numbers (``NaN`` is no JSON)."""
+    match data:
+        case float() if data != data or data in (float("inf"), float("-inf")):
+            return None
+        case dict():
+            return {key: _finite(value) for key, value in data.items()}
+        case list() | tuple():
+            return [_finite(value) for value in data]
+    return data
 
 
 debug = {"on": bool(os.environ.get("BERTDRILL_DEBUG"))}
