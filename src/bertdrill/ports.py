@@ -69,6 +69,7 @@ class Answer:
     duration_ms: int
     before: Schedule
     after: Schedule
+    variant: str | None = None  # a card asked with fresh numbers: "seed:key" (core.variants.logged)
 
 
 @dataclass(frozen=True)
@@ -263,8 +264,11 @@ class ReviewQueue(Protocol):
         typed: str | None = None,
         duration_ms: int = 0,
         once_per_day: bool = False,
+        variant: str | None = None,
     ) -> Answer:
         """Log an answer and store ``reschedule(stored state)`` (None keeps it), in one transaction.
+
+        ``variant``: what was asked when the card drew fresh numbers (``"seed:key"``), logged with the answer.
 
         ``once_per_day``: when the card already has an answer on ``study_day``, keep the schedule
         and log the answer as ``redrill`` (``practice`` stays ``practice``), decided under the

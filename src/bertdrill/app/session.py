@@ -20,14 +20,16 @@ together).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 
-from bertdrill.core.cards import Card
+from bertdrill.app.variants import FreshNumbers
+from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.variants import logged as logged_variant
 from bertdrill.ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler
 
 __all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "LEARNING_STEPS", "MAX_REDRILLS", "Entry", "LeechAction", "Limits",
@@ -131,8 +133,10 @@ class Session:
         lessons: Collection[str] | None = None,
         scheduler: Scheduler = sm2.SM2(),
         leech_action: LeechAction = LeechAction.SUSPEND,
+        numbers: FreshNumbers | None = None,
     ):
         self.store = store
+        self.numbers = numbers  # fresh variants for numeric cards; None: every card asks its own set
         self.scheduler = scheduler
         self.leech_action = leech_action
         self.clock = clock
@@ -205,7 +209,18 @@ class Session:
         ready = [i for i, entry in enumerate(self._queue) if entry.ready_at is not None and entry.ready_at <= now]
         if ready and ready[0] > 0:
             self._queue.insert(0, self._queue.pop(ready[0]))
+        self._vary_current()
         return self.current
+
+    def _vary_current(self) -> None:
+        """Give the current card fresh numbers when :attr:`numbers` says so; once: undo shows the same again."""
+        if self.numbers is None or not self._queue or not self.numbers.may_vary(self._queue[0].card):
+            return
+        entry = self._queue[0]
+        interval = self.store.state(entry.card.id).schedule.interval
+        card = self.numbers.ask(entry.card, interval=interval, attempt=len(self._answers))
+        if card is not entry.card:
+            self._queue[0] = replace(entry, card=card)
 
     @property
     def position(self) -> Position:
@@ -251,6 +266,7 @@ class Session:
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
+            variant=logged_variant(entry.card) if isinstance(entry.card, NumericCard) else None,
         )
         suspend = self.leech_action is LeechAction.SUSPEND and sm2.became_leech(logged.before, logged.after)
         flags = self.store.set_flags(entry.card.id, suspended=True) if suspend else None

@@ -71,6 +71,19 @@ class LeechChoice(StrEnum):  # the CLI's copy of session.LeechAction: the sessio
     tag = "tag"
 
 
+class NumbersChoice(StrEnum):  # the CLI's copy of core.lesson.VariantMode, so --help loads no lesson code
+    lesson = "lesson"
+    fixed = "fixed"
+    fresh = "fresh"
+    mature = "mature"
+
+
+NumbersOption = Annotated[NumbersChoice, typer.Option(
+    "--numbers", envvar="BERTDRILL_NUMBERS", case_sensitive=False,
+    help="Numeric cards: ask each lesson's own sets (fixed), fresh numbers from its [variants] at every review "
+         "(fresh), its own sets until a card is mature and then fresh ones (mature), or as the lesson says.")]
+
+
 LeechOption = Annotated[LeechChoice, typer.Option(
     "--leech-action", envvar="BERTDRILL_LEECH_ACTION", case_sensitive=False,
     help="What happens to a card that lapses 8 times: suspend it (as Anki does) or only tag it.")]
@@ -110,15 +123,20 @@ def review(
         "--exam-target", metavar="R", show_default=False,
         help="With --exam: the predicted recall every card should have on the exam day, 0.70 to 0.99 "
              "(default 0.90).")] = None,
+    numbers: NumbersOption = NumbersChoice.lesson,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
     Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter). With standard
     input not a terminal, answers are read as lines; see docs/review.md.
     """
+    import secrets
+
     from bertdrill.app.session import LeechAction, Limits, Session
+    from bertdrill.app.variants import FreshNumbers
     from bertdrill.cli.base import load
     from bertdrill.core.diagnosis import Diagnoser
+    from bertdrill.core.lesson import VariantMode
 
     loaded = load(paths)
     lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
@@ -127,13 +145,16 @@ def review(
     if exam_target is not None and exam is None:
         store.close()
         raise BertdrillError(_("--exam-target goes with --exam: bertdrill review --exam YYYY-MM-DD --exam-target R"))
+    mode = None if numbers is NumbersChoice.lesson else VariantMode(numbers.value)
+    fresh = FreshNumbers(loaded, mode=mode, salt=secrets.randbits(32))  # each session draws its own numbers
     with store:
         if exam is not None:
             from bertdrill.cli.exam import set_exam
 
             set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit)
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
-                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store))
+                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store),
+                          numbers=fresh)
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, diagnosers).run()
     raise typer.Exit(code)
@@ -304,7 +325,9 @@ class Review:
         out.print(_("[bold]Card {index} of {total}[/bold] · {review} review · {new} new · {redrill} re-drill").format(
             index=number(position.index), total=number(position.total), review=number(position.review),
             new=number(position.new), redrill=number(position.redrill)), highlight=False)
-        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {_(ENTRY_WORDS[entry.kind])}", style="dim")
+        fresh = " · " + _("fresh numbers") if getattr(entry.card, "variant", "") else ""
+        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {_(ENTRY_WORDS[entry.kind])}{fresh}",
+                  style="dim")
 
     def question(self, entry) -> None:
         card = entry.card
@@ -376,7 +399,19 @@ class Review:
     def grade(self, card, typed: str):
         from bertdrill.core.grading import grade
 
-        return grade(card, typed, self.language, diagnoser=self.diagnosers.get(card.lesson_id))
+        return grade(card, typed, self.language, diagnoser=self.diagnoser(card))
+
+    def diagnoser(self, card):
+        """The lesson's diagnoser; for a card asked with fresh numbers, one that knows the variant's."""
+        if not getattr(card, "variant", "") or self.session.numbers is None:
+            return self.diagnosers.get(card.lesson_id)
+        from bertdrill.core.diagnosis import Diagnoser
+
+        key = (card.lesson_id, card.variant)
+        if key not in self.diagnosers:
+            lesson = self.session.numbers.lesson_of(card)
+            self.diagnosers[key] = Diagnoser.for_lesson(lesson) if lesson is not None else None
+        return self.diagnosers[key]
 
     def show_verdict(self, verdict) -> None:
         """✓ or ✗ with words, the diff or the diagnosis, then the answer: each said once."""

@@ -121,6 +121,8 @@ class NumericCard(SetCard):
     tolerance: Fraction = Fraction(0)  # relative
     formula: str = ""  # the expression it is the value of: what a wrong number is diagnosed against
     definition: str = ""  # that expression with a formula's name replaced by its definition: "d / h"
+    variant: str = ""  # asked with a fresh variant's numbers: its key ("d=512,f=2048,n=6,h=8"); "": its own set
+    seed: int | None = None  # the seed that drew the variant (core.variants.draw)
 
     @property
     def kind(self) -> Literal[Kind.NUMERIC]:
@@ -304,13 +306,15 @@ def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ..
 
 
 def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
-    cards = []
-    for set_name in item.sets:
-        value = lesson.evaluate(item.formula, set_name)
-        cards.append(NumericCard(**_in_set(lesson, item, f"{item.id}@{set_name}", set_name),
-                                 answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance,
-                                 formula=item.formula, definition=_definition(lesson, item.formula)))
-    return cards
+    return [numeric_card(lesson, item, set_name, f"{lesson.id}/{item.id}@{set_name}") for set_name in item.sets]
+
+
+def numeric_card(lesson: Lesson, item: NumericItem, set_name: str, card_id: str) -> NumericCard:
+    """The card asking ``item`` over one parameter set (a named one, or a variant added by ``with_variant``)."""
+    value = lesson.evaluate(item.formula, set_name)
+    return NumericCard(**_in_set(lesson, item, card_id.split("/", 1)[1], set_name),
+                       answer=_number_texts(lesson, value), value=value, tolerance=item.tolerance,
+                       formula=item.formula, definition=_definition(lesson, item.formula))
 
 
 def _match(lesson: Lesson, item: MatchItem) -> list[MatchCard]:

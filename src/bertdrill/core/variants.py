@@ -8,9 +8,17 @@ beside it, a replay is exact even after the lesson's ``[variants]`` table change
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
+from dataclasses import replace
+from typing import assert_never
 
-from bertdrill.core.lesson import Lesson, Variant
+from bertdrill.core import formula
+from bertdrill.core.cards import NumericCard, numeric_card
+from bertdrill.core.formula import Number
+from bertdrill.core.lesson import Lesson, NumericItem, Variant, VariantMode
+from bertdrill.core.lesson.model import PLACEHOLDER
+from bertdrill.core.scheduling.sm2 import MATURE_DAYS
 
 _MASK = (1 << 64) - 1
 
@@ -75,6 +83,96 @@ def _take(indices: Iterator[int], count: int) -> Iterator[int]:
             return
 
 
+def derive_seed(salt: int, card_id: str, attempt: int) -> int:
+    """A 63-bit seed for one showing of one card: the same inputs always give the same seed."""
+    digest = hashlib.blake2b(f"{salt}\x1f{card_id}\x1f{attempt}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def logged(card: NumericCard) -> str | None:
+    """What the review log records of a card asked with fresh numbers: ``"seed:key"``; None for its own set."""
+    if not card.variant:
+        return None
+    return f"{card.seed if card.seed is not None else ''}:{card.variant}"
+
+
+def read_logged(text: str) -> tuple[int | None, str]:
+    """``"seed:key"`` as :func:`logged` wrote it: the seed (None if none was recorded) and the variant's key."""
+    seed, _sep, key = text.partition(":")
+    return (int(seed) if seed else None), key
+
+
 def find(lesson: Lesson, key: str) -> Variant | None:
     """The allowed variant with this key (``d=512,f=2048,n=6,h=8``), as a log records it; None if not allowed."""
     return next((variant for variant in lesson.allowed_variants() if variant.key == key), None)
+
+
+# --- asking a card with a variant ----------------------------------------------------------------
+
+def wants_variant(mode: VariantMode, interval: int) -> bool:
+    """Whether a numeric card whose interval is ``interval`` days is asked with fresh numbers under ``mode``."""
+    match mode:
+        case VariantMode.FIXED:
+            return False
+        case VariantMode.FRESH:
+            return True
+        case VariantMode.MATURE:
+            return interval >= MATURE_DAYS
+        case _:
+            assert_never(mode)
+
+
+def variant_card(lesson: Lesson, card: NumericCard, variant: Variant, seed: int | None = None) -> NumericCard:
+    """``card`` asked with ``variant``'s numbers: the same id (one card for scheduling), its own value,
+    parameters, prompt and explanation; the prompt states every value the formula uses."""
+    item = lesson.item(card.item_id)
+    assert isinstance(item, NumericItem), f"{card.id} is not a numeric item's card"
+    varied, name = lesson.with_variant(variant)
+    fresh = numeric_card(varied, item, name, card.id)
+    prompt = {language: _stating(text, varied, item, variant, language) for language, text in fresh.prompt.items()}
+    return replace(fresh, prompt=prompt, variant=variant.key, seed=seed)
+
+
+def varied_lesson(lesson: Lesson, card: NumericCard) -> Lesson:
+    """The lesson a card asked with a variant is graded and diagnosed in: the variant is one of its sets."""
+    if not card.variant:
+        return lesson
+    variant = find(lesson, card.variant) or from_key(lesson, card.variant)
+    return lesson.with_variant(variant)[0]
+
+
+def from_key(lesson: Lesson, key: str) -> Variant:
+    """The variant a log's key names, rebuilt even when the lesson no longer allows it (to replay what was asked)."""
+    space = lesson.variant_space
+    assert space is not None, "a variant key for a lesson without [variants]"
+    values: dict[str, Number] = dict(space.fixed)
+    names = []
+    for part in key.split(","):
+        name, _sep, shown = part.partition("=")
+        values[name] = formula.evaluate(shown, {})
+        names.append(name)
+    return Variant({name: values[name] for name in space.order if name in values}, tuple(names))
+
+
+def _stating(prompt: str, lesson: Lesson, item: NumericItem, variant: Variant, language: str) -> str:
+    """The prompt, with the values the formula needs that the set's title does not show: ``(V = 30,522, T = 2)``."""
+    space = lesson.variant_space
+    assert space is not None
+    shown = {match.group(1) for match in PLACEHOLDER.finditer(space.title_template(language)) if match.group(1)}
+    needed = _parameters_used(lesson, item.formula)
+    missing = tuple(name for name in space.order if name in needed and name not in shown)
+    return f"{prompt} ({variant.shown(missing, language)})" if missing else prompt
+
+
+def _parameters_used(lesson: Lesson, expression: str) -> frozenset[str]:
+    """The parameters an expression depends on, through the formulas it names."""
+    seen: set[str] = set()
+    todo = list(formula.parse(expression).names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in lesson.formulas:
+            todo.extend(lesson.formulas[name].names)
+    return frozenset(seen - set(lesson.formulas))

@@ -188,7 +188,7 @@ class MemoryStore:
 
     def answer(self, card_id: str, *, grade: int, kind: str, reviewed_at: datetime, study_day: date,
                reschedule: Callable[[Schedule], Schedule] | None = None, typed: str | None = None,
-               duration_ms: int = 0, once_per_day: bool = False) -> Answer:
+               duration_ms: int = 0, once_per_day: bool = False, variant: str | None = None) -> Answer:
         """Log an answer and store the new schedule (the SQL stores' rules, :meth:`.reviews.ReviewWrites.answer`)."""
         if kind not in ANSWER_KINDS:
             raise ValueError(f"kind must be one of {ANSWER_KINDS}, got {kind!r}")
@@ -203,7 +203,7 @@ class MemoryStore:
         after = change(before) if change else before
         logged = Answer(self._next_id, card_id, utc(reviewed_at), study_day, logged_kind, grade,
                         typed[:TYPED_MAX] if typed is not None else None, max(0, min(int(duration_ms), 86_400_000)),
-                        before, after)
+                        before, after, variant[:TYPED_MAX] if variant is not None else None)
         self._schedules[card_id].state = after
         self._log.append(logged)
         self._next_id += 1

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from bertdrill.adapters.store.database import Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -151,6 +151,13 @@ ALTER TABLE scheduler ADD COLUMN exam_target DOUBLE PRECISION;
 """
 
 
+# Version 6: a card asked with fresh numbers (a variant of its parameters) logs what was asked with the answer:
+# the seed that drew the variant and the variant's values ("seed:key"), NULL for a card asked with its own set.
+_V6 = """
+ALTER TABLE review ADD COLUMN variant TEXT;
+"""
+
+
 def _script(ddl: str) -> Callable[[Connection], None]:
     """A migration that runs ``ddl``'s statements in order, in the backend's words, with ``:learner`` bound
     (the backend is the connection's ``info["database"]``, set by :func:`upgrade`)."""
@@ -168,7 +175,8 @@ def _script(ddl: str) -> Callable[[Connection], None]:
     return migrate
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4), 5: _script(_V5)}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4),
+                                                   5: _script(_V5), 6: _script(_V6)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

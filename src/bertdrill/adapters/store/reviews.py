@@ -130,6 +130,7 @@ class ReviewWrites(Database):
         typed: str | None = None,
         duration_ms: int = 0,
         once_per_day: bool = False,
+        variant: str | None = None,
     ) -> Answer:
         """Log an answer and store the new schedule, in one committed transaction.
 
@@ -150,6 +151,7 @@ class ReviewWrites(Database):
         check_grade(grade)
         moment = utc(reviewed_at)
         kept = typed[:TYPED_MAX] if typed is not None else None
+        asked = variant[:TYPED_MAX] if variant is not None else None
         duration = max(0, min(int(duration_ms), 86_400_000))
 
         def work(session: Session) -> Answer:
@@ -163,9 +165,11 @@ class ReviewWrites(Database):
             after = change(before) if change else before
             _set_schedule(session, card_id, after)
             logged = execute(session, _LOG, card=card_id, at=moment, day=study_day, kind=logged_kind, grade=grade,
-                             typed=kept, duration=duration, **_columns(before, "before"), **_columns(after, "after"))
+                             typed=kept, duration=duration, variant=asked, **_columns(before, "before"),
+                             **_columns(after, "after"))
             review_id = logged.scalar_one()
-            return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after)
+            return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after,
+                          asked)
 
         return self._run(work, write=True)
 
@@ -220,11 +224,11 @@ class ReviewWrites(Database):
 _SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses", "stability", "difficulty")
 _ANSWER_COLUMNS = ("id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, "
                    + ", ".join(f"{column}_before" for column in ("reps", *_SCHEDULE[1:])) + ", "
-                   + ", ".join(f"{column}_after" for column in ("reps", *_SCHEDULE[1:])))
+                   + ", ".join(f"{column}_after" for column in ("reps", *_SCHEDULE[1:])) + ", variant")
 _LOG = (f"INSERT INTO review ({_ANSWER_COLUMNS.removeprefix('id, ')}, learner) VALUES (:card, :at, :day, :kind, "
         ":grade, :typed, :duration, :reps_before, :ef100_before, :interval_before, :due_before, :lapses_before, "
         ":stability_before, :difficulty_before, :reps_after, :ef100_after, :interval_after, :due_after, "
-        ":lapses_after, :stability_after, :difficulty_after, :learner) RETURNING id")
+        ":lapses_after, :stability_after, :difficulty_after, :variant, :learner) RETURNING id")
 
 
 def _digest(rows: list[tuple[str, str, str, str]]) -> str:
@@ -319,4 +323,5 @@ def _answer(row: Sequence[Any]) -> Answer:
                      for reps, ef100, interval, due, lapses, stability, difficulty in (row[8:15], row[15:22]))
     moment = as_utc(reviewed_at)
     assert moment is not None, "every answer has a time"
-    return Answer(review_id, card_id, moment, day_of(study_day), kind, grade, typed, duration_ms, before, after)
+    return Answer(review_id, card_id, moment, day_of(study_day), kind, grade, typed, duration_ms, before, after,
+                  row[22])

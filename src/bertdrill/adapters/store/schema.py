@@ -16,10 +16,10 @@ from sqlmodel import Field, SQLModel
 from bertdrill.adapters.store.database import as_date
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.sm2 import EF_START, Schedule
+from bertdrill.core.scheduling.sm2 import MATURE_DAYS as MATURE_DAYS  # re-exported: the stores count mature cards
 from bertdrill.ports import CardState
 
 TYPED_MAX = 1000  # characters of a typed answer kept in the log
-MATURE_DAYS = 21  # an interval from which a card counts as mature (Anki's line)
 ANSWER_KINDS = ("review", "new", "redrill", "practice")
 CARD_STATES = ("new", "learning", "young", "mature", "suspended", "removed")
 
@@ -108,6 +108,7 @@ class ReviewRow(SQLModel, table=True):
     difficulty_before: float | None = None
     stability_after: float | None = None
     difficulty_after: float | None = None
+    variant: str | None = None  # fresh numbers asked: "seed:key" (schema version 6)
 
 
 class SchedulerRow(SQLModel, table=True):

@@ -25,6 +25,8 @@ from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_ROLLOVER  # noqa: F401 (re-exported: the study day is told here)
 
 EF_START = 250
+MATURE_DAYS = 21
+"""An interval (days) from which a card counts as mature: Anki's line."""
 """Starting easiness factor, in hundredths (2.50)."""
 
 EF_FLOOR = 130

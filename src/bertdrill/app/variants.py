@@ -1,0 +1,69 @@
+"""Fresh numbers in review: which cards a session asks with a variant of their parameters, and which variant.
+
+The one application-level API for variants, shared by the terminal and the class server: a
+:class:`FreshNumbers` is given to a :class:`~bertdrill.app.session.Session`, which asks it for the
+card to show (the card itself, or the same card with a variant's numbers: the same id, so every
+variant of an item is one card for scheduling) and logs what was asked with the answer. Grading
+and diagnosis use :meth:`FreshNumbers.lesson_of`, the lesson with the variant as one of its sets.
+
+Which cards: numeric cards of a lesson with ``[variants]``, whose item does not opt out, when the
+mode says so (:class:`~bertdrill.core.lesson.VariantMode`: the learner's choice, else the lesson's).
+Which variant: the one drawn from a seed derived from the session's salt, the card and the number
+of answers given so far, so a page shown twice shows the same numbers, and a log replays exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bertdrill.core.cards import Card, NumericCard
+from bertdrill.core.lesson import Lesson, NumericItem, VariantMode
+from bertdrill.core.variants import derive_seed, draw, variant_card, varied_lesson, wants_variant
+
+__all__ = ["FreshNumbers"]
+
+
+class FreshNumbers:
+    """Draws fresh variants for the numeric cards of ``lessons`` (``mode``: the learner's override)."""
+
+    def __init__(self, lessons: Iterable[Lesson], *, mode: VariantMode | None = None, salt: int = 0):
+        self.lessons = {lesson.id: lesson for lesson in lessons}
+        self.mode = mode
+        self.salt = salt
+
+    def mode_of(self, lesson: Lesson) -> VariantMode:
+        """The learner's choice, else the lesson's own (``[variants] mode``), else fixed sets."""
+        if self.mode is not None:
+            return self.mode
+        return lesson.variant_space.mode if lesson.variant_space is not None else VariantMode.FIXED
+
+    def may_vary(self, card: Card) -> bool:
+        """Whether the card could be asked with fresh numbers at all (before its schedule is looked at)."""
+        lesson = self.lessons.get(card.lesson_id)
+        if not isinstance(card, NumericCard) or card.variant or lesson is None or lesson.variant_space is None:
+            return False  # (the variants themselves are listed only when one is drawn: it costs ~0.1 s)
+        item = lesson.item(card.item_id)
+        return isinstance(item, NumericItem) and item.varies and self.mode_of(lesson) is not VariantMode.FIXED
+
+    def ask(self, card: Card, *, interval: int, attempt: int) -> Card:
+        """The card to show: ``card`` itself, or ``card`` with the variant its seed draws.
+
+        ``interval`` is the card's current interval in days (the ``mature`` mode looks at it),
+        ``attempt`` how many answers the session has logged (so each showing draws anew).
+        """
+        if not self.may_vary(card):
+            return card
+        assert isinstance(card, NumericCard)
+        lesson = self.lessons[card.lesson_id]
+        if not wants_variant(self.mode_of(lesson), interval):
+            return card
+        seed = derive_seed(self.salt, card.id, attempt)
+        variant = draw(lesson, seed)
+        return variant_card(lesson, card, variant, seed) if variant is not None else card
+
+    def lesson_of(self, card: Card) -> Lesson | None:
+        """The lesson ``card`` is graded and diagnosed in: with its variant as a parameter set, if it has one."""
+        lesson = self.lessons.get(card.lesson_id)
+        if lesson is None or not isinstance(card, NumericCard) or not card.variant:
+            return lesson
+        return varied_lesson(lesson, card)
