@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from bertdrill.app.session import LeechAction, Limits, Session
 from bertdrill.core.cards import Card
@@ -43,7 +44,7 @@ class Desk:
     lock: threading.Lock = field(default_factory=threading.Lock)  # one learner's store: one request at a time
 
     def session(self) -> Session:
-        kwargs = {"scheduler": self.scheduler(self.store)} if self.scheduler else {}
+        kwargs: dict[str, Any] = {"scheduler": self.scheduler(self.store)} if self.scheduler else {}
         return Session(self.store, self.cards, clock=self.clock, limits=self.limits, lessons=self.lessons,
                        leech_action=self.leech_action, **kwargs)
 
