@@ -156,7 +156,7 @@ def test_migrations_build_exactly_the_models(tmp_path):
 def test_foreign_keys_are_enforced(sql_backend):
     insert = "INSERT INTO schedule (card_id, learner) VALUES ('bert-basics/no-such-card', 'me')"
     with sql_backend() as db, pytest.raises(StoreError, match="FOREIGN KEY constraint failed|violates foreign key"):
-        db._run(lambda session: session.connection().exec_driver_sql(insert), write=True)
+        db._run(lambda connection: connection.exec_driver_sql(insert), write=True)
 
 
 def test_a_newer_schema_is_refused(tmp_path):
@@ -602,3 +602,19 @@ def test_fitted_parameter_sets_are_numbered_kept_and_chosen(db):
     again = db.switch_scheduler(SchedulerChoice("fsrs", 0.8, db.fitted_sets()[1]), FittedFSRS(first, 0.8))
     assert again.choice == SchedulerChoice("fsrs", 0.8, FittedSet(1, first, 120, fitted_at))
     assert len(db.fitted_sets()) == 2  # choosing a stored set stores nothing new
+
+
+def test_answered_today_finds_the_cards_answers_through_its_index(sqlite_db, cards):
+    """An answer asks whether its card was answered on the study day: through the card's index (its few
+    answers), not the day's (every answer of the day, thousands on a big day), whatever the planner knows."""
+    from bertdrill.adapters.store import reviews
+
+    statement = reviews._ANSWERED_ON.compile(sqlite_db.engine)
+    values = statement.construct_params({"learner": "me", "card": cards[0].id, "day": DAY.isoformat()})
+    with sqlite_db.engine.connect() as connection:
+        plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}",
+                                          tuple(values[name] for name in statement.positiontup or ())).all()
+    assert "ix_review_card" in str(plan) and "ix_review_day" not in str(plan)
+    review(sqlite_db, cards[0].id, 4)
+    assert sqlite_db._run(lambda connection: reviews._answered_on(connection, cards[0].id, DAY))
+    assert not sqlite_db._run(lambda connection: reviews._answered_on(connection, cards[0].id, DAY + timedelta(1)))

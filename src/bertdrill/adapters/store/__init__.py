@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime
 
+from sqlalchemy import Connection
 from sqlalchemy.engine import URL
-from sqlmodel import Session
 
 from bertdrill import __version__
 from bertdrill.adapters.store import classroom, migrations, postgresql
@@ -121,13 +121,12 @@ class Store(ReviewWrites, Reports, Scheduling):
         checks again, since another process may have migrated it in between. ``read_only``:
         stop after the check when the database is up to date.
         """
-        found = self._run(lambda session: migrations.version_of(session.connection(), self))
+        found = self._run(lambda connection: migrations.version_of(connection, self))
         if found == migrations.SCHEMA_VERSION and (read_only or not self.writes_on_open):
             return found
         self.prepare()
 
-        def work(session: Session) -> int:
-            connection = session.connection()
+        def work(connection: Connection) -> int:
             self.lock_schema(connection)
             found = migrations.version_of(connection, self)
             migrations.upgrade(connection, self, found, utc_text(datetime.now(UTC)), f"bertdrill {__version__}")
@@ -140,7 +139,7 @@ class Store(ReviewWrites, Reports, Scheduling):
 
     def class_report(self, today: date, *, lessons: Collection[str] | None = None) -> ClassReport:
         """The teacher's view: every learner, and every card across the class, hardest first."""
-        return self._run(lambda session: classroom.report(session.connection(), self, today, lessons=lessons))
+        return self._run(lambda connection: classroom.report(connection, self, today, lessons=lessons))
 
 
 class SQLiteStore(Store, SQLiteDatabase):
@@ -153,13 +152,13 @@ class PostgresStore(Store, PostgresDatabase):
     def class_init(self, cards: Sequence[SyncCard]) -> str:
         """Sync the class's lessons and put row-level security on; returns the learners' group role."""
         self.sync(cards, schedules=False)  # the lessons; the teacher is no learner
-        return self._run(lambda session: postgresql.class_init(session.connection()), write=True)
+        return self._run(lambda connection: postgresql.class_init(connection), write=True)
 
     def add_learner(self, name: str, password: str) -> tuple[bool, str]:
         """Create the learner's role (True) or add an existing one to the class (False); and the URL
         the learner connects with."""
         learner_name(name, lambda: name)  # the same rules as any learner's name
-        created = self._run(lambda session: postgresql.add_learner(session.connection(), name, password), write=True)
+        created = self._run(lambda connection: postgresql.add_learner(connection, name, password), write=True)
         return created, postgresql.learner_url(self.engine.url, name, password)
 
 

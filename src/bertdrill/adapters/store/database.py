@@ -17,8 +17,7 @@ from datetime import UTC, date, datetime
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from sqlalchemy import Connection, CursorResult, Engine, bindparam, text
-from sqlmodel import Session
+from sqlalchemy import Connection, CursorResult, Engine, Executable, Table, bindparam, text
 
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import _
@@ -47,14 +46,48 @@ class Database(ABC):
 
     # ------------------------------------------------------------- the backend's part
 
+    def _run(self, work: Callable[[Connection], T], *, write: bool = False) -> T:
+        """Run ``work`` in one transaction on a connection of its own, committed if ``write``, else rolled
+        back; the whole unit is run again while the backend says the failure is passing (:meth:`_retrying`).
+
+        The one runner of both backends: a write asks the backend for its write transaction
+        (:attr:`write_options`: SQLite's ``BEGIN IMMEDIATE``). The connection's ``info["database"]`` is
+        this store, for :func:`execute` and the learner.
+        """
+
+        def transaction() -> T:
+            with self.engine.connect() as connection:
+                connection.info["database"] = self
+                if write:
+                    connection.execution_options(**self.write_options)
+                with connection.begin() as unit:
+                    result = work(connection)
+                    if not write:
+                        unit.rollback()  # a read leaves nothing to commit
+                return result
+
+        return self._retrying(transaction)
+
+    write_options: dict[str, Any] = {}  # execution options of a write transaction (SQLite: immediate)
+
     @abstractmethod
-    def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
-        """Run ``work`` in one transaction (committed if ``write``), retried as a whole where the backend can."""
+    def _retrying(self, attempt: Callable[[], T]) -> T:
+        """``attempt()``, again while its failure is one the backend waits out; else a :class:`StoreError`."""
         ...
 
     def rows(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> list[Any]:
         """All rows of a read-only query, in its own transaction (see :func:`execute`)."""
-        return self._run(lambda session: list(execute(session, query, lessons, **params).all()))
+        return self._run(lambda connection: list(execute(connection, query, lessons, **params).all()))
+
+    def read(self, statement: Executable, **params: Any) -> list[Any]:
+        """All rows of a statement built from the tables, in its own read transaction (``learner``: the store's)."""
+        params.setdefault("learner", self.learner)
+        return self._run(lambda connection: list(connection.execute(statement, params).all()))
+
+    @abstractmethod
+    def upsert(self, table: Table) -> Any:
+        """An INSERT into ``table`` that can say ON CONFLICT (each dialect has its own construct, the same API)."""
+        ...
 
     def value(self, value: Any) -> Any:
         """A parameter as this backend's driver stores it."""
@@ -157,26 +190,33 @@ def as_utc(value: datetime | str | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def execute(session: Session, query: str, lessons: Collection[str] | None = None, **params: Any) -> CursorResult[Any]:
-    """Run one SQL statement in the session's transaction: the one way bertdrill runs a query.
+def execute(connection: Connection, query: str, lessons: Collection[str] | None = None,
+            **params: Any) -> CursorResult[Any]:
+    """Run one statement of SQL text in the connection's transaction, for what no expression can say.
 
     Parameters are named (``:today``) and go in as the backend stores them (:meth:`Database.value`);
     ``:learner`` is the store's learner unless given; ``:lessons``, if the query uses it, expands to
-    the lesson ids. The backend is the session's ``info["database"]`` (set by its ``_run``).
+    the lesson ids. The backend is the connection's ``info["database"]`` (set by ``_run``).
     """
-    database: Database = session.info["database"]
+    database: Database = connection.info["database"]
     statement = text(query)
     if lessons is not None:
         statement = statement.bindparams(bindparam("lessons", expanding=True))
         params["lessons"] = list(lessons)
     params.setdefault("learner", database.learner)
-    return session.connection().execute(statement, {key: database.value(value) for key, value in params.items()})
+    return connection.execute(statement, {key: database.value(value) for key, value in params.items()})
 
 
-def execute_many(session: Session, query: str, rows: Sequence[dict[str, Any]]) -> None:
-    """One statement for each of ``rows`` (named parameters), in the session's transaction."""
+def execute_many(connection: Connection, query: str, rows: Sequence[dict[str, Any]]) -> None:
+    """One statement of SQL text for each of ``rows`` (named parameters), in the connection's transaction."""
     if rows:
-        database: Database = session.info["database"]
+        database: Database = connection.info["database"]
         values = [{"learner": database.learner} | {key: database.value(value) for key, value in row.items()}
                   for row in rows]
-        session.connection().execute(text(query), values)
+        connection.execute(text(query), values)
+
+
+def learner_of(connection: Connection) -> str:
+    """Whose rows a unit of work reads and writes: the learner of the store running it."""
+    database: Database = connection.info["database"]
+    return database.learner

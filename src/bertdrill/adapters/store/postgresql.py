@@ -27,10 +27,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy import Connection, Engine, Table, create_engine, text
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlmodel import Session
 
 from bertdrill.adapters.store.database import Database, learner_name, utc
 from bertdrill.core.errors import StoreError
@@ -97,20 +97,12 @@ class PostgresDatabase(Database):
         self.learner = learner_name(learner, self._role)
 
     def _role(self) -> str:
-        return str(self._run(lambda session: session.connection().execute(text("SELECT current_user")).scalar_one()))
-
-    def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
-        def transaction() -> T:
-            with Session(self.engine, expire_on_commit=False) as session:
-                session.info["database"] = self
-                result = work(session)
-                if write:
-                    session.commit()
-                return result
-
-        return self._retrying(transaction)
+        return str(self._run(lambda connection: connection.execute(text("SELECT current_user")).scalar_one()))
 
     lock_row = "FOR UPDATE OF s"  # the learner's schedule row of the card, until the transaction ends
+
+    def upsert(self, table: Table) -> Any:
+        return postgresql_insert(table)
 
     def value(self, value: Any) -> Any:
         """Times as naive UTC (the columns are ``timestamp``; sessions run in UTC); the rest as they are."""

@@ -4,6 +4,9 @@ Each public method is one short unit of work in its own transaction, so an answe
 disk when :meth:`ReviewWrites.answer` returns. "Only the first answer of a study day
 reschedules" is decided inside the answer's write transaction, so two sessions answering
 the same card at once log both answers and reschedule it once.
+
+Every statement is built from the tables (:mod:`.schema`); the ones an answer runs are built
+once, here, so SQLAlchemy compiles each once per process and an answer costs a few lookups.
 """
 
 from __future__ import annotations
@@ -13,17 +16,26 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlmodel import Session
+from sqlalchemy import Connection, bindparam, delete, exists, func, insert, literal, select, update
+from sqlalchemy.orm import aliased
 
-from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, execute, execute_many, utc
+from bertdrill.adapters.store.database import Database, learner_of, utc
 from bertdrill.adapters.store.schema import (
-    ACTIVE,
     ANSWER_KINDS,
-    FROM_CARDS,
-    STATE_COLUMNS,
+    CARD,
+    LEARNER,
+    LESSON,
+    REVIEW,
+    SCHEDULE,
+    SCHEDULE_FIELDS,
+    STATE,
     TYPED_MAX,
-    lesson_filter,
+    active,
+    in_lessons,
+    logged,
+    mine_with_cards,
     state_of,
+    unindexed,
 )
 from bertdrill.core.errors import StoreError
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
@@ -59,21 +71,22 @@ class ReviewWrites(Database):
             return SyncReport()
         stamp = now or datetime.now(UTC)
 
-        def stale(session: Session) -> list[str]:
-            found = execute(session, "SELECT id, digest FROM lesson WHERE id IN :lessons", list(digests))
-            stored: dict[str, str] = dict(tuple(row) for row in found)
+        def stale(connection: Connection) -> list[str]:
+            found = connection.execute(select(LESSON.c.id, LESSON.c.digest).where(LESSON.c.id.in_(list(digests))))
+            stored: dict[str, str] = {lesson_id: digest for lesson_id, digest in found}
             return [lesson_id for lesson_id, digest in digests.items() if stored.get(lesson_id) != digest]
 
-        def apply(session: Session) -> SyncReport:
+        def apply(connection: Connection) -> SyncReport:
+            database: Database = connection.info["database"]
             report = SyncReport()
-            for lesson_id in track(stale(session)):  # again, now under the write lock
-                report += _sync_lesson(session, lesson_id, by_lesson[lesson_id], stamp)
-                execute(session, "INSERT INTO lesson (id, digest, cards, synced_at) "
-                        "VALUES (:id, :digest, :cards, :stamp) ON CONFLICT (id) DO UPDATE SET "
-                        "digest = excluded.digest, cards = excluded.cards, synced_at = excluded.synced_at",
-                        id=lesson_id, digest=digests[lesson_id], cards=len(by_lesson[lesson_id]), stamp=stamp)
+            for lesson_id in track(stale(connection)):  # again, now under the write lock
+                report += _sync_lesson(connection, lesson_id, by_lesson[lesson_id], stamp)
+                row = database.upsert(LESSON).values(id=lesson_id, digest=digests[lesson_id],
+                                                     cards=len(by_lesson[lesson_id]), synced_at=stamp)
+                connection.execute(row.on_conflict_do_update(index_elements=[LESSON.c.id], set_={
+                    name: row.excluded[name] for name in ("digest", "cards", "synced_at")}))
             if schedules:
-                _add_schedules(session)
+                _add_schedules(connection)
             return report
 
         if not self._run(stale) and not (schedules and self._run(_schedules_missing)):
@@ -85,38 +98,38 @@ class ReviewWrites(Database):
     def due_ids(self, today: date, *, lessons: Collection[str] | None = None,
                 limit: int = DEFAULT_REVIEWS) -> list[str]:
         """Cards due on or before ``today``, most overdue first (then in lesson order), at most ``limit``."""
-        return self._ids("s.due <= :today", "s.due, c.lesson_id, c.position", today=today, lessons=lessons,
-                         limit=limit)
+        return self._ids(SCHEDULE.c.due <= today, (SCHEDULE.c.due, CARD.c.lesson_id, CARD.c.position), today=today,
+                         lessons=lessons, limit=limit)
 
     def new_ids(self, today: date, *, lessons: Collection[str] | None = None, limit: int = DEFAULT_NEW) -> list[str]:
         """Cards never reviewed, in lesson order, at most ``limit``."""
-        return self._ids("s.due IS NULL", "c.lesson_id, c.position", today=today, lessons=lessons, limit=limit)
+        return self._ids(SCHEDULE.c.due.is_(None), (CARD.c.lesson_id, CARD.c.position), today=today,
+                         lessons=lessons, limit=limit)
 
     def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
         """Cards whose latest answer on ``today`` was below 4: still to re-drill today, oldest first."""
         # Today's answers (the day index) that no later answer today follows (the card index): a subquery
         # grouping by card_id would let the planner walk the learner's whole log in card order instead.
-        query = (
-            "SELECT r.card_id FROM review r JOIN schedule s ON s.card_id = r.card_id AND s.learner = :learner "
-            "JOIN card c ON c.id = r.card_id "
-            "WHERE r.learner = :learner AND r.study_day = :today AND r.kind != 'practice' "
-            "AND NOT EXISTS (SELECT 1 FROM review later WHERE later.learner = :learner "
-            "AND later.card_id = r.card_id AND later.id > r.id AND later.study_day = :today "
-            "AND later.kind != 'practice') "
-            f"AND r.grade < {REDRILL_BELOW} {ACTIVE} {lesson_filter(lessons)} ORDER BY r.id"
-        )
-        return [row[0] for row in self.rows(query, lessons, today=today)]
+        later = aliased(REVIEW, name="later")
+        followed = exists().where(later.c.learner == LEARNER, later.c.card_id == REVIEW.c.card_id,
+                                  later.c.id > REVIEW.c.id, later.c.study_day == today, later.c.kind != "practice")
+        query = (select(REVIEW.c.card_id)
+                 .select_from(REVIEW.join(mine_with_cards(), SCHEDULE.c.card_id == REVIEW.c.card_id))
+                 .where(REVIEW.c.learner == LEARNER, REVIEW.c.study_day == today, REVIEW.c.kind != "practice",
+                        ~followed, REVIEW.c.grade < REDRILL_BELOW, active(today), in_lessons(lessons))
+                 .order_by(REVIEW.c.id))
+        return [row[0] for row in self.read(query)]
 
-    def _ids(self, condition: str, order: str, *, today: date, lessons: Collection[str] | None,
+    def _ids(self, condition: Any, order: tuple[Any, ...], *, today: date, lessons: Collection[str] | None,
              limit: int) -> list[str]:
-        query = (f"SELECT s.card_id {FROM_CARDS} WHERE {condition} {ACTIVE} {lesson_filter(lessons)} "
-                 f"ORDER BY {order} LIMIT :limit")
-        return [row[0] for row in self.rows(query, lessons, today=today, limit=max(0, limit))]
+        query = (select(SCHEDULE.c.card_id).select_from(mine_with_cards())
+                 .where(condition, active(today), in_lessons(lessons)).order_by(*order).limit(max(0, limit)))
+        return [row[0] for row in self.read(query)]
 
     # ----------------------------------------------------------------- one card
 
     def state(self, card_id: str) -> CardState:
-        return self._run(lambda session: _state(session, card_id, self.where))
+        return self._run(lambda connection: _state(connection, card_id, self.where))
 
     def answer(
         self,
@@ -154,20 +167,20 @@ class ReviewWrites(Database):
         asked = variant[:TYPED_MAX] if variant is not None else None
         duration = max(0, min(int(duration_ms), 86_400_000))
 
-        def work(session: Session) -> Answer:
-            before = _state(session, card_id, self.where, lock=True).schedule
+        def work(connection: Connection) -> Answer:
+            before = _state(connection, card_id, self.where, lock=True).schedule
             change, logged_kind = reschedule, kind
             if once_per_day and reschedule is not None:
-                if _answered_on(session, card_id, study_day):
+                if _answered_on(connection, card_id, study_day):
                     change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
                 elif kind == "redrill":  # a re-drill after the rollover is the new day's first answer
                     logged_kind = "review"
             after = change(before) if change else before
-            _set_schedule(session, card_id, after)
-            logged = execute(session, _LOG, card=card_id, at=moment, day=study_day, kind=logged_kind, grade=grade,
-                             typed=kept, duration=duration, variant=asked, **_columns(before, "before"),
-                             **_columns(after, "after"))
-            review_id = logged.scalar_one()
+            _set_schedule(connection, card_id, after)
+            review_id = connection.execute(_LOG, {
+                "learner": self.learner, "card_id": card_id, "reviewed_at": moment, "study_day": study_day,
+                "kind": logged_kind, "grade": grade, "typed": kept, "duration_ms": duration, "variant": asked,
+                **_columns(before, "before"), **_columns(after, "after")}).scalar_one()
             return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after,
                           asked)
 
@@ -176,59 +189,66 @@ class ReviewWrites(Database):
     def undo(self, review_id: int) -> CardState:
         """Delete a logged answer and put the card's schedule back exactly as it was before it."""
 
-        def work(session: Session) -> CardState:
-            found = execute(session, f"SELECT {_ANSWER_COLUMNS} FROM review WHERE id = :id AND learner = :learner",
-                            id=review_id).first()
+        def work(connection: Connection) -> CardState:
+            found = connection.execute(_ANSWERS.where(REVIEW.c.id == review_id), {"learner": self.learner}).first()
             if found is None:
                 raise StoreError(f"answer {review_id} is not in the log (already undone?)")
             review = _answer(found)
-            _state(session, review.card_id, self.where, lock=True)  # another window's answer waits, or came first
-            latest = execute(session, "SELECT max(id) FROM review WHERE learner = :learner AND card_id = :card",
-                             card=review.card_id).scalar()
+            _state(connection, review.card_id, self.where, lock=True)  # another window's answer waits, or came first
+            latest = connection.execute(select(func.max(REVIEW.c.id)).where(
+                REVIEW.c.learner == self.learner, REVIEW.c.card_id == review.card_id)).scalar()
             if latest != review_id:
                 raise StoreError(f"{review.card_id} was answered again since (in another window?), "
                                  "and only its latest answer can be undone")
-            _set_schedule(session, review.card_id, review.before)
-            execute(session, "DELETE FROM review WHERE id = :id AND learner = :learner", id=review_id)
-            return _state(session, review.card_id, self.where)
+            _set_schedule(connection, review.card_id, review.before)
+            connection.execute(delete(REVIEW).where(REVIEW.c.id == review_id, REVIEW.c.learner == self.learner))
+            return _state(connection, review.card_id, self.where)
 
         return self._run(work, write=True)
 
     def set_flags(self, card_id: str, *, suspended: bool | None = None,
                   buried_until: date | None | Keep = KEEP) -> CardState:
         """Suspend or unsuspend a card, or bury it until a day (None unburies). Returns the state before."""
+        flags: dict[str, Any] = {} if suspended is None else {"suspended": suspended}
+        if not isinstance(buried_until, Keep):
+            flags["buried_until"] = buried_until
 
-        def work(session: Session) -> CardState:
-            before = _state(session, card_id, self.where, lock=True)
-            if suspended is not None:
-                execute(session, "UPDATE schedule SET suspended = :flag WHERE learner = :learner AND card_id = :card",
-                        flag=suspended, card=card_id)
-            if not isinstance(buried_until, Keep):
-                execute(session, "UPDATE schedule SET buried_until = :day WHERE learner = :learner AND card_id = :card",
-                        day=buried_until, card=card_id)
+        def work(connection: Connection) -> CardState:
+            before = _state(connection, card_id, self.where, lock=True)
+            if flags:
+                connection.execute(update(SCHEDULE).where(SCHEDULE.c.learner == self.learner,
+                                                          SCHEDULE.c.card_id == card_id).values(**flags))
             return before
 
         return self._run(work, write=True)
 
     def answers(self, card_id: str | None = None, *, since: date | None = None) -> list[Answer]:
         """The log, oldest first: for one card, or all of it (from a study day on)."""
-        only_card = "" if card_id is None else "AND card_id = :card"
-        only_since = "" if since is None else "AND study_day >= :since"
-        rows = self.rows(f"SELECT {_ANSWER_COLUMNS} FROM review WHERE learner = :learner {only_card} {only_since} "
-                         "ORDER BY id", card=card_id, since=since)
-        return [_answer(row) for row in rows]
+        query = _ANSWERS.order_by(REVIEW.c.id)
+        if card_id is not None:
+            query = query.where(REVIEW.c.card_id == card_id)
+        if since is not None:
+            query = query.where(REVIEW.c.study_day >= since)
+        return [_answer(row) for row in self.read(query)]
 
 
 # --------------------------------------------------------------------------- helpers
 
-_SCHEDULE = ("repetitions", "ef100", "interval", "due", "lapses", "stability", "difficulty")
-_ANSWER_COLUMNS = ("id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, "
-                   + ", ".join(f"{column}_before" for column in ("reps", *_SCHEDULE[1:])) + ", "
-                   + ", ".join(f"{column}_after" for column in ("reps", *_SCHEDULE[1:])) + ", variant")
-_LOG = (f"INSERT INTO review ({_ANSWER_COLUMNS.removeprefix('id, ')}, learner) VALUES (:card, :at, :day, :kind, "
-        ":grade, :typed, :duration, :reps_before, :ef100_before, :interval_before, :due_before, :lapses_before, "
-        ":stability_before, :difficulty_before, :reps_after, :ef100_after, :interval_after, :due_after, "
-        ":lapses_after, :stability_after, :difficulty_after, :variant, :learner) RETURNING id")
+_LOGGED = [logged(field, when) for when in ("before", "after") for field in SCHEDULE_FIELDS]
+_ANSWER_COLUMNS = (REVIEW.c.id, REVIEW.c.card_id, REVIEW.c.reviewed_at, REVIEW.c.study_day, REVIEW.c.kind,
+                   REVIEW.c.grade, REVIEW.c.typed, REVIEW.c.duration_ms, *(REVIEW.c[name] for name in _LOGGED),
+                   REVIEW.c.variant)
+_ANSWERS = select(*_ANSWER_COLUMNS).where(REVIEW.c.learner == LEARNER)
+"""The learner's log, as :func:`_answer` reads it."""
+_LOG = insert(REVIEW).returning(REVIEW.c.id)  # the values are the parameters, by column name
+_STATE_OF_CARD = STATE.where(SCHEDULE.c.card_id == bindparam("card"))
+_LOCKED_STATE_OF_CARD = _STATE_OF_CARD.with_for_update(of=SCHEDULE)  # PostgreSQL's row lock; SQLite's write
+# transaction holds the whole file already, and SQLAlchemy writes no FOR UPDATE for it
+_ANSWERED_ON = select(literal(1)).where(REVIEW.c.learner == LEARNER, REVIEW.c.card_id == bindparam("card"),
+                                        unindexed(REVIEW.c.study_day) == bindparam("day")).limit(1)
+_SET_SCHEDULE = update(SCHEDULE).where(SCHEDULE.c.learner == bindparam("owner"), SCHEDULE.c.card_id == bindparam("card")
+                                       ).values({field: bindparam(f"new_{field}") for field in (*SCHEDULE_FIELDS, "leech")})
+"""A card's new schedule (parameters ``new_due`` and so on: an UPDATE keeps the columns' own names for itself)."""
 
 
 def _digest(rows: list[tuple[str, str, str, str]]) -> str:
@@ -237,91 +257,85 @@ def _digest(rows: list[tuple[str, str, str, str]]) -> str:
     return "v1:" + hashlib.sha256(joined.encode()).hexdigest()
 
 
-def _sync_lesson(session: Session, lesson_id: str, rows: list[tuple[str, str, str, str]],
+def _sync_lesson(connection: Connection, lesson_id: str, rows: list[tuple[str, str, str, str]],
                  stamp: datetime) -> SyncReport:
     """Compare one lesson card by card and write the differences."""
-    stored: dict[str, tuple[Any, ...]] = {row[0]: tuple(row) for row in execute(
-        session, "SELECT id, item_id, kind, position, fingerprint, removed FROM card WHERE lesson_id = :lesson",
-        lesson=lesson_id)}
+    found = connection.execute(select(CARD.c.id, CARD.c.item_id, CARD.c.kind, CARD.c.position, CARD.c.fingerprint,
+                                      CARD.c.removed).where(CARD.c.lesson_id == lesson_id))
+    stored: dict[str, tuple[Any, ...]] = {row[0]: tuple(row) for row in found}
     added: list[dict[str, Any]] = []
     changed: list[dict[str, Any]] = []
     moved: list[dict[str, Any]] = []
     restored: list[dict[str, Any]] = []
     for position, (card_id, item_id, kind, fingerprint) in enumerate(rows):
         row = stored.get(card_id)
-        values = {"id": card_id, "lesson": lesson_id, "item": item_id, "kind": kind, "position": position,
-                  "fingerprint": fingerprint, "stamp": stamp}
+        values = {"card": card_id, "item_id": item_id, "kind": kind, "position": position,
+                  "fingerprint": fingerprint, "removed": False, "updated": stamp}
         if row is None:
-            added.append(values)
+            added.append(values | {"lesson_id": lesson_id, "first_seen": stamp})
         elif row[5] or row[4] != fingerprint or (row[1], row[2], row[3]) != (item_id, kind, position):
             (restored if row[5] else changed if row[4] != fingerprint else moved).append(values)
     wanted = {row[0] for row in rows}
-    removed = [{"id": card_id, "stamp": stamp} for card_id, row in stored.items()
+    removed = [{"card": card_id, "updated": stamp, "removed": True} for card_id, row in stored.items()
                if not row[5] and card_id not in wanted]
-    execute_many(session, "INSERT INTO card (id, lesson_id, item_id, kind, position, fingerprint, removed, "
-                 "first_seen, updated) VALUES (:id, :lesson, :item, :kind, :position, :fingerprint, false, :stamp, "
-                 ":stamp)", added)
-    execute_many(session, "UPDATE card SET item_id = :item, kind = :kind, position = :position, "
-                 "fingerprint = :fingerprint, removed = false, updated = :stamp WHERE id = :id",
-                 changed + moved + restored)
-    execute_many(session, "UPDATE card SET removed = true, updated = :stamp WHERE id = :id", removed)
+    if added:
+        connection.execute(insert(CARD).values(id=bindparam("card")), added)  # the other columns: the parameters
+    for rewritten in (changed + moved + restored, removed):
+        if rewritten:  # SET: the parameters other than the card's id
+            connection.execute(update(CARD).where(CARD.c.id == bindparam("card")), rewritten)
     return SyncReport(added=len(added), changed=len(changed), removed=len(removed), restored=len(restored),
                       moved=len(moved))
 
 
-def _schedules_missing(session: Session) -> bool:
+def _schedules_missing(connection: Connection) -> bool:
     """Whether some card has no schedule of this learner yet (a card is never deleted, only marked removed,
     so equal counts mean every card has one)."""
-    cards = execute(session, "SELECT count(*) FROM card").scalar_one()
-    return bool(execute(session, "SELECT count(*) FROM schedule WHERE learner = :learner").scalar_one() < cards)
+    cards = connection.execute(select(func.count()).select_from(CARD)).scalar_one()
+    schedules = connection.execute(select(func.count()).select_from(SCHEDULE).where(
+        SCHEDULE.c.learner == learner_of(connection))).scalar_one()
+    return bool(schedules < cards)
 
 
-def _add_schedules(session: Session) -> None:
+def _add_schedules(connection: Connection) -> None:
     """A new schedule for this learner of every card that has none (a new card, or a learner new to the class)."""
-    execute(session, "INSERT INTO schedule (card_id, repetitions, ef100, interval, due, lapses, suspended, "
-            f"buried_until, leech, learner) SELECT c.id, 0, {EF_START}, 0, NULL, 0, false, NULL, false, :learner "
-            "FROM card c WHERE NOT EXISTS (SELECT 1 FROM schedule s WHERE s.learner = :learner AND s.card_id = c.id) "
-            "ON CONFLICT DO NOTHING")
+    database: Database = connection.info["database"]
+    learner = learner_of(connection)
+    unscheduled = select(CARD.c.id, literal(0), literal(EF_START), literal(0), literal(0), literal(False),
+                         literal(False), literal(learner)).where(~exists().where(
+                             SCHEDULE.c.learner == learner, SCHEDULE.c.card_id == CARD.c.id))
+    columns = ["card_id", "repetitions", "ef100", "interval", "lapses", "suspended", "leech", "learner"]
+    connection.execute(database.upsert(SCHEDULE).from_select(columns, unscheduled, include_defaults=False)
+                       .on_conflict_do_nothing())
 
 
-def _state(session: Session, card_id: str, where: str, *, lock: bool = False) -> CardState:
+def _state(connection: Connection, card_id: str, where: str, *, lock: bool = False) -> CardState:
     """The learner's state of a card; ``lock``: its schedule row stays locked until the transaction ends
     (PostgreSQL; SQLite's write transaction holds the whole file already)."""
-    database: Database = session.info["database"]
-    found = execute(session, f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE s.card_id = :card "
-                    f"{database.lock_row if lock else ''}", card=card_id).first()
+    found = connection.execute(_LOCKED_STATE_OF_CARD if lock else _STATE_OF_CARD,
+                               {"learner": learner_of(connection), "card": card_id}).first()
     if found is None:
         raise StoreError(f"no card {card_id!r} in {where}; sync its lesson first")
     return state_of(found)
 
 
-def _answered_on(session: Session, card_id: str, day: date) -> bool:
-    return execute(session, "SELECT 1 FROM review WHERE learner = :learner AND card_id = :card AND study_day = :day "
-                   "LIMIT 1",
-                   card=card_id, day=day).first() is not None
+def _answered_on(connection: Connection, card_id: str, day: date) -> bool:
+    """Whether the card has an answer on the study day: its few answers, through the card's index."""
+    return connection.execute(_ANSWERED_ON, {"learner": learner_of(connection), "card": card_id,
+                                             "day": day}).first() is not None
 
 
-def _set_schedule(session: Session, card_id: str, schedule: Schedule) -> None:
-    execute(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, interval = :interval, "
-            "due = :due, lapses = :lapses, leech = :leech, stability = :stability, difficulty = :difficulty "
-            "WHERE learner = :learner AND card_id = :card", card=card_id, repetitions=schedule.repetitions,
-            ef100=schedule.ef100, interval=schedule.interval, due=schedule.due, lapses=schedule.lapses,
-            leech=schedule.lapses >= LEECH_LAPSES, stability=schedule.stability, difficulty=schedule.difficulty)
+def _set_schedule(connection: Connection, card_id: str, schedule: Schedule) -> None:
+    connection.execute(_SET_SCHEDULE, {"owner": learner_of(connection), "card": card_id,
+                                       "new_leech": schedule.lapses >= LEECH_LAPSES,
+                                       **{f"new_{field}": getattr(schedule, field) for field in SCHEDULE_FIELDS}})
 
 
 def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
-    return {f"reps_{suffix}": schedule.repetitions, f"ef100_{suffix}": schedule.ef100,
-            f"interval_{suffix}": schedule.interval, f"due_{suffix}": schedule.due,
-            f"lapses_{suffix}": schedule.lapses, f"stability_{suffix}": schedule.stability,
-            f"difficulty_{suffix}": schedule.difficulty}
+    return {logged(field, suffix): getattr(schedule, field) for field in SCHEDULE_FIELDS}
 
 
 def _answer(row: Sequence[Any]) -> Answer:
-    """An :class:`Answer` from a row of ``_ANSWER_COLUMNS``."""
+    """An :class:`Answer` from a row of ``_ANSWER_COLUMNS`` (the types have made dates and UTC times of them)."""
     review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
-    before, after = (Schedule(reps, ef100, interval, as_date(due), lapses, stability, difficulty)
-                     for reps, ef100, interval, due, lapses, stability, difficulty in (row[8:15], row[15:22]))
-    moment = as_utc(reviewed_at)
-    assert moment is not None, "every answer has a time"
-    return Answer(review_id, card_id, moment, day_of(study_day), kind, grade, typed, duration_ms, before, after,
-                  row[22])
+    before, after = (Schedule(*values) for values in (row[8:15], row[15:22]))
+    return Answer(review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, before, after, row[22])

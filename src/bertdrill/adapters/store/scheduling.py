@@ -16,7 +16,7 @@ from itertools import chain, groupby
 from operator import itemgetter
 from typing import Any
 
-from sqlmodel import Session
+from sqlalchemy import Connection
 
 from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, execute, execute_many
 from bertdrill.adapters.store.schema import from_review, lesson_filter
@@ -50,18 +50,18 @@ class Scheduling(Database):
                          track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
         """Rebuild every card's state from its log under ``scheduler``, and store ``choice``: one transaction."""
 
-        def work(session: Session) -> Switch:
+        def work(connection: Connection) -> Switch:
             card_ids = [row[0] for row in execute(
-                session, "SELECT card_id FROM schedule WHERE learner = :learner ORDER BY card_id")]
+                connection, "SELECT card_id FROM schedule WHERE learner = :learner ORDER BY card_id")]
             updates, answers = [], 0
-            for card_id, log in _merged(track(card_ids), _card_logs(session, None)):
+            for card_id, log in _merged(track(card_ids), _card_logs(connection, None)):
                 answers += len(log)
                 updates.append(_values(card_id, replay(scheduler, log)))
-            execute_many(session, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, "
+            execute_many(connection, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, "
                          "interval = :interval, due = :due, lapses = :lapses, leech = :leech, stability = :stability, "
                          "difficulty = :difficulty WHERE learner = :learner AND card_id = :card", updates)
-            stored = _store_fitted(session, choice)
-            execute(session, "INSERT INTO scheduler (learner, name, retention, switched_at, parameters, exam, "
+            stored = _store_fitted(connection, choice)
+            execute(connection, "INSERT INTO scheduler (learner, name, retention, switched_at, parameters, exam, "
                     "exam_target) VALUES (:learner, :name, :retention, :at, :parameters, :exam, :exam_target) "
                     "ON CONFLICT (learner) DO UPDATE SET name = excluded.name, retention = excluded.retention, "
                     "switched_at = excluded.switched_at, parameters = excluded.parameters, exam = excluded.exam, "
@@ -76,12 +76,12 @@ class Scheduling(Database):
                   track: Callable[[list[str]], Iterable[str]] = iter) -> int:
         """Call ``visit`` with each card's log, (study day, grade) oldest first, for cards with answers."""
 
-        def work(session: Session) -> int:
+        def work(connection: Connection) -> int:
             card_ids = [row[0] for row in execute(
-                session, f"SELECT DISTINCT r.card_id {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
+                connection, f"SELECT DISTINCT r.card_id {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
                 "ORDER BY r.card_id", lessons)]
             answers = 0
-            for _card_id, log in _merged(track(card_ids), _card_logs(session, lessons)):
+            for _card_id, log in _merged(track(card_ids), _card_logs(connection, lessons)):
                 answers += len(log)
                 visit(log)
             return answers
@@ -89,14 +89,14 @@ class Scheduling(Database):
         return self._run(work)
 
 
-def _store_fitted(session: Session, choice: SchedulerChoice) -> SchedulerChoice:
+def _store_fitted(connection: Connection, choice: SchedulerChoice) -> SchedulerChoice:
     """The choice with its fitted set stored: a set numbered 0 becomes the learner's next set."""
     fitted = choice.fitted
     if fitted is None or fitted.number:
         return choice
-    number = 1 + (execute(session, "SELECT max(number) FROM fsrs_parameters WHERE learner = :learner").scalar() or 0)
+    number = 1 + (execute(connection, "SELECT max(number) FROM fsrs_parameters WHERE learner = :learner").scalar() or 0)
     stored = replace(fitted, number=number)
-    execute(session, "INSERT INTO fsrs_parameters (learner, number, parameters, reviews, fitted_at) VALUES "
+    execute(connection, "INSERT INTO fsrs_parameters (learner, number, parameters, reviews, fitted_at) VALUES "
             "(:learner, :number, :parameters, :reviews, :at)", number=number,
             parameters=json.dumps(list(fitted.parameters)), reviews=fitted.reviews, at=fitted.fitted_at)
     return replace(choice, fitted=stored)
@@ -112,9 +112,9 @@ def _fitted_set(row: Sequence[Any]) -> FittedSet:
 ROWS_AT_ONCE = 4096  # answers fetched together while a log is read: few round trips, little memory
 
 
-def _card_logs(session: Session, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:
+def _card_logs(connection: Connection, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:
     """Each card's log in card order, read in one pass (the index on card_id, id gives the order)."""
-    partitions: Iterable[Sequence[Any]] = execute(session, f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 "
+    partitions: Iterable[Sequence[Any]] = execute(connection, f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 "
                    f"{lesson_filter(lessons)} ORDER BY r.card_id, r.id", lessons).partitions(ROWS_AT_ONCE)
     rows: Iterable[Sequence[Any]] = chain.from_iterable(partitions)  # fetched many at a time: one fetch per row was a fifth of a switch
     days: dict[Any, date] = {}  # a long log has a million answers on a few thousand days: each read once

@@ -1,19 +1,36 @@
-"""The tables, as SQLModel classes, and the names the queries share.
+"""The tables, as SQLModel classes, and the pieces of statement the queries share.
 
-The DDL that creates them is written out in :mod:`.migrations` (so version 1 stays version 1);
-a test checks that the newest migration matches these models.
+The queries are built from these tables (SQLAlchemy Core over each model's ``__table__``), so a
+column is named in one place and its type converts its values on both backends: dates and UTC
+times as the file stores them, flags as booleans. The DDL that creates them is written out in
+:mod:`.migrations` (so version 1 stays version 1); a test checks that the newest migration matches
+these models.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from datetime import date, datetime
-from typing import Any
+from datetime import UTC, date, datetime
+from typing import Any, cast
 
-from sqlalchemy import Index
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    DateTime,
+    Dialect,
+    Index,
+    String,
+    Table,
+    TypeDecorator,
+    bindparam,
+    select,
+    true,
+)
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.visitors import InternalTraversal
 from sqlmodel import Field, SQLModel
 
-from bertdrill.adapters.store.database import as_date
+from bertdrill.adapters.store.database import as_date, utc
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.sm2 import EF_START, Schedule
 from bertdrill.core.scheduling.sm2 import MATURE_DAYS as MATURE_DAYS  # re-exported: the stores count mature cards
@@ -25,6 +42,20 @@ CARD_STATES = ("new", "learning", "young", "mature", "suspended", "removed")
 
 REVIEWED_CARD = "c.kind NOT IN ({})".format(", ".join(f"'{kind.value}'" for kind in Kind if not kind.reviewed))
 """SQL: the card ``c`` is one a review session shows (practice cards are checked, never reviewed)."""
+
+
+class UTCTime(TypeDecorator[datetime]):
+    """A moment, stored as naive UTC (``2024-05-01 06:30:00.000000`` on SQLite, ``timestamp`` on PostgreSQL)
+    and read back as an aware UTC time: an aware local time going in is converted, never cut."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else utc(value).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
 
 
 class Meta(SQLModel, table=True):
@@ -42,7 +73,7 @@ class LessonRow(SQLModel, table=True):
     id: str = Field(primary_key=True)
     digest: str
     cards: int
-    synced_at: datetime
+    synced_at: datetime = Field(sa_type=UTCTime)
 
 
 class CardRow(SQLModel, table=True):
@@ -57,8 +88,8 @@ class CardRow(SQLModel, table=True):
     position: int  # order within the lesson: new cards come in this order
     fingerprint: str  # Card.fingerprint: tells a text change from no change
     removed: bool = False
-    first_seen: datetime
-    updated: datetime
+    first_seen: datetime = Field(sa_type=UTCTime)
+    updated: datetime = Field(sa_type=UTCTime)
 
 
 class ScheduleRow(SQLModel, table=True):
@@ -87,7 +118,7 @@ class ReviewRow(SQLModel, table=True):
     __table_args__ = (Index("ix_review_card", "learner", "card_id", "id"), Index("ix_review_day", "learner", "study_day"))
     id: int | None = Field(default=None, primary_key=True)
     card_id: str = Field(foreign_key="card.id")
-    reviewed_at: datetime  # UTC
+    reviewed_at: datetime = Field(sa_type=UTCTime)  # UTC
     study_day: date
     kind: str  # review | new | redrill | practice
     grade: int
@@ -118,7 +149,7 @@ class SchedulerRow(SQLModel, table=True):
     learner: str = Field(primary_key=True)
     name: str  # sm2 | fsrs
     retention: float | None = None  # FSRS's desired retention
-    switched_at: datetime  # UTC
+    switched_at: datetime = Field(sa_type=UTCTime)  # UTC
     parameters: int | None = None  # the learner's fitted set FSRS runs with (its number); None: defaults (v4)
     exam: date | None = None  # an exam FSRS plans for (v5)
     exam_target: float | None = None  # the predicted recall wanted on the exam day (v5)
@@ -132,7 +163,7 @@ class FittedParametersRow(SQLModel, table=True):
     number: int = Field(primary_key=True)  # 1, 2, 3... per learner
     parameters: str  # JSON: the 21 numbers, each written so it reads back as the same float
     reviews: int  # the reviews they were fitted on
-    fitted_at: datetime  # UTC
+    fitted_at: datetime = Field(sa_type=UTCTime)  # UTC
 
 
 
@@ -167,3 +198,81 @@ def state_of(row: Sequence[Any]) -> CardState:
         removed = row
     return CardState(card_id, Schedule(repetitions, ef100, interval, as_date(due), lapses, stability, difficulty),
                      bool(suspended), as_date(buried_until), bool(leech), bool(removed))
+
+
+
+# --------------------------------------------------------------------------- the tables, for expressions
+
+def _table(model: type[SQLModel]) -> Table:
+    return cast(Table, model.__table__)  # type: ignore[attr-defined]  # SQLModel sets it on table=True models
+
+
+META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER = (_table(model) for model in (
+    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow))
+
+LEARNER: BindParameter[str] = bindparam("learner", type_=String())
+"""The store's learner: every statement over a learner's rows binds it."""
+
+SCHEDULE_FIELDS = ("repetitions", "ef100", "interval", "due", "lapses", "stability", "difficulty")
+"""The columns of a :class:`Schedule`, in its order (``schedule``'s names; the log's say ``reps`` for
+``repetitions`` and add ``_before`` or ``_after``)."""
+
+
+def logged(field: str, when: str) -> str:
+    """The log's column of a schedule field before or after an answer: ``reps_before``, ``due_after``."""
+    return f"{'reps' if field == 'repetitions' else field}_{when}"
+
+
+def mine_with_cards() -> Any:
+    """The learner's schedules joined to their cards (``FROM_CARDS``, as an expression)."""
+    return SCHEDULE.join(CARD, (CARD.c.id == SCHEDULE.c.card_id) & (SCHEDULE.c.learner == LEARNER))
+
+
+def reviewed_card() -> ColumnElement[bool]:
+    """The card is one a review session shows (practice cards are checked, never reviewed)."""
+    return CARD.c.kind.not_in([kind.value for kind in Kind if not kind.reviewed])
+
+
+def active(today: Any) -> ColumnElement[bool]:
+    """A card the learner can be shown on ``today``: not suspended, not buried past it, not removed, reviewed."""
+    return (SCHEDULE.c.suspended.is_(False) & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today))
+            & CARD.c.removed.is_(False) & reviewed_card())
+
+
+def in_lessons(lessons: Collection[str] | None) -> ColumnElement[bool]:
+    """The card ``c`` is in one of ``lessons`` (None: every lesson)."""
+    return true() if lessons is None else CARD.c.lesson_id.in_(list(lessons))
+
+
+STATE = select(SCHEDULE.c.card_id, *(SCHEDULE.c[field] for field in SCHEDULE_FIELDS), SCHEDULE.c.suspended,
+               SCHEDULE.c.buried_until, SCHEDULE.c.leech, CARD.c.removed).select_from(mine_with_cards())
+"""The columns :func:`state_of` reads: a card's schedule, flags and whether it was removed."""
+
+
+class Unindexed(ColumnElement[Any]):
+    """A column compared without its index (:func:`unindexed`)."""
+
+    inherit_cache = True
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column: ColumnElement[Any]):
+        self.column = column
+        self.type = column.type
+
+
+def unindexed(column: ColumnElement[Any]) -> Unindexed:
+    """``column``, kept off its index in a comparison. SQLite's planner, with no statistics in a learner's
+    file, takes the log's day index for "this card, this day" and walks every answer of the day; the card's
+    index finds its few answers at once. SQLite's documented way to keep a term off an index is a unary
+    ``+``; PostgreSQL plans from its statistics and gets the column as it is."""
+    return Unindexed(column)
+
+
+@compiles(Unindexed)
+def _plain(element: Unindexed, compiler: Any, **options: Any) -> str:
+    return str(compiler.process(element.column, **options))
+
+
+@compiles(Unindexed, "sqlite")
+def _sqlite_unindexed(element: Unindexed, compiler: Any, **options: Any) -> str:
+    return "+" + str(compiler.process(element.column, **options))

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import platformdirs
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
-from sqlmodel import Session
 
 from bertdrill.adapters.store.database import Database, learner_name, login_name, utc, utc_text  # noqa: F401 (utc: re-exported)
 from bertdrill.core.errors import StoreError
@@ -205,20 +205,7 @@ class SQLiteDatabase(Database):
         self.where = describe(engine.url)
         self.learner = learner_name(learner, login_name)
 
-    def _run(self, work: Callable[[Session], T], *, write: bool = False) -> T:
-        """Run ``work`` in one transaction, retried as a whole while the file is locked."""
-
-        def transaction() -> T:
-            with Session(self.engine, expire_on_commit=False) as session:
-                session.info["database"] = self
-                if write:
-                    session.connection(execution_options={"immediate": True})
-                result = work(session)
-                if write:
-                    session.commit()
-                return result
-
-        return self._retrying(transaction)
+    write_options = {"immediate": True}  # BEGIN IMMEDIATE: the write lock first, so no lock upgrade can deadlock
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         """``attempt()``, again while the file is locked, until :attr:`lock_timeout` has passed."""
@@ -250,6 +237,9 @@ class SQLiteDatabase(Database):
         if "disk is full" in lowered:
             return StoreError(_('the disk holding {where} is full; nothing was written').format(where=self.where))
         return StoreError(f"{self.where}: {message}")
+
+    def upsert(self, table: Table) -> Any:
+        return sqlite_insert(table)
 
     def value(self, value: Any) -> Any:
         """Dates as ISO text, times as UTC text, flags as 0 or 1: the formats of the file."""
