@@ -73,8 +73,9 @@ def bertdrill_per_answer(folder: Path, cards: list[FactCard], answers: int,
 
 def anki_per_answer(folder: Path, cards: list[FactCard], answers: int) -> tuple[float, float]:
     """Seconds per answer, wall and CPU (its engine runs in this process), of Anki's scheduler over the same notes (queued card and states, answer)."""
-    from anki.collection import AddNoteRequest, Collection  # before anki.cards: the package imports in a cycle
+    import anki.collection  # noqa: F401 - before anki.cards, which imports it back (a cycle in the package)
     from anki.cards import Card
+    from anki.collection import AddNoteRequest, Collection
     from anki.scheduler.v3 import CardAnswer
 
     path = folder / f"anki-{len(cards)}" / "collection.anki2"
