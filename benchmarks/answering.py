@@ -36,6 +36,7 @@ from pathlib import Path
 from bertdrill.core.cards import FactCard
 
 MOMENT = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+WARM_UP = 10  # answers before the clock starts, on both sides: first statements compiled, caches filled
 ANKI_MOST_PER_DAY = 9999  # Anki refuses a larger daily limit (its queue is at most this long; bertdrill's is the deck)
 
 
@@ -62,12 +63,17 @@ def bertdrill_per_answer(folder: Path, cards: list[FactCard], answers: int,
             store.switch_scheduler(SchedulerChoice(scheduler_name), scheduler)
         session = Session(store, cards, clock=lambda: MOMENT, limits=Limits(new=len(cards), reviews=len(cards)),
                           scheduler=scheduler)
-        began, cpu = time.perf_counter(), time.process_time()
-        for _ in range(answers):
+        def answer() -> None:
             session.show()
             session.position  # noqa: B018 - the review screen's header reads it for every card
             session.preview()
             session.answer(5, "typed answer")
+
+        for _ in range(WARM_UP):
+            answer()
+        began, cpu = time.perf_counter(), time.process_time()
+        for _ in range(answers):
+            answer()
         return (time.perf_counter() - began) / answers, (time.process_time() - cpu) / answers
 
 
@@ -95,12 +101,17 @@ def anki_per_answer(folder: Path, cards: list[FactCard], answers: int) -> tuple[
         config = col.decks.config_dict_for_deck_id(deck_id)
         config["new"]["perDay"] = config["rev"]["perDay"] = min(len(cards), ANKI_MOST_PER_DAY)
         col.decks.update_config(config)
-        began, cpu = time.perf_counter(), time.process_time()
-        for _ in range(answers):
+        def answer() -> None:
             queued = col.sched.get_queued_cards(fetch_limit=1).cards[0]
             card = Card(col, backend_card=queued.card)
             card.start_timer()
             col.sched.answer_card(col.sched.build_answer(card=card, states=queued.states, rating=CardAnswer.EASY))
+
+        for _ in range(WARM_UP):
+            answer()
+        began, cpu = time.perf_counter(), time.process_time()
+        for _ in range(answers):
+            answer()
         return (time.perf_counter() - began) / answers, (time.process_time() - cpu) / answers
     finally:
         col.close()
@@ -110,15 +121,19 @@ def rows(answers: int, sizes: list[int], runs: int, folder: Path) -> dict[tuple[
     """The median per-answer seconds (wall, CPU) of each side at each deck size, the sides interleaved run by run."""
     from bertdrill.cli import base
 
-    base.out.file = io.StringIO()  # nothing is printed, but keep the console off the terminal
+    folder.mkdir(parents=True, exist_ok=True)
+    screen, base.out.file = base.out.file, io.StringIO()  # nothing is printed; keep the console off the terminal
     found: dict[tuple[str, int], list[tuple[float, float]]] = {}
-    for size in sizes:
-        cards = deck(size)
-        for _ in range(runs):
-            for side in ("anki", "sm2", "fsrs"):
-                took = (anki_per_answer(folder, cards, answers) if side == "anki"
-                        else bertdrill_per_answer(folder, cards, answers, side))
-                found.setdefault((side, size), []).append(took)
+    try:
+        for size in sizes:
+            cards = deck(size)
+            for _ in range(runs):
+                for side in ("anki", "sm2", "fsrs"):
+                    took = (anki_per_answer(folder, cards, answers) if side == "anki"
+                            else bertdrill_per_answer(folder, cards, answers, side))
+                    found.setdefault((side, size), []).append(took)
+    finally:
+        base.out.file = screen
     return {key: (statistics.median(wall for wall, _cpu in times), statistics.median(cpu for _wall, cpu in times))
             for key, times in found.items()}
 

@@ -9,7 +9,10 @@ alternate, so both meet the same load on a shared machine):
 2. ``bertdrill status`` on a store of 100,000 cards and 1,000,000 reviews (review.py's
    generator: synthetic cards in lessons of their own, next to the shipped lesson) against
    ``python -c "import sqlmodel"`` (target <= 1.5);
-3. answering 1,000 cards through the scripted review (a real ``bertdrill review`` reading
+3. answering a card in a session (answering.py), SM-2 and FSRS, on decks of 1,000 and ``--cards``
+   cards, against Anki's engine answering the same notes in the same run (target: ratio <= 3), and
+   the per-answer cost at ``--cards`` against 1,000 (target <= 1.2: flat);
+   answering 1,000 cards through the scripted review (a real ``bertdrill review`` reading
    grades on standard input; time from the first card shown to the last answer saved,
    per answer) against 1,000 raw sqlite3 write transactions with the same durability
    settings (target: <= 20 ms per answer);
@@ -142,6 +145,22 @@ def raw_transactions(db: Path, count: int) -> float:
     return elapsed / count
 
 
+def answering_rows(table: Table, folder: Path, answers: int, sizes: list[int]) -> None:
+    """answering.py's rows: a session answering ``answers`` cards of each deck size (show, position, preview,
+    answer; committed each) beside Anki's engine answering the same notes, SM-2 and FSRS; and flatness, the
+    per-answer cost at the largest deck against the smallest. Wall time (the target's); CPU in answering.py."""
+    from answering import rows
+
+    figures = rows(answers, sizes, 1, folder / "answering")
+    for size in sizes:
+        for side, name in (("sm2", "SM-2"), ("fsrs", "FSRS")):
+            table.answer_ratio(f"answer {answers:,} of {size:,} cards, {name}, in a session", figures[(side, size)][0],
+                               "Anki's engine", figures[("anki", size)][0], 3)
+    for side, name in (("sm2", "SM-2"), ("fsrs", "FSRS")):
+        table.answer_ratio(f"answering {name}, per answer at {sizes[-1]:,} cards", figures[(side, sizes[-1])][0],
+                           f"at {sizes[0]:,}", figures[(side, sizes[0])][0], 1.2)
+
+
 # --------------------------------------------------------------------------- 5. export anki
 
 
@@ -190,6 +209,13 @@ class Table:
     def per_answer(self, name: str, measured: float, baseline_name: str, baseline: float, target_ms: float) -> None:
         self.rows.append((name, f"{measured * 1000:.2f} ms/answer", f"{baseline_name} {baseline * 1000:.2f} ms",
                           f"{measured / baseline:.1f}", f"<= {target_ms:g} ms/answer", measured * 1000 <= target_ms))
+        self.show(self.rows[-1])
+
+    def answer_ratio(self, name: str, measured: float, baseline_name: str, baseline: float, target: float) -> None:
+        """Per-answer times (fractions of a millisecond matter) and their ratio against a target ratio."""
+        ratio = measured / baseline
+        self.rows.append((name, f"{measured * 1000:.2f} ms/answer", f"{baseline_name} {baseline * 1000:.2f} ms",
+                          f"{ratio:.2f}", f"<= {target}", ratio <= target))
         self.show(self.rows[-1])
 
     def seconds(self, name: str, measured: float, baseline_name: str, baseline: float, target_s: float) -> None:
@@ -269,6 +295,7 @@ def main() -> int:
         with_fsrs, with_sm2 = answering(folder, args.answers, max(3, args.runs // 2))
         table.per_answer(f"answer {args.answers:,} cards with FSRS, scripted review", with_fsrs,
                          "the same with SM-2", with_sm2, 20)
+        answering_rows(table, folder, args.answers, [1000, args.cards])
 
         lesson_text = generated_lesson(args.items)
         lesson = folder / "generated.toml"
