@@ -3,7 +3,7 @@
     python benchmarks/answering.py [--answers 1000] [--decks 1000,100000] [--runs 3]
 
 For each deck size: a deck of that many new fact cards, and ``--answers`` of them answered in
-order, each graded "right at once":
+order (after ten untimed ones on each side), each graded "right at once":
 
 - bertdrill: a review session over the whole deck (its daily limits opened to the deck's size)
   on an SQLite store with the durability it always has (WAL, ``synchronous=FULL``, every answer
