@@ -1,8 +1,9 @@
 """The teacher's view of a class: every learner, and every card across the class, hardest first.
 
-Plain SQL both backends run (no FILTER, no DISTINCT ON; dates and day numbers as the backend spells
-them), over the whole class: the teacher's role reads every learner's rows (row-level security lets
-it; a learner's role running it sees a class of one).
+Statements built from the tables, as the store's others are (nothing either backend lacks: no FILTER,
+no DISTINCT ON; a day's number through :func:`.schema.day_number`), over the whole class: the
+teacher's role reads every learner's rows (row-level security lets it; a learner's role running it
+sees a class of one).
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection, Select, case, func, literal, select
 
 from bertdrill.adapters.store.database import Database, as_utc
+from bertdrill.adapters.store.schema import CARD, REVIEW, SCHEDULE, day_number, in_lessons, reviewed_card
+from bertdrill.core.scheduling.sm2 import PASSING
 
 WEEK = 7  # "answered in the last 7 days": today and the six study days before
 RETENTION_DAYS = 30  # retention over the due reviews of the last 30 study days
@@ -63,40 +67,32 @@ class ClassReport:
     cards: list[CardSummary]  # hardest first
 
 
-def _lessons(statement, lessons: Collection[str] | None, params: dict):
-    if lessons is None:
-        return statement, params
-    return statement.bindparams(bindparam("lessons", expanding=True)), {**params, "lessons": list(lessons)}
+def _log(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+    """``columns`` over every learner's log; joined to the cards only for a lesson filter (a lookup per answer)."""
+    return columns if lessons is None else columns.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
+        in_lessons(lessons))
+
+
+def _count(condition: Any) -> Any:
+    """SQL: how many rows meet ``condition`` (a sum of CASE: both backends, where FILTER is PostgreSQL's)."""
+    return func.sum(case((condition, 1), else_=0))
 
 
 def report(connection: Connection, database: Database, today: date, *,
            lessons: Collection[str] | None = None) -> ClassReport:
-    """The report of the class on ``today`` (the backend says how it spells dates and day numbers)."""
-    day, day_number = database.day, database.day_number
-    only = "" if lessons is None else "AND c.lesson_id IN :lessons"
-    # The log joins its cards only for a lesson filter: the join costs a lookup per answer.
-    log = "FROM review r" if lessons is None else "FROM review r JOIN card c ON c.id = r.card_id"
-    params = {"today": day(today), "yesterday": day(today - timedelta(days=1)), "week": day(today - timedelta(days=WEEK - 1)),
-              "month": day(today - timedelta(days=RETENTION_DAYS - 1))}
-
-    def rows(sql: str) -> list:
-        statement, bound = _lessons(text(sql), lessons, params)
-        return list(connection.execute(statement, bound))
-
-    answered = {row[0]: row[1:] for row in rows(
-        "SELECT r.learner, "
-        "sum(CASE WHEN r.study_day >= :week THEN 1 ELSE 0 END), "
-        "sum(CASE WHEN r.kind = 'review' AND r.study_day >= :month THEN 1 ELSE 0 END), "
-        "sum(CASE WHEN r.kind = 'review' AND r.study_day >= :month AND r.grade >= 3 THEN 1 ELSE 0 END), "
-        "max(r.reviewed_at) "
-        f"{log} WHERE r.study_day <= :today {only} GROUP BY r.learner")}
-    due = dict(rows(
-        "SELECT s.learner, sum(CASE WHEN s.due <= :today AND s.suspended = false "
-        "AND (s.buried_until IS NULL OR s.buried_until <= :today) THEN 1 ELSE 0 END) "
-        f"FROM schedule s JOIN card c ON c.id = s.card_id WHERE c.removed = false AND c.kind != 'practice' {only} "
-        "GROUP BY s.learner"))
-    streaks = dict(rows(_STREAK.format(only=only, log=log, day=day_number("r.study_day"),
-                                       yesterday=day_number("CAST(:yesterday AS DATE)"))))
+    """The report of the class on ``today``."""
+    week, month = today - timedelta(days=WEEK - 1), today - timedelta(days=RETENTION_DAYS - 1)
+    due_review = (REVIEW.c.kind == "review") & (REVIEW.c.study_day >= month)
+    answered = {row[0]: row[1:] for row in connection.execute(_log(select(
+        REVIEW.c.learner, _count(REVIEW.c.study_day >= week), _count(due_review),
+        _count(due_review & (REVIEW.c.grade >= PASSING)), func.max(REVIEW.c.reviewed_at)).select_from(REVIEW), lessons)
+        .where(REVIEW.c.study_day <= today).group_by(REVIEW.c.learner))}
+    shown = ((SCHEDULE.c.due <= today) & SCHEDULE.c.suspended.is_(False)
+             & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today)))
+    due: dict[str, Any] = dict(connection.execute(
+        select(SCHEDULE.c.learner, _count(shown)).join_from(SCHEDULE, CARD, CARD.c.id == SCHEDULE.c.card_id)
+        .where(CARD.c.removed.is_(False), reviewed_card(), in_lessons(lessons)).group_by(SCHEDULE.c.learner)).all())
+    streaks: dict[str, int] = dict(connection.execute(_streaks(today, lessons)).all())
     learners = [
         LearnerSummary(learner=name, due=int(due.get(name) or 0),
                        answered_week=int(answered.get(name, (0,))[0] or 0),
@@ -106,48 +102,50 @@ def report(connection: Connection, database: Database, today: date, *,
                        last_active=as_utc(answered[name][3]) if name in answered else None)
         for name in sorted(set(answered) | set(due))
     ]
-    return ClassReport(today=today, learners=learners, cards=_cards(rows, only, log))
+    return ClassReport(today=today, learners=learners, cards=_cards(connection, today, lessons))
 
 
-# Streaks in SQL, so a class's 300,000 learner-days never cross the wire: days in a row share
-# "day number - rank", and the run that ends today or yesterday is the current streak. (The ORDER BY
-# lets PostgreSQL walk the (learner, study_day) index instead of hashing a million answers.)
-_STREAK = """
-WITH days AS (
-    SELECT r.learner, {day} AS d {log}
-    WHERE r.study_day <= :today {only} GROUP BY r.learner, r.study_day ORDER BY r.learner, r.study_day),
-runs AS (SELECT learner, d, d - row_number() OVER (PARTITION BY learner ORDER BY d) AS run FROM days)
-SELECT learner, count(*) FROM runs GROUP BY learner, run HAVING max(d) >= {yesterday}
-"""
+def _streaks(today: date, lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+    """Streaks in SQL, so a class's 300,000 learner-days never cross the wire: days in a row share
+    "day number - rank", and the run that ends today or yesterday is the current streak. (The ORDER BY
+    lets PostgreSQL walk the (learner, study_day) index instead of hashing a million answers.)"""
+    days = (_log(select(REVIEW.c.learner, day_number(REVIEW.c.study_day).label("d")).select_from(REVIEW), lessons)
+            .where(REVIEW.c.study_day <= today).group_by(REVIEW.c.learner, REVIEW.c.study_day)
+            .order_by(REVIEW.c.learner, REVIEW.c.study_day).subquery("days"))
+    runs = select(days.c.learner, days.c.d, (days.c.d - func.row_number().over(
+        partition_by=days.c.learner, order_by=days.c.d)).label("run")).subquery("runs")
+    yesterday = day_number(literal(today - timedelta(days=1), REVIEW.c.study_day.type))
+    return (select(runs.c.learner, func.count()).group_by(runs.c.learner, runs.c.run)
+            .having(func.max(runs.c.d) >= yesterday))
 
 
-def _cards(rows, only: str, log: str) -> list[CardSummary]:
-    logged = {row[0]: row[1:] for row in rows(
-        "SELECT r.card_id, count(*), "
-        "sum(CASE WHEN r.kind = 'review' AND r.reps_before > 0 THEN 1 ELSE 0 END), "
-        "sum(CASE WHEN r.kind = 'review' AND r.reps_before > 0 AND r.grade < 3 THEN 1 ELSE 0 END) "
-        f"{log} WHERE r.study_day <= :today {only} GROUP BY r.card_id")}
+def _cards(connection: Connection, today: date, lessons: Collection[str] | None) -> list[CardSummary]:
+    learned = (REVIEW.c.kind == "review") & (REVIEW.c.reps_before > 0)
+    logged = {row[0]: row[1:] for row in connection.execute(_log(select(
+        REVIEW.c.card_id, func.count(), _count(learned), _count(learned & (REVIEW.c.grade < PASSING)))
+        .select_from(REVIEW), lessons).where(REVIEW.c.study_day <= today).group_by(REVIEW.c.card_id))}
     # A first answer of a study day graded below 3 resets the repetitions to 0 (SM-2's rule, which the FSRS
     # scheduler keeps too): the schedule says who failed the card at their latest scheduling answer, without
     # walking the log.
+    seen = SCHEDULE.c.due.is_not(None)
+    summaries = connection.execute(
+        select(CARD.c.id, CARD.c.item_id, CARD.c.lesson_id, _count(seen), _count(seen & (SCHEDULE.c.repetitions == 0)),
+               func.avg(case((seen, SCHEDULE.c.ef100))), func.avg(SCHEDULE.c.stability))
+        .join_from(CARD, SCHEDULE, SCHEDULE.c.card_id == CARD.c.id)
+        .where(CARD.c.removed.is_(False), reviewed_card(), in_lessons(lessons))
+        .group_by(CARD.c.id, CARD.c.item_id, CARD.c.lesson_id))
     cards = [
         CardSummary(card_id=card_id, item_id=item_id, lesson_id=lesson_id,
                     answers=int(logged.get(card_id, (0,))[0]), reviews=int(logged.get(card_id, (0, 0))[1] or 0),
-                    lapses=int(logged.get(card_id, (0, 0, 0))[2] or 0), learners=int(learned or 0),
+                    lapses=int(logged.get(card_id, (0, 0, 0))[2] or 0), learners=int(learned_count or 0),
                     failing=int(failing or 0), ef100=float(ef100) if ef100 is not None else None,
                     stability=float(stability) if stability is not None else None)
-        for card_id, item_id, lesson_id, learned, failing, ef100, stability in rows(
-            "SELECT c.id, c.item_id, c.lesson_id, "
-            "sum(CASE WHEN s.due IS NOT NULL THEN 1 ELSE 0 END), "
-            "sum(CASE WHEN s.due IS NOT NULL AND s.repetitions = 0 THEN 1 ELSE 0 END), "
-            "avg(CASE WHEN s.due IS NOT NULL THEN s.ef100 END), avg(s.stability) "
-            "FROM card c JOIN schedule s ON s.card_id = c.id "
-            f"WHERE c.removed = false AND c.kind != 'practice' {only} GROUP BY c.id, c.item_id, c.lesson_id")
+        for card_id, item_id, lesson_id, learned_count, failing, ef100, stability in summaries
     ]
     return sorted(cards, key=_hardness)
 
 
-def _hardness(card: CardSummary):
+def _hardness(card: CardSummary) -> tuple[Any, ...]:
     """Most failed at the latest answer first, then most lapses, then lowest ease; unanswered cards last."""
     return (card.learners == 0, -(card.failed_share or 0), -(card.lapse_rate or 0),
             card.ef100 if card.ef100 is not None else 1e9, card.card_id)

@@ -135,14 +135,6 @@ class Database(ABC):
 
     writes_on_open = True  # note ``opened_at`` in meta on every open (False: only when migrating)
 
-    def day(self, value: date) -> object:
-        """A date as the driver compares it with a date column."""
-        return value
-
-    @abstractmethod
-    def day_number(self, expression: str) -> str:
-        """SQL: a date expression as a whole number of days (consecutive days differ by one)."""
-        ...
 
 
 def learner_name(learner: str | None, default: Callable[[], str]) -> str:

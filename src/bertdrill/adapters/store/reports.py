@@ -1,4 +1,7 @@
-"""The figures ``status`` and ``stats`` show, counted by the database: reads only."""
+"""The figures ``status`` and ``stats`` show, counted by the database: reads only.
+
+Every statement is built from the tables (:mod:`.schema`), like the review's.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +9,39 @@ from collections.abc import Collection
 from datetime import date, timedelta
 from typing import Any
 
+from sqlalchemy import Date, Select, case, func, literal, select
+
 from bertdrill.adapters.store.database import Database, as_date, day_of
 from bertdrill.adapters.store.schema import (
-    ACTIVE,
     ANSWER_KINDS,
+    CARD,
     CARD_STATES,
-    FROM_CARDS,
+    LEARNER,
     MATURE_DAYS,
-    REVIEWED_CARD,
-    STATE_COLUMNS,
-    from_review,
-    lesson_filter,
+    REVIEW,
+    SCHEDULE,
+    STATE,
+    active,
+    in_lessons,
+    mine_with_cards,
+    reviewed_card,
     state_of,
 )
-from bertdrill.core.scheduling.sm2 import LEECH_LAPSES
+from bertdrill.core.scheduling.sm2 import LEECH_LAPSES, PASSING
 from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
+
+
+def _log(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+    """``columns`` over the learner's review log, joined to its cards only when a lesson filter needs them
+    (the join costs a lookup per answer)."""
+    mine = columns.where(REVIEW.c.learner == LEARNER)
+    return mine if lessons is None else mine.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
+        in_lessons(lessons))
+
+
+def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+    """``columns`` over the learner's schedules with their cards, of some lessons or all."""
+    return columns.select_from(mine_with_cards()).where(in_lessons(lessons))
 
 
 class Reports(Database):
@@ -32,49 +53,49 @@ class Reports(Database):
         The daily limits are per lesson, as Anki's are per deck: a session of one lesson
         never uses up the new cards of another reviewed in a second window.
         """
-        counts = dict(self.rows(f"SELECT r.kind, count(*) {from_review(lessons)} WHERE r.study_day = :day "
-                                f"{lesson_filter(lessons)} GROUP BY r.kind", lessons, day=day))
+        query = _log(select(REVIEW.c.kind, func.count()), lessons).where(REVIEW.c.study_day == day).group_by(
+            REVIEW.c.kind)
+        counts = dict(self.read(query))
         return DayCounts(**{kind: counts.get(kind, 0) for kind in ANSWER_KINDS})
 
     def due_count(self, day: date, *, lessons: Collection[str] | None = None) -> int:
         """Cards that will be due on or before ``day`` (suspended, buried and removed ones left out)."""
-        return self._count(f"s.due <= :today {ACTIVE}", day, lessons)
+        return self._count(lessons, SCHEDULE.c.due <= day, active(day))
 
     def status(self, today: date, *, lessons: Collection[str] | None = None) -> Status:
-        due_now = self.due_count(today, lessons=lessons)
-        new_cards = self._count(f"s.due IS NULL {ACTIVE}", today, lessons)
-        learned = self._count(f"s.due IS NOT NULL AND c.removed = false AND {REVIEWED_CARD}", today, lessons)
-        next_due = self._first(f"SELECT min(s.due) {FROM_CARDS} WHERE s.due > :today {ACTIVE} "
-                               f"{lesson_filter(lessons)}", lessons, today=today)
-        return Status(due_now=due_now, new_cards=new_cards, learned=learned,
+        next_due = self._first(_cards(select(func.min(SCHEDULE.c.due)), lessons).where(
+            SCHEDULE.c.due > today, active(today)))
+        return Status(due_now=self.due_count(today, lessons=lessons),
+                      new_cards=self._count(lessons, SCHEDULE.c.due.is_(None), active(today)),
+                      learned=self._count(lessons, SCHEDULE.c.due.is_not(None), CARD.c.removed.is_(False),
+                                          reviewed_card()),
                       next_due=as_date(next_due),
                       streak=self.streaks(today, lessons=lessons)[0], counts=self.day_counts(today, lessons=lessons))
 
-    def _count(self, where: str, today: date, lessons: Collection[str] | None) -> int:
-        return int(self._first(f"SELECT count(*) {FROM_CARDS} WHERE {where} {lesson_filter(lessons)}",
-                               lessons, today=today))
+    def _count(self, lessons: Collection[str] | None, *conditions: Any) -> int:
+        return int(self._first(_cards(select(func.count()), lessons).where(*conditions)))
 
-    def _first(self, query: str, lessons: Collection[str] | None = None, **params: Any) -> Any:
+    def _first(self, query: Select[*tuple[Any, ...]]) -> Any:
         """The first column of the first row of a query that returns one row (count, min, avg)."""
-        return self.rows(query, lessons, **params)[0][0]
+        return self.read(query)[0][0]
 
     def reviews_per_day(self, since: date, until: date, *, lessons: Collection[str] | None = None) -> dict[date, int]:
         """Answers of every kind per study day in [since, until], for a heatmap; days without answers are absent."""
-        rows = self.rows(f"SELECT r.study_day, count(*) {from_review(lessons)} WHERE r.study_day BETWEEN :since AND :until "
-                          f"{lesson_filter(lessons)} GROUP BY r.study_day ORDER BY r.study_day",
-                          lessons, since=since, until=until)
-        return {day_of(day): count for day, count in rows}
+        query = (_log(select(REVIEW.c.study_day, func.count()), lessons)
+                 .where(REVIEW.c.study_day.between(since, until)).group_by(REVIEW.c.study_day)
+                 .order_by(REVIEW.c.study_day))
+        return {day_of(day): count for day, count in self.read(query)}
 
     def streaks(self, today: date, *, lessons: Collection[str] | None = None) -> tuple[int, int]:
         """(current, longest) runs of study days with at least one answer, up to ``today``.
 
         The current run ends today, or yesterday when nothing was answered yet today.
         """
-        rows = self.rows(f"SELECT DISTINCT r.study_day {from_review(lessons)} WHERE r.study_day <= :today "
-                          f"{lesson_filter(lessons)} ORDER BY r.study_day", lessons, today=today)
+        query = (_log(select(REVIEW.c.study_day).distinct(), lessons).where(REVIEW.c.study_day <= today)
+                 .order_by(REVIEW.c.study_day))
         longest = run = 0
         previous = None
-        for day in (day_of(row[0]) for row in rows):
+        for day in (day_of(row[0]) for row in self.read(query)):
             run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
             longest = max(longest, run)
             previous = day
@@ -88,11 +109,14 @@ class Reports(Database):
         """
         days = max(days, 1)
         last = today + timedelta(days=days - 1)
-        rows = self.rows(
-            f"SELECT d, count(*) FROM (SELECT {self.greatest}(s.due, coalesce(s.buried_until, s.due), :today) AS d "
-            f"{FROM_CARDS} WHERE s.due IS NOT NULL AND s.suspended = false AND c.removed = false AND {REVIEWED_CARD} "
-            f"{lesson_filter(lessons)}) shown WHERE d <= :last GROUP BY d", lessons, today=today, last=last)
-        counts = {day_of(day): count for day, count in rows}
+        # The largest of several values: SQLite's max(a, b, c), PostgreSQL's greatest (Database.greatest).
+        shown = getattr(func, self.greatest)(SCHEDULE.c.due, func.coalesce(SCHEDULE.c.buried_until, SCHEDULE.c.due),
+                                             literal(today, Date), type_=Date).label("d")
+        days_shown = _cards(select(shown), lessons).where(
+            SCHEDULE.c.due.is_not(None), SCHEDULE.c.suspended.is_(False), CARD.c.removed.is_(False),
+            reviewed_card()).subquery("shown")
+        query = select(days_shown.c.d, func.count()).where(days_shown.c.d <= last).group_by(days_shown.c.d)
+        counts = {day_of(day): count for day, count in self.read(query)}
         return [(today + timedelta(days=i), counts.get(today + timedelta(days=i), 0)) for i in range(days)]
 
     def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention:
@@ -101,13 +125,12 @@ class Reports(Database):
         Only ``review`` answers count: a new card's first answer, same-day re-drills and practice
         checks say nothing about recall after an interval.
         """
-        rows = self.rows(
-            f"SELECT r.interval_before >= {MATURE_DAYS} AS mature, sum(CASE WHEN r.grade >= 3 THEN 1 ELSE 0 END), count(*) {from_review(lessons)} "
-            f"WHERE r.kind = 'review' AND r.study_day >= :since {lesson_filter(lessons)} GROUP BY mature",
-            lessons, since=since or date.min)
-        found = {bool(mature): (int(passed), int(total)) for mature, passed, total in rows}
-        young, mature = found.get(False, (0, 0)), found.get(True, (0, 0))
-        return Retention(young[0], young[1], mature[0], mature[1])
+        mature = (REVIEW.c.interval_before >= MATURE_DAYS).label("mature")
+        query = (_log(select(mature, func.sum(case((REVIEW.c.grade >= PASSING, 1), else_=0)), func.count()), lessons)
+                 .where(REVIEW.c.kind == "review", REVIEW.c.study_day >= (since or date.min)).group_by(mature))
+        found = {bool(is_mature): (int(passed), int(total)) for is_mature, passed, total in self.read(query)}
+        young, old = found.get(False, (0, 0)), found.get(True, (0, 0))
+        return Retention(young[0], young[1], old[0], old[1])
 
     def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]:
         """How many cards are in each state: new, learning, young, mature, suspended, removed.
@@ -116,47 +139,45 @@ class Reports(Database):
         lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
         removed only, a suspended one as suspended only; a buried card counts by its schedule.
         """
-        rows = self.rows(
-            "SELECT CASE WHEN c.removed THEN 'removed' WHEN s.suspended THEN 'suspended' "
-            "WHEN s.due IS NULL THEN 'new' "
-            f"WHEN s.repetitions < 2 THEN 'learning' WHEN s.interval < {MATURE_DAYS} THEN 'young' "
-            f"ELSE 'mature' END AS state, count(*) {FROM_CARDS} WHERE 1 = 1 {lesson_filter(lessons)} GROUP BY state",
-            lessons)
-        counts = dict(rows)
-        return {state: counts.get(state, 0) for state in CARD_STATES}
+        state = case((CARD.c.removed, "removed"), (SCHEDULE.c.suspended, "suspended"),
+                     (SCHEDULE.c.due.is_(None), "new"), (SCHEDULE.c.repetitions < 2, "learning"),
+                     (SCHEDULE.c.interval < MATURE_DAYS, "young"), else_="mature").label("state")
+        counts = dict(self.read(_cards(select(state, func.count()), lessons).group_by(state)))
+        return {name: counts.get(name, 0) for name in CARD_STATES}
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
-        return int(self._first(f"SELECT count(*) {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)}", lessons))
+        return int(self._first(_log(select(func.count()).select_from(REVIEW), lessons)))
 
     def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
         """The log's answers and their milliseconds by kind and grade (practice left out), and its study days."""
-        rows = self.rows(f"SELECT r.kind, r.grade, count(*), sum(r.duration_ms) {from_review(lessons)} "
-                         f"WHERE r.kind <> 'practice' {lesson_filter(lessons)} GROUP BY r.kind, r.grade", lessons)
-        days = self._first(f"SELECT count(DISTINCT r.study_day) {from_review(lessons)} WHERE r.kind <> 'practice' "
-                           f"{lesson_filter(lessons)}", lessons)
+        answered = REVIEW.c.kind != "practice"
+        rows = self.read(_log(select(REVIEW.c.kind, REVIEW.c.grade, func.count(), func.sum(REVIEW.c.duration_ms)),
+                              lessons).where(answered).group_by(REVIEW.c.kind, REVIEW.c.grade))
+        days = self._first(_log(select(func.count(REVIEW.c.study_day.distinct())).select_from(REVIEW), lessons)
+                           .where(answered))
         durations = {(kind, int(grade)): (int(count), int(ms or 0)) for kind, grade, count, ms in rows}
         return AnswerTimes(durations, int(days or 0), sum(count for (kind, _grade), (count, _ms) in durations.items()
                                                           if kind == "new"))
 
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         """Mean easiness factor of reviewed cards still in their lessons."""
-        value = self._first(f"SELECT avg(s.ef100) {FROM_CARDS} WHERE s.due IS NOT NULL AND c.removed = false "
-                            f"{lesson_filter(lessons)}", lessons)
+        value = self._first(_cards(select(func.avg(SCHEDULE.c.ef100)), lessons).where(
+            SCHEDULE.c.due.is_not(None), CARD.c.removed.is_(False)))
         return float(value) / 100 if value is not None else None  # PostgreSQL averages to a Decimal
 
     def leeches(self, min_lapses: int = LEECH_LAPSES, *, lessons: Collection[str] | None = None) -> list[CardState]:
         """Cards that lapsed at least ``min_lapses`` times, most lapses first."""
-        return self._states("s.lapses >= :least", "s.lapses DESC", lessons, least=min_lapses)
+        return self._states(lessons, SCHEDULE.c.lapses >= min_lapses, order=(SCHEDULE.c.lapses.desc(),))
 
     def hardest(self, limit: int = 10, *, lessons: Collection[str] | None = None) -> list[CardState]:
         """Reviewed cards with the lowest easiness factor, lowest first (more lapses first among equals)."""
-        return self._states("s.due IS NOT NULL", "s.ef100, s.lapses DESC", lessons, limit=limit)
+        return self._states(lessons, SCHEDULE.c.due.is_not(None), order=(SCHEDULE.c.ef100, SCHEDULE.c.lapses.desc()),
+                            limit=limit)
 
-    def _states(self, where: str, order: str, lessons: Collection[str] | None, *, limit: int = -1,
-                **params: Any) -> list[CardState]:
-        """Cards still in their lessons (``c.removed = false``) that meet ``where``, in ``order``; all when ``limit`` is -1."""
-        rows = self.rows(f"SELECT {STATE_COLUMNS} {FROM_CARDS} WHERE {where} AND c.removed = false "
-                         f"{lesson_filter(lessons)} ORDER BY {order}, s.card_id {'LIMIT :limit' if limit >= 0 else ''}",
-                         lessons, limit=limit, **params)
-        return [state_of(row) for row in rows]
+    def _states(self, lessons: Collection[str] | None, condition: Any, *, order: tuple[Any, ...],
+                limit: int | None = None) -> list[CardState]:
+        """Cards still in their lessons that meet ``condition``, in ``order`` (then by id); all when no ``limit``."""
+        query = (STATE.where(condition, CARD.c.removed.is_(False), in_lessons(lessons))
+                 .order_by(*order, SCHEDULE.c.card_id).limit(limit))
+        return [state_of(row) for row in self.read(query)]

@@ -19,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     Dialect,
     Index,
+    Integer,
     String,
     Table,
     TypeDecorator,
@@ -40,8 +41,6 @@ TYPED_MAX = 1000  # characters of a typed answer kept in the log
 ANSWER_KINDS = ("review", "new", "redrill", "practice")
 CARD_STATES = ("new", "learning", "young", "mature", "suspended", "removed")
 
-REVIEWED_CARD = "c.kind NOT IN ({})".format(", ".join(f"'{kind.value}'" for kind in Kind if not kind.reviewed))
-"""SQL: the card ``c`` is one a review session shows (practice cards are checked, never reviewed)."""
 
 
 class UTCTime(TypeDecorator[datetime]):
@@ -169,13 +168,6 @@ class FittedParametersRow(SQLModel, table=True):
 
 # --------------------------------------------------------------------------- shared by the queries
 
-FROM_CARDS = "FROM schedule s JOIN card c ON c.id = s.card_id AND s.learner = :learner"
-"""SQL: the learner's schedules with their cards (every query binds ``:learner``)."""
-ACTIVE = ("AND s.suspended = false AND (s.buried_until IS NULL OR s.buried_until <= :today) "
-          f"AND c.removed = false AND {REVIEWED_CARD}")
-"""SQL: a card the learner can be shown on ``:today``: not suspended, not buried past it, not removed, reviewed."""
-
-
 def from_review(lessons: Collection[str] | None) -> str:
     """The learner's review log, joined to its cards only when a lesson filter needs them (the join costs a
     lookup per row). A derived table, so the queries' own WHERE stays theirs; both databases flatten it."""
@@ -187,13 +179,8 @@ def lesson_filter(lessons: Collection[str] | None) -> str:
     return "" if lessons is None else "AND c.lesson_id IN :lessons"
 
 
-STATE_COLUMNS = ("s.card_id, s.repetitions, s.ef100, s.interval, s.due, s.lapses, s.stability, s.difficulty, "
-                 "s.suspended, s.buried_until, s.leech, c.removed")
-"""SQL: the columns :func:`state_of` reads, from ``schedule s`` joined to ``card c``."""
-
-
 def state_of(row: Sequence[Any]) -> CardState:
-    """A :class:`CardState` from a row of :data:`STATE_COLUMNS`."""
+    """A :class:`CardState` from a row of :data:`STATE`."""
     card_id, repetitions, ef100, interval, due, lapses, stability, difficulty, suspended, buried_until, leech, \
         removed = row
     return CardState(card_id, Schedule(repetitions, ef100, interval, as_date(due), lapses, stability, difficulty),
@@ -276,3 +263,30 @@ def _plain(element: Unindexed, compiler: Any, **options: Any) -> str:
 @compiles(Unindexed, "sqlite")
 def _sqlite_unindexed(element: Unindexed, compiler: Any, **options: Any) -> str:
     return "+" + str(compiler.process(element.column, **options))
+
+
+class DayNumber(ColumnElement[int]):
+    """A date as a whole number of days (consecutive days differ by one): :func:`day_number`."""
+
+    inherit_cache = True
+    _traverse_internals = [("day", InternalTraversal.dp_clauseelement)]
+    type = Integer()
+
+    def __init__(self, day: ColumnElement[Any]):
+        self.day = day
+
+
+def day_number(day: ColumnElement[Any]) -> DayNumber:
+    """A date expression as a whole number of days; each backend has its own way (SQLite's julianday,
+    PostgreSQL's date subtraction), and nothing in the SQL standard both take."""
+    return DayNumber(day)
+
+
+@compiles(DayNumber, "sqlite")
+def _sqlite_day_number(element: DayNumber, compiler: Any, **options: Any) -> str:
+    return f"CAST(julianday({compiler.process(element.day, **options)}) AS INTEGER)"
+
+
+@compiles(DayNumber, "postgresql")
+def _postgresql_day_number(element: DayNumber, compiler: Any, **options: Any) -> str:
+    return f"(CAST({compiler.process(element.day, **options)} AS DATE) - DATE '1970-01-01')"

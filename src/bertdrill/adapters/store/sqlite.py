@@ -270,12 +270,6 @@ class SQLiteDatabase(Database):
     def prepare(self) -> None:
         self._use_wal()
 
-    def day(self, value: date) -> object:
-        return value.isoformat()
-
-    def day_number(self, expression: str) -> str:
-        return f"CAST(julianday({expression}) AS INTEGER)"
-
     def _use_wal(self) -> None:
         """Switch the file to WAL (a lasting property of the file; a no-op once set).
 
