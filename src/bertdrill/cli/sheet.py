@@ -67,6 +67,11 @@ def sheet(
                                                      help="A line of instructions under the header "
                                                           "(default: the lesson's [sheet] instructions).")] = None,
     split: Annotated[bool, typer.Option("--split", help="One file per version: OUT-A.EXT, OUT-B.EXT, ...")] = False,
+    students: Annotated[str | None, typer.Option(
+        "--students", metavar="N|ROSTER.csv", show_default=False,
+        help="One version per student, each with its own numbers and its own key (answer keys in their own "
+             "file unless --key says otherwise): a number of students, or a CSV file with a name or id per "
+             "line (its first column).")] = None,
     duplex: Annotated[bool, typer.Option("--duplex/--no-duplex",
                                          help="PDF: pad each version and each key to an even number of pages, "
                                               "so printed on both sides each starts on a new sheet.")] = True,
@@ -90,8 +95,14 @@ def sheet(
         raise BertdrillError(_("--key does not apply to Moodle XML: the file carries its answers in each question"))
     if chosen_format in BANKS and split:
         raise BertdrillError(_("--split does not apply to a question bank: Moodle shuffles per attempt"))
-    key_mode = (key or KeyMode.pages).value
-    targets = [version_path(output, model.letter(index)) for index in range(versions)] if split else [output]
+    roster = read_roster(students) if students is not None else None
+    if roster is not None and versions != 1:
+        raise BertdrillError(_("--versions does not go with --students: each student gets a version of their own"))
+    # thirty students' keys at the end of the file they print would hand every student a key
+    key_mode = (key or (KeyMode.separate if roster is not None else KeyMode.pages)).value
+    names = [str(index + 1) for index in range(len(roster))] if roster is not None else \
+        [model.letter(index) for index in range(versions)]
+    targets = [version_path(output, name) for name in names] if split else [output]
     read = inputs(paths, db)
     for target in targets:
         check_writable(target, example="quiz.html", inputs=read)
@@ -106,7 +117,7 @@ def sheet(
     sheet_model = model.build_sheet(
         lessons, language=language, seed=seed, versions=versions, count=count,
         kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
-        items=hardest_items(db, hardest) if from_class else None,
+        items=hardest_items(db, hardest) if from_class else None, students=roster,
     )
     files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
@@ -117,6 +128,61 @@ def sheet(
             "Left out {count} question that would give another away: {items} (bertdrill check says how).",
             "Left out {count} questions that would give others away: {items} (bertdrill check says how).",
             len(sheet_model.left_out)).format(count=len(sheet_model.left_out), items=", ".join(sheet_model.left_out))))
+
+
+MAX_NAME = 200  # characters of a roster entry
+ROSTER_HEADINGS = frozenset({"name", "names", "id", "student", "students", "ad", "adı", "isim", "öğrenci", "numara", "no"})
+"""A first line holding one of these is a spreadsheet's column heading, not a student."""
+
+
+def read_roster(value: str) -> list[str]:
+    """``--students``: a number of students (known by number: ``[""] * N``), or a roster file's names or ids.
+
+    A roster is CSV (a spreadsheet's export): the first column of every non-empty line, trimmed. A
+    name given twice, one too long or holding control characters is refused as ``file:line: what``.
+    """
+    import csv
+
+    from bertdrill.adapters.export.sheets.model import MAX_STUDENTS
+    from bertdrill.core.errors import BertdrillError
+    from bertdrill.core.text import CONTROL
+
+    if value.strip().isdigit():
+        count = int(value)
+        if not 1 <= count <= MAX_STUDENTS:
+            raise BertdrillError(_("--students {count}: from 1 to {most} students").format(
+                count=count, most=number(MAX_STUDENTS)))
+        return [""] * count
+    path = Path(value)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise BertdrillError(_("--students {path}: no such file (give a number of students, or a CSV roster)")
+                             .format(path=value)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BertdrillError(_("--students {path}: cannot read it as UTF-8 text: {reason}").format(
+            path=value, reason=getattr(exc, "strerror", None) or exc)) from None
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for line, row in enumerate(csv.reader(text.splitlines()), start=1):
+        name = " ".join(row[0].split()) if row else ""
+        if not name or (not names and name.casefold() in ROSTER_HEADINGS):
+            continue  # an empty line, or a spreadsheet's heading row
+        where = f"{value}:{line}"
+        if CONTROL.search(name) or len(name) > MAX_NAME:
+            raise BertdrillError(_("{where}: a name must be printable text of at most {most} characters").format(
+                where=where, most=MAX_NAME))
+        if name in seen:
+            raise BertdrillError(_("{where}: {name!r} is also on line {first}: two students would share a "
+                                   "version").format(where=where, name=name, first=seen[name]))
+        seen[name] = line
+        names.append(name)
+    if not names:
+        raise BertdrillError(_("--students {path}: no names in it (a name or id per line)").format(path=value))
+    if len(names) > MAX_STUDENTS:
+        raise BertdrillError(_("--students {path}: {count} names; at most {most}").format(
+            path=value, count=number(len(names)), most=number(MAX_STUDENTS)))
+    return names
 
 
 def _report(sheet_model, chosen_format: str, files: list[tuple[Path, bytes]], key_mode: str) -> str:
@@ -133,11 +199,22 @@ def _report(sheet_model, chosen_format: str, files: list[tuple[Path, bytes]], ke
         questions = ngettext("{count} question", "{count} questions", len(first.questions)).format(
             count=number(len(first.questions)))
         points = ngettext("{count} point", "{count} points", first.points).format(count=number(first.points))
-        what = (_("{versions} versions ({letters}), {questions} and {points} each") if many
-                else _("1 version ({letters}), {questions} and {points}")).format(
-            versions=len(sheet_model.versions), letters=letters, questions=questions, points=points)
-        what += {"pages": _("; answer keys on the last pages") if many else _("; the answer key on the last pages"),
-                 "separate": _("; answer keys in the second file") if many else _("; the answer key in the second file"),
-                 "none": _("; no answer key")}[key_mode]
+        if first.student_number:
+            what = ngettext("{versions} version for {versions} student, {questions} and {points}",
+                            "{versions} versions, one per student, each with its own numbers, {questions} and "
+                            "{points} each", len(sheet_model.versions)).format(
+                versions=number(len(sheet_model.versions)), questions=questions, points=points)
+        else:
+            what = (_("{versions} versions ({letters}), {questions} and {points} each") if many
+                    else _("1 version ({letters}), {questions} and {points}")).format(
+                versions=len(sheet_model.versions), letters=letters, questions=questions, points=points)
+        if key_mode == "separate":  # name the key files: "the second file" is wrong when there are many
+            keys = [str(path) for path, _data in files if path.stem.endswith("-key")]
+            what += (ngettext("; the answer key in {files}", "; the answer keys in {files}", len(keys))
+                     .format(files=_(" and ").join(escape(key) for key in keys)))
+            written = _(" and ").join(escape(str(path)) for path, _data in files if not path.stem.endswith("-key"))
+        else:
+            what += {"pages": _("; answer keys on the last pages") if many else _("; the answer key on the last pages"),
+                     "none": _("; no answer key")}[key_mode]
     return _("Wrote {files}: {what}. Seed {seed} (--seed {seed} writes the same again).").format(
         files=written, what=what, seed=sheet_model.seed)

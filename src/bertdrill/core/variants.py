@@ -61,26 +61,30 @@ def draw(lesson: Lesson, seed: int) -> Variant | None:
 
 
 def draw_distinct(lesson: Lesson, seed: int, count: int) -> list[Variant]:
-    """``count`` variants, all different while the lesson allows enough (then they repeat, in a new order).
+    """``count`` variants, all different while the lesson allows enough, and as unlike each other as they can be.
 
-    What a sheet needs: no two students, and no two versions, share numbers they could compare.
+    What a sheet per student needs: each variant is the one, in a seeded random order, whose values
+    were used least so far (summed over its varying parameters), so thirty students spread over every
+    ``d`` the lesson allows before any ``d`` comes twice as often as another. Past the allowed
+    variants they repeat, in a new order.
     """
     allowed = lesson.allowed_variants()
     if not allowed or count < 1:
         return []
     stream = Stream(seed)
+    used: dict[tuple[str, Number], int] = {}
     drawn: list[Variant] = []
+    pool: list[Variant] = []
     while len(drawn) < count:
-        drawn.extend(allowed[index] for index in _take(stream.shuffled(len(allowed)), count - len(drawn)))
+        if not pool:
+            pool = [allowed[index] for index in stream.shuffled(len(allowed))]
+        best = min(range(len(pool)), key=lambda i: sum(used.get((name, pool[i].values[name]), 0)
+                                                       for name in pool[i].varying))
+        chosen = pool.pop(best)
+        drawn.append(chosen)
+        for name in chosen.varying:
+            used[(name, chosen.values[name])] = used.get((name, chosen.values[name]), 0) + 1
     return drawn
-
-
-def _take(indices: Iterator[int], count: int) -> Iterator[int]:
-    for _ in range(count):
-        try:
-            yield next(indices)
-        except StopIteration:
-            return
 
 
 def derive_seed(salt: int, card_id: str, attempt: int) -> int:

@@ -12,7 +12,7 @@ from importlib import resources
 from typing import assert_never
 
 from bertdrill import __version__
-from bertdrill.adapters.export.sheets.model import Question, Sheet, Version, letter, short_text, tolerance
+from bertdrill.adapters.export.sheets.model import Question, Sheet, Version, heading, letter, short_text, tolerance
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import BLANK
 
@@ -69,8 +69,8 @@ def _page_rules(sheet: Sheet) -> str:
     page = f'{_css_string(labels.page + " ")} counter(page) {_css_string(" " + labels.of + " ")} counter(pages)'
     rules = []
     for version in sheet.versions:
-        for section, label in ((f"version-{version.letter}", f"{labels.version} {version.letter}"),
-                               (f"key-{version.letter}", f"{labels.key} · {labels.version} {version.letter}")):
+        for section, label in ((f"version-{version.letter}", heading(version, labels)),
+                               (f"key-{version.letter}", f"{labels.key} · {heading(version, labels)}")):
             rules.append(f"#{section} {{ page: {section}; }} @page {section} {{ @bottom-left {{ content: {title}; }} "
                          f"@bottom-right {{ content: {_css_string(label + '  ·  ')} {page}; }} }}")
     return "\n".join(rules)
@@ -86,13 +86,14 @@ def _css_string(text: str) -> str:
 
 def _sheet(sheet: Sheet, version: Version) -> str:
     labels = sheet.labels
-    fields = "".join(f'<td class="label">{escape(label)}:</td><td class="fill {css}"></td>'
-                     for label, css in ((labels.name, "name"), (labels.student_id, "student-id")))
+    fields = "".join(f'<td class="label">{escape(label)}:</td><td class="fill {css}">{escape(filled)}</td>'
+                     for label, css, filled in ((labels.name, "name", version.student),
+                                                (labels.student_id, "student-id", "")))
     fields_2 = "".join(f'<td class="label">{escape(label)}:</td><td class="fill {css}"></td>'
                        for label, css in ((labels.class_name, "class"), (labels.date, "date")))
     instructions = f'<p class="instructions">{escape(sheet.instructions)}</p>' if sheet.instructions else ""
     head = f"""<header class="sheet-head">
-<div class="title-row"><h1 class="sheet-title">{escape(sheet.title)}</h1><div class="version-tag version-label">{escape(labels.version)} {version.letter}</div></div>
+<div class="title-row"><h1 class="sheet-title">{escape(sheet.title)}</h1><div class="version-tag version-label">{escape(labels.version)} {escape(version.letter)}</div></div>
 <table class="student"><tr>{fields}</tr><tr>{fields_2}</tr></table>
 {instructions}
 <p class="summary">{_summary(sheet, version)}</p>
@@ -223,7 +224,7 @@ def _key(sheet: Sheet, version: Version) -> str:
         for q in version.questions
     )
     return f"""<section class="key" id="key-{version.letter}">
-<h2 class="version-label">{escape(labels.key)} · {escape(labels.version)} {version.letter}</h2>
+<h2 class="version-label">{escape(labels.key)} · {escape(heading(version, labels))}</h2>
 <p class="summary sheet-title">{escape(sheet.title)}</p>
 <p class="summary">{_summary(sheet, version)} · {escape(labels.seed)} {sheet.seed}</p>
 <table class="key-table">

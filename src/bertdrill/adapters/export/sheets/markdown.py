@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import assert_never
 
-from bertdrill.adapters.export.sheets.model import Question, Sheet, Version, letter, short_text, tolerance
+from bertdrill.adapters.export.sheets.model import Question, Sheet, Version, heading, letter, short_text, tolerance
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import BLANK
 
@@ -59,8 +59,9 @@ def _summary(sheet: Sheet, version: Version) -> str:
 
 def _sheet(sheet: Sheet, version: Version) -> str:
     labels = sheet.labels
+    name = escape(version.student) if version.student else "_" * 30
     head = (f"# {escape(sheet.title)} — {escape(labels.version)} {version.letter}\n\n"
-            f"{escape(labels.name)}: {'_' * 30}  {escape(labels.student_id)}: {'_' * 14}\\\n"
+            f"{escape(labels.name)}: {name}  {escape(labels.student_id)}: {'_' * 14}\\\n"
             f"{escape(labels.class_name)}: {'_' * 14}  {escape(labels.date)}: {'_' * 14}\n\n"
             + (f"{escape(sheet.instructions)}\n\n" if sheet.instructions else "")
             + f"{_summary(sheet, version)}\n\n{_score_table(sheet, version)}{_legend(sheet)}\n\n---")
@@ -140,7 +141,7 @@ def _body(sheet: Sheet, question: Question) -> str:
 
 def _key(sheet: Sheet, version: Version) -> str:
     labels = sheet.labels
-    head = (f"## {escape(labels.key)} — {escape(labels.version)} {version.letter}\n\n"
+    head = (f"## {escape(labels.key)} — {escape(heading(version, labels))}\n\n"
             f"{escape(sheet.title)} · {_summary(sheet, version)} · {escape(labels.seed)} {sheet.seed}")
     return "\n\n".join([head] + [_key_entry(sheet, question) for question in version.questions])
 

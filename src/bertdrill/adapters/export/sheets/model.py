@@ -46,7 +46,9 @@ from bertdrill.core.formula import Number
 from bertdrill.core.kinds import Kind
 from bertdrill.core.languages import SheetLabels, sheet_labels, thousands_separator
 from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
+from bertdrill.core.lesson.variants import Variant
 from bertdrill.core.numbers import format_number
+from bertdrill.core.variants import derive_seed, draw_distinct, variant_card
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
 # Practice items are programming exercises: long, not markable at a glance,
@@ -93,12 +95,15 @@ class Question:
     value: Number | None = None  # numeric: the exact value
     tolerance: Fraction = Fraction(0)  # numeric: relative
     solution: str = ""  # practice: the lesson's sample solution
+    variant: str = ""  # numeric asked with fresh numbers: the variant's key ("d=512,f=2048,n=6,h=8")
 
 
 @dataclass(frozen=True)
 class Version:
     letter: str
     questions: tuple[Question, ...]
+    student: str = ""  # --students roster.csv: the student's name or id, printed in the header
+    student_number: int = 0  # --students N (or a roster): the student's number, from 1
 
     @property
     def points(self) -> int:
@@ -164,6 +169,7 @@ def build_sheet(
     title: str | None = None,
     given: bool = False,
     instructions: str | None = None,
+    students: Sequence[str] | None = None,
 ) -> Sheet:
     """Choose the questions once, then shuffle them into ``versions`` versions.
 
@@ -172,7 +178,16 @@ def build_sheet(
     by default because it would hand out the settings that the lesson's fact
     and matching questions ask for. ``instructions`` replaces the lessons' own
     (their ``[sheet]`` table) and the sheet's default line.
+
+    ``students`` (names or ids; "" for a student known by number only) writes one version per
+    student instead of ``versions``: the same questions in the same order with the same options
+    and points for everyone, and every numeric question the lesson lets vary asked with the
+    student's own variant of the parameters (no two students share one while the lesson has
+    enough), so each has their own numbers and their own key, all from the one seed.
     """
+    if students is not None:
+        return _for_students(lessons, students, language=language, seed=seed, count=count, kinds=kinds,
+                             items=items, title=title, given=given, instructions=instructions)
     if not 1 <= versions <= MAX_VERSIONS:
         raise BertdrillError(f"--versions must be from 1 to {MAX_VERSIONS}, not {versions}")
     for lesson in lessons:
@@ -202,6 +217,48 @@ def build_sheet(
         left_out=tuple(_key(entry) for entry in left_out),
         categories=tuple((lesson.id, lesson.title[language]) for lesson in lessons),
     )
+
+
+MAX_STUDENTS = 1000
+
+
+def _for_students(lessons: Sequence[Lesson], students: Sequence[str], *, language: str, seed: int,
+                  count: int | None, kinds: Iterable[Kind], items: Collection[tuple[str, str]] | None,
+                  title: str | None, given: bool, instructions: str | None) -> Sheet:
+    """One version per student: version A's questions, each student's own numbers (see :func:`build_sheet`)."""
+    if not 1 <= len(students) <= MAX_STUDENTS:
+        raise BertdrillError(f"--students: from 1 to {MAX_STUDENTS:,} students, not {len(students):,}")
+    if given:
+        raise BertdrillError("--given does not go with --students: each student's numeric questions state "
+                             "their own values, which one legend cannot; leave out --given")
+    base = build_sheet(lessons, language=language, seed=seed, count=count, kinds=kinds, items=items, title=title,
+                       instructions=instructions)
+    drawn = {lesson.id: draw_distinct(lesson, derive_seed(seed, lesson.id, 0), len(students)) for lesson in lessons}
+    cards = {card.id: (lesson, card) for lesson in lessons for card in compile_lesson(lesson)
+             if isinstance(card, NumericCard)}
+    (first,) = base.versions
+    versions = tuple(Version(str(index + 1), tuple(_with_variant(question, cards, drawn, index, language)
+                                                  for question in first.questions),
+                             student=student, student_number=index + 1)
+                     for index, student in enumerate(students))
+    return replace(base, versions=versions)
+
+
+def _with_variant(question: Question, cards: dict[str, tuple[Lesson, NumericCard]],
+                  drawn: dict[str, list[Variant]], index: int, language: str) -> Question:
+    """A numeric question asked with the student's variant of its lesson, when its item may vary."""
+    if question.kind is not Kind.NUMERIC or question.id not in cards:
+        return question
+    lesson, card = cards[question.id]
+    item = lesson.item(card.item_id)
+    variants = drawn.get(lesson.id, [])
+    if not isinstance(item, NumericItem) or not item.varies or not variants:
+        return question
+    asked = variant_card(lesson, card, variants[index])
+    return replace(question, prompt=asked.prompt[language], answer=asked.answer[language],
+                   explanation=asked.explanation.get(language, ""), set_title=lesson.with_variant(variants[index])[0]
+                   .params[asked.set_name].titles.get(language, asked.set_title), value=asked.value,
+                   variant=asked.variant)
 
 
 def _key(entry: _Entry) -> str:
@@ -425,6 +482,12 @@ def tolerance(question: Question, language: str) -> str:
     if not question.tolerance:
         return ""
     return f"±{format_number(question.tolerance * 100, language)}%"
+
+
+def heading(version: Version, labels: Labels) -> str:
+    """``Version B``; a student's version with their name: ``Version 7 · Ayşe Yılmaz``."""
+    label = f"{labels.version} {version.letter}"
+    return f"{label} · {version.student}" if version.student else label
 
 
 def letter(index: int) -> str:

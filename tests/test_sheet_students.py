@@ -1,0 +1,49 @@
+"""A sheet per student: the same questions and points for everyone, each student's own numbers and key."""
+
+from __future__ import annotations
+
+from bertdrill.adapters.export.sheets import model
+from bertdrill.adapters.lessons import load_lessons
+from bertdrill.core.kinds import Kind
+
+
+def test_every_student_gets_the_same_questions_and_points_and_their_own_numbers():
+    lessons = load_lessons()
+    sheet = model.build_sheet(lessons, language="en", seed=11, students=["Ayşe", "Bora", "Cem", "Deniz"])
+    shapes = {tuple((q.kind, q.points, q.id) for q in version.questions) for version in sheet.versions}
+    assert len(shapes) == 1  # the same items, kinds and points in the same places
+    numeric = [[q for q in version.questions if q.kind is Kind.NUMERIC] for version in sheet.versions]
+    totals = [next(q.value for q in questions if q.id.startswith("bert-basics/total-params")) for questions in numeric]
+    assert len(set(totals)) == 4 and 109482240 not in totals  # own numbers, none BERT-base's
+    keys = {tuple(q.variant for q in questions) for questions in numeric}
+    assert len(keys) == 4 and all(all(k) for k in keys)
+    for questions in numeric:  # every numeric question of a student asks that student's one variant
+        assert len({q.variant for q in questions}) == 1
+        for question in questions:
+            values = dict(part.split("=") for part in question.variant.split(","))
+            assert f"d = {int(values['d']):,}" in question.prompt
+    assert [v.student for v in sheet.versions] == ["Ayşe", "Bora", "Cem", "Deniz"]
+    again = model.build_sheet(lessons, language="en", seed=11, students=["Ayşe", "Bora", "Cem", "Deniz"])
+    assert again == sheet  # reproducible from one seed
+
+
+def test_the_cli_writes_each_students_name_and_the_keys_in_their_own_file(cli, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,id\nAyşe Yılmaz,17\n\n\"Öztürk, Çağla\",18\n", encoding="utf-8")
+    out = tmp_path / "quiz.md"
+    result = cli("sheet", "-o", str(out), "--students", str(roster), "--seed", "4")
+    assert result.exit_code == 0, result.output
+    sheet, key = out.read_text(), (tmp_path / "quiz-key.md").read_text()
+    assert "Name: Ayşe Yılmaz" in sheet and "Name: Öztürk, Çağla" in sheet and "Answer key" not in sheet
+    assert "Answer key — Version 1 · Ayşe Yılmaz" in key
+    assert "Name: name" not in sheet  # the heading row is no student
+    assert "the answer key in" in result.output and "quiz-key.md" in result.output
+
+
+def test_a_roster_naming_a_student_twice_is_refused_with_its_line(cli, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Ayşe\nBora\nAyşe\n", encoding="utf-8")
+    result = cli("sheet", "-o", str(tmp_path / "q.html"), "--students", str(roster))
+    assert result.exit_code == 1
+    assert f"{roster}:3: 'Ayşe' is also on line 1" in result.output
+    assert not (tmp_path / "q.html").exists()
