@@ -51,3 +51,14 @@ def test_the_readme_check_shows_a_learner_no_author_warnings(cli):
     assert named.exit_code == 0 and "warning:" in named.stderr
     assert "warning:" in cli("check", "--leaks").stderr
     assert cli("check", str(Path(__file__).parent.parent / "decks"), "--no-leaks").stderr == ""
+
+
+def test_status_and_stats_count_the_same_cards(cli):
+    """Issue 21: `status` said "Learned 10 of 32" where `stats` counted 33 (the practice card, which is checked
+    by `practice check`, never reviewed)."""
+    import re
+
+    cli("review", "--new", "2", input="5\n109482240\n4\n:quit\n")
+    learned = re.search(r"Learned\s+\d+ of (\d+) cards", cli("status").stdout)
+    counted = re.search(r"Cards: (\d+)", cli("stats").stdout)
+    assert learned and counted and learned.group(1) == counted.group(1) == "32"

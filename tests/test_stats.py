@@ -165,7 +165,7 @@ def test_known_history_figures_from_the_store(filled):
     assert {d: n for d, n in forecast.items() if n} == {day(0): 6, day(2): 1, day(4): 1, day(12): 1}
     retention = store.retention()
     assert (retention.young_passed, retention.young_total, retention.mature_passed, retention.mature_total) == (12, 21, 1, 1)
-    assert store.card_states(TODAY) == {"new": 20, "learning": 8, "young": 1, "mature": 1, "suspended": 1, "removed": 1}
+    assert store.card_states(TODAY) == {"new": 20, "learning": 7, "young": 1, "mature": 1, "suspended": 1, "removed": 1}
     assert store.average_ef() == pytest.approx(2660 / 11 / 100)
     [leech] = store.leeches()
     assert (leech.card_id, leech.schedule.lapses, leech.schedule.ef100, leech.leech) == (P + "bert-vs-gpt", 8, 130, True)
@@ -211,9 +211,9 @@ def test_screen_reads_without_colour(cli, filled):
     assert "  Wed Mar  5 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
     assert "  young    57.1%  12 of 21  32.9 points below  (interval under 21 days)" in lines
     assert "  mature  100.0%    1 of 1  10.0 points above  (interval 21 days or more)" in lines
-    assert "  new 20 · learning 8 · young 1 · mature 1 · suspended 0 · removed 1" not in lines
-    assert "  new 20 · learning 8 · young 1 · mature 1 · suspended 1 · removed 1" in lines
-    assert "Cards: 32  average EF 2.42" in lines
+    assert "  new 20 · learning 7 · young 1 · mature 1 · suspended 0 · removed 1" not in lines
+    assert "  new 20 · learning 7 · young 1 · mature 1 · suspended 1 · removed 1" in lines  # the practice card: not counted
+    assert "Cards: 31  average EF 2.42" in lines
 
 
 def test_leech_and_hardest_lists_show_prompts_in_the_language(cli, filled):
@@ -244,7 +244,7 @@ def test_json_has_the_same_figures(cli, filled):
                                 {"day": "2025-03-07", "due": 1}]
     assert data["retention"] == {"target": 0.9, "young": {"passed": 12, "total": 21, "rate": 12 / 21},
                                  "mature": {"passed": 1, "total": 1, "rate": 1.0}}
-    assert data["cards"] == {"new": 20, "learning": 8, "young": 1, "mature": 1, "suspended": 1, "removed": 1}
+    assert data["cards"] == {"new": 20, "learning": 7, "young": 1, "mature": 1, "suspended": 1, "removed": 1}
     assert data["average_ef"] == 2.42
     assert data["leeches"] == [{"card": P + "bert-vs-gpt", "prompt": data["leeches"][0]["prompt"], "ef": 1.3,
                                 "lapses": 8, "suspended": False}]
@@ -272,7 +272,7 @@ def test_empty_store_says_so(cli, monkeypatch):
                           "Start with: bertdrill review --lesson bert-basics\n")
     data = json.loads(cli("stats", "--json").stdout)
     assert data["answers"] == 0 and data["streak"] == {"current": 0, "longest": 0}
-    assert data["cards"]["new"] == 33 and data["leeches"] == [] and data["average_ef"] is None
+    assert data["cards"]["new"] == 32 and data["leeches"] == [] and data["average_ef"] is None
     assert data["retention"]["young"] == {"passed": 0, "total": 0, "rate": None}
 
 

@@ -302,7 +302,8 @@ class MemoryStore:
     def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]:
         counts = dict.fromkeys(CARD_STATES, 0)
         for card, schedule in self._rows(lessons):
-            counts[_card_state(card, schedule)] += 1
+            if card.reviewed:
+                counts[_card_state(card, schedule)] += 1
         return counts
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:

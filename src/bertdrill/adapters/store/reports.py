@@ -133,7 +133,8 @@ class Reports(Database):
         return Retention(young[0], young[1], old[0], old[1])
 
     def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]:
-        """How many cards are in each state: new, learning, young, mature, suspended, removed.
+        """How many of the cards a review shows are in each state: new, learning, young, mature, suspended,
+        removed (a practice card is checked, never reviewed: ``status`` does not count it either).
 
         learning: reviewed, but not recalled twice in a row since its first answer or its latest
         lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
@@ -142,7 +143,7 @@ class Reports(Database):
         state = case((CARD.c.removed, "removed"), (SCHEDULE.c.suspended, "suspended"),
                      (SCHEDULE.c.due.is_(None), "new"), (SCHEDULE.c.repetitions < 2, "learning"),
                      (SCHEDULE.c.interval < MATURE_DAYS, "young"), else_="mature").label("state")
-        counts = dict(self.read(_cards(select(state, func.count()), lessons).group_by(state)))
+        counts = dict(self.read(_cards(select(state, func.count()), lessons).where(reviewed_card()).group_by(state)))
         return {name: counts.get(name, 0) for name in CARD_STATES}
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
