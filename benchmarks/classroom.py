@@ -167,6 +167,7 @@ def audit(url: str, learners: list[str], card_ids: list[str], acknowledged: dict
     """What went wrong, as sentences (empty: nothing), read through ``url`` (the teacher's, on PostgreSQL)."""
     from bertdrill.adapters.store import Store
     from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import NEW
 
     problems = []
     for learner in learners:
@@ -188,7 +189,7 @@ def audit(url: str, learners: list[str], card_ids: list[str], acknowledged: dict
             if len(scheduling) != 1 or len(logged) != windows:
                 problems.append(f"{learner} {card_id}: {len(scheduling)} scheduling answers of {len(logged)}")
                 continue
-            replayed = sm2.NEW
+            replayed = NEW
             for answer in scheduling:
                 replayed = sm2.review(replayed, answer.grade, today=answer.study_day)
             if states[card_id] != replayed:

@@ -140,3 +140,54 @@ def _core_calls(path: Path, tree: ast.AST) -> Iterator[str]:
             yield f"{path}:{node.lineno}: the core calls {node.func.id}()"
         elif isinstance(node.func, ast.Attribute) and node.func.attr in CORE_FORBIDDEN_METHODS:
             yield f"{path}:{node.lineno}: the core calls .{node.func.attr}(): clock and files are arguments"
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Which project modules each module imports: every import statement counts (inside functions, and under
+    ``TYPE_CHECKING``, which is a loop in the types even when it is none at run time). A package's
+    ``__init__`` is the package's name; importing a module does not count as importing its package."""
+    known = {dotted.removesuffix(".__init__") for dotted, _ in modules(root)}
+    graph: dict[str, set[str]] = {}
+    for dotted, path in modules(root):
+        name = dotted.removesuffix(".__init__")
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        graph[name] = {target for _line, target in imported(dotted, path, tree, known)
+                       if target in known and target != name}
+    return graph
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Every set of modules that import one another round a loop (strongly connected components of the import
+    graph with more than one module), each sorted, as Tarjan's algorithm finds them."""
+    graph = import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles

@@ -19,6 +19,7 @@ from synthetic_learner import simulate
 from bertdrill.adapters.store import Store
 from bertdrill.core.cards import FactCard
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import LEECH_LAPSES, NEW, Schedule
 
 LESSON = "synthetic"
 SYNCED = datetime(2025, 1, 1, 8, 0, tzinfo=UTC)
@@ -38,7 +39,7 @@ def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 2
     logs = dict(zip((card.id for card in synthetic), simulate(cards=count, days=days, seed=seed)))
     answers, schedules = [], []
     for card_id, log in logs.items():
-        state, seen = sm2.NEW, set()
+        state, seen = NEW, set()
         for number, (day, grade) in enumerate(log):
             before = state
             kind = "redrill" if day in seen else "new" if not seen else "review"
@@ -49,7 +50,7 @@ def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 2
             answers.append((card_id, learner, moment.strftime("%Y-%m-%d %H:%M:%S.%f"), day.isoformat(), kind, grade,
                             4000, *_columns(before), *_columns(state)))
         schedules.append((state.repetitions, state.ef100, state.interval, state.due.isoformat() if state.due else None,
-                          state.lapses, state.lapses >= sm2.LEECH_LAPSES, learner, card_id))
+                          state.lapses, state.lapses >= LEECH_LAPSES, learner, card_id))
     answers.sort(key=lambda row: row[2])  # the log's ids follow time, as a real log's do
     with sqlite3.connect(path) as connection:
         connection.executemany(
@@ -61,5 +62,5 @@ def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 2
     return logs
 
 
-def _columns(state: sm2.Schedule) -> tuple:
+def _columns(state: Schedule) -> tuple:
     return state.repetitions, state.ef100, state.interval, state.due.isoformat() if state.due else None, state.lapses

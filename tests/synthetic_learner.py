@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import NEW, REDRILL_BELOW
 
 START = date(2025, 1, 6)
 
@@ -40,7 +41,7 @@ def simulate(cards: int = 500, days: int = 365, seed: int = 20261201, new_per_da
     """Each card's log: (study day, grade) of every answer, oldest first."""
     rng = random.Random(seed)
     truth = [TrueCard(hardness=rng.uniform(0.5, 1.5)) for _ in range(cards)]
-    schedules = [sm2.NEW] * cards
+    schedules = [NEW] * cards
     logs: list[list[tuple[date, int]]] = [[] for _ in range(cards)]
     introduced = 0
     back = START  # the end of the learner's latest holiday
@@ -70,7 +71,7 @@ def simulate(cards: int = 500, days: int = 365, seed: int = 20261201, new_per_da
             grade = _grade(rng, recalled, recall)
             logs[index].append((today, grade))
             schedules[index] = sm2.review(schedules[index], grade, today=today)
-            while grade < sm2.REDRILL_BELOW:  # the same-day re-drill: logged, never scheduled
+            while grade < REDRILL_BELOW:  # the same-day re-drill: logged, never scheduled
                 grade = rng.choice((2, 4, 4, 5))
                 logs[index].append((today, grade))
     return logs
@@ -107,7 +108,7 @@ def simulate_fsrs(parameters: tuple[float, ...] = TRUE_PARAMETERS, cards: int = 
     rng = random.Random(seed)
     memories: list = [None] * cards
     last: list[date | None] = [None] * cards
-    schedules = [sm2.NEW] * cards
+    schedules = [NEW] * cards
     logs: list[list[tuple[date, int]]] = [[] for _ in range(cards)]
     introduced = 0
     for offset in range(days):
@@ -132,7 +133,7 @@ def simulate_fsrs(parameters: tuple[float, ...] = TRUE_PARAMETERS, cards: int = 
             grade = rng.choice((0, 1, 2)) if rating == 1 else GRADE_OF_RATING[rating]
             logs[index].append((today, grade))
             schedules[index] = sm2.review(schedules[index], grade, today=today)
-            while grade < sm2.REDRILL_BELOW:  # the same-day re-drill: logged, never scheduled
+            while grade < REDRILL_BELOW:  # the same-day re-drill: logged, never scheduled
                 grade = rng.choice((2, 4, 4, 5))
                 logs[index].append((today, grade))
     return logs

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from architecture import Layers, violations
+from architecture import Layers, import_cycles, violations
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src" / "bertdrill"
@@ -17,6 +17,33 @@ LAYERS = Layers.from_pyproject(REPO / "pyproject.toml")
 
 def test_the_tree_keeps_every_rule():
     assert violations(SRC, LAYERS) == []
+
+
+def test_no_module_imports_itself_round_a_loop():
+    """Imports inside functions and under TYPE_CHECKING count: each hides a loop rather than removing it."""
+    assert import_cycles(SRC) == []
+
+
+CYCLE_PLANTS = {
+    "at the top": ("core/numbers", "from bertdrill.core.lesson import model",
+                   ["bertdrill.core.lesson.model", "bertdrill.core.numbers"]),
+    "inside a function": ("core/number_words", "def f():\n    from bertdrill.core.textmatch import gives_away",
+                          ["bertdrill.core.number_words", "bertdrill.core.textmatch"]),
+    "in the types only": ("core/lesson/claims", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                          "    from bertdrill.core.lesson.items import ItemReader",
+                          ["bertdrill.core.lesson.claims", "bertdrill.core.lesson.items"]),
+    "relative, across layers": ("ports", "def f():\n    from .app import session",
+                                ["bertdrill.app.session", "bertdrill.ports"]),
+}
+
+
+@pytest.mark.parametrize("plant", CYCLE_PLANTS)
+def test_a_planted_import_cycle_is_caught(tmp_path, plant):
+    root = shutil.copytree(SRC, tmp_path / "bertdrill", ignore=shutil.ignore_patterns("__pycache__"))
+    unit, code, loop = CYCLE_PLANTS[plant]
+    _append(_module(root, unit), code)
+    cycles = import_cycles(root)
+    assert len(cycles) == 1 and set(loop) <= set(cycles[0]), cycles  # the loop, and any module it runs through
 
 
 def _module(root: Path, dotted: str) -> Path:

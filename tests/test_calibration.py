@@ -24,6 +24,7 @@ from bertdrill.core.scheduling.calibration import (
     sm2_recall,
     verdict,
 )
+from bertdrill.core.scheduling.state import NEW
 
 
 def calibrate(logs):
@@ -49,7 +50,7 @@ def independent_records(logs):
             if day not in days_seen:
                 days_seen.add(day)
                 firsts.append((day, grade))
-        schedule, card, lapses = sm2.NEW, library.Card(card_id=1, due=datetime(2020, 1, 1, tzinfo=UTC)), 0
+        schedule, card, lapses = NEW, library.Card(card_id=1, due=datetime(2020, 1, 1, tzinfo=UTC)), 0
         for number, (day, grade) in enumerate(firsts, start=1):
             moment = datetime(day.year, day.month, day.day, 15, tzinfo=UTC)
             if number > 1:
@@ -146,7 +147,7 @@ def test_only_a_review_after_an_earlier_study_day_is_scored():
     report = calibration.report()
     assert (report.reviews, report.recalled) == (2, 1)  # day 2 (forgotten) and day 8 (recalled)
     sm2_score = report.scores[0]
-    first = sm2.review(sm2.NEW, 4, today=day)  # interval 1
+    first = sm2.review(NEW, 4, today=day)  # interval 1
     second = sm2.review(first, 1, today=day + timedelta(days=1))  # interval 1 again
     expected = [0.9 ** (1 / first.interval), 0.9 ** (6 / second.interval)]
     assert sm2_score.log_loss == pytest.approx((-math.log(1 - expected[0]) - math.log(expected[1])) / 2)
@@ -161,8 +162,8 @@ def test_the_groups_are_srs_benchmarks():
 
 
 def test_sm2s_prediction_is_90_percent_on_the_due_day():
-    state = sm2.review(sm2.review(sm2.NEW, 4, today=date(2026, 1, 1)), 4, today=date(2026, 1, 2))
+    state = sm2.review(sm2.review(NEW, 4, today=date(2026, 1, 1)), 4, today=date(2026, 1, 2))
     assert sm2_recall(state, state.due) == pytest.approx(0.9)
     assert sm2_recall(state, state.due + timedelta(days=state.interval)) == pytest.approx(0.81)
     with pytest.raises(ValueError):
-        sm2_recall(sm2.NEW, date(2026, 1, 1))
+        sm2_recall(NEW, date(2026, 1, 1))

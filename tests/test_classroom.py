@@ -10,6 +10,7 @@ import pytest
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import NEW
 
 DAY = date(2025, 3, 3)
 MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
@@ -93,7 +94,7 @@ def test_learners_on_one_sqlite_file_keep_their_own_schedules(tmp_path, cards):
             store.sync(cards)
         first = answer(ayse, cards[0].id, 5)
         assert ayse.answers() == [first] and bora.answers() == []
-        assert bora.state(cards[0].id).schedule == sm2.NEW
+        assert bora.state(cards[0].id).schedule == NEW
         assert cards[0].id not in ayse.new_ids(DAY, limit=100) and cards[0].id in bora.new_ids(DAY, limit=100)
         assert (ayse.day_counts(DAY).new, bora.day_counts(DAY).new) == (1, 0)
         with pytest.raises(Exception, match="not in the log"):
@@ -195,7 +196,7 @@ def test_windows_answering_the_same_card_at_once_schedule_it_once(postgres, card
     scheduling = [a for a in logged if a.kind == "new"]
     assert len(logged) == 8 and len(scheduling) == 1
     assert sorted(a.kind for a in logged) == ["new"] + ["redrill"] * 7
-    assert windows[0].state(cards[0].id).schedule == sm2.review(sm2.NEW, scheduling[0].grade, today=DAY)
+    assert windows[0].state(cards[0].id).schedule == sm2.review(NEW, scheduling[0].grade, today=DAY)
     assert sorted(a.id for a in windows[0].answers()) == sorted(a.id for a in logged)
     for store in windows:
         store.close()

@@ -30,6 +30,7 @@ from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import Store
 from bertdrill.app.session import Limits, Session
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import NEW
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 7
@@ -190,7 +191,7 @@ def test_the_same_card_answered_in_two_sessions_is_rescheduled_once(tmp_path):
     assert (a.kind, a.rescheduled) == ("new", True)
     assert (b.kind, b.rescheduled, b.before, b.after) == ("redrill", False, a.after, a.after)
     assert b.again  # graded 3: it comes back in window b, as any low grade does
-    assert first.state(card.id).schedule == sm2.review(sm2.NEW, 5, today=date(2025, 3, 3))
+    assert first.state(card.id).schedule == sm2.review(NEW, 5, today=date(2025, 3, 3))
     assert [(x.kind, x.grade) for x in first.answers(card.id)] == [("new", 5), ("redrill", 3)]
     assert window_b.summary().redrills == 1
 

@@ -567,8 +567,9 @@ def test_a_clock_at_the_ends_of_the_calendar_is_refused(cli, monkeypatch, now, c
 def test_a_due_date_past_the_calendar_is_an_error_not_a_crash():
     from bertdrill.core.errors import BertdrillError
     from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import Schedule
 
-    late = sm2.Schedule(repetitions=9, ef100=300, interval=400_000, due=date(9000, 1, 1), lapses=0)
+    late = Schedule(repetitions=9, ef100=300, interval=400_000, due=date(9000, 1, 1), lapses=0)
     with pytest.raises(BertdrillError, match=r"due date 9000-01-01 \+ 1200000 days is past 9999-12-31"):
         sm2.review(late, 5, today=date(9000, 1, 1))
 

@@ -15,7 +15,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling.exam import ExamScheduler, decay_of, plan, recall_on
 from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.replay import replay
-from bertdrill.core.scheduling.sm2 import NEW
+from bertdrill.core.scheduling.state import NEW
 
 EXAM = date(2026, 6, 1)
 

@@ -15,7 +15,6 @@ import fsrs_rs_python as rs
 import pytest
 from synthetic_learner import simulate
 
-from bertdrill.core.scheduling import scheduler_named
 from bertdrill.core.scheduling.fitted import (
     MIN_FIT_REVIEWS,
     FittedFSRS,
@@ -24,8 +23,9 @@ from bertdrill.core.scheduling.fitted import (
     fit,
     fsrs_items,
 )
+from bertdrill.core.scheduling.registry import SchedulerName, scheduler_named
 from bertdrill.core.scheduling.replay import replay
-from bertdrill.core.scheduling.sm2 import NEW
+from bertdrill.core.scheduling.state import NEW, Grade
 
 START = date(2026, 3, 1)
 RATING = {0: 1, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4}
@@ -94,7 +94,7 @@ def test_scheduling_with_fitted_parameters_is_fsrs_rs_own(fitted, seed):
                 item = getattr(expected_next, NAMES[RATING[each_grade]])
                 assert (preview.stability, preview.difficulty) == (item.memory.stability, item.memory.difficulty)
             state = ours.review(state, grade, today=day)
-            assert state == previews[grade]
+            assert state == previews.after(Grade(grade))
             reviews.append(rs.FSRSReview(RATING[grade], 0 if last is None else (day - last).days))
             memory = model.memory_state(rs.FSRSItem(list(reviews)))
             assert (state.stability, state.difficulty) == (memory.stability, memory.difficulty)
@@ -116,7 +116,7 @@ def test_repetitions_ef_and_lapses_are_kept_as_default_fsrs_keeps_them(fitted):
 
 
 def test_a_stored_choice_with_fitted_parameters_schedules_with_them(fitted):
-    scheduler = scheduler_named("fsrs", 0.85, fitted.parameters)
+    scheduler = scheduler_named(SchedulerName.FSRS, 0.85, fitted.parameters)
     assert scheduler == FittedFSRS(fitted.parameters, 0.85)
     assert scheduler.review(NEW, 4, today=START).stability == pytest.approx(fitted.parameters[2], rel=1e-6)
 

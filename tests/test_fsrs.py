@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.fsrs import FSRS, RATING_OF_GRADE, RetentionError
+from bertdrill.core.scheduling.registry import SchedulerName, scheduler_named
 from bertdrill.core.scheduling.replay import replay
-from bertdrill.core.scheduling.sm2 import NEW
+from bertdrill.core.scheduling.state import NEW
 
 START = date(2026, 3, 1)
 
@@ -103,12 +104,12 @@ def test_next_states_are_what_each_grade_would_give():
     scheduler, state = FSRS(), FSRS().review(NEW, 4, today=START)
     today = state.due + timedelta(days=3)
     previews = scheduler.next_states(state, today=today)
-    assert sorted(previews) == [0, 1, 2, 3, 4, 5]
+    assert [grade for grade, _state in previews.items()] == [0, 1, 2, 3, 4, 5]
     for grade, preview in previews.items():
         assert preview == scheduler.review(state, grade, today=today)
-    again = [(preview.due, preview.stability, preview.difficulty) for preview in (previews[0], previews[1], previews[2])]
+    again = [(preview.due, preview.stability, preview.difficulty) for preview in (previews.blackout, previews.wrong, previews.almost)]
     assert again[0] == again[1] == again[2]  # all Again to FSRS (only SM-2's EF differs)
-    assert previews[2].interval < previews[3].interval < previews[4].interval < previews[5].interval
+    assert previews.almost.interval < previews.hard.interval < previews.good.interval < previews.perfect.interval
 
 
 def test_retrievability_is_the_librarys_and_falls_to_the_desired_retention_by_the_due_day():
@@ -152,7 +153,7 @@ def test_the_grade_mapping_is_the_documented_one():
 
 
 def test_it_is_a_scheduler_by_name():
-    assert FSRS().name == "fsrs"
+    assert scheduler_named(SchedulerName.FSRS, 0.85) == FSRS(0.85) and scheduler_named(SchedulerName("fsrs")) == FSRS()
     assert FSRS().initial == NEW
 
 

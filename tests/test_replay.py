@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.replay import replay, scheduling_answers, states
+from bertdrill.core.scheduling.state import NEW
 
 SM2 = sm2.SM2()
 DAY = date(2026, 4, 1)
@@ -22,8 +23,8 @@ def test_only_the_first_answer_of_a_study_day_schedules():
 
 
 def test_a_log_with_no_answers_is_a_new_card():
-    assert replay(SM2, []) == sm2.NEW
-    assert replay(FSRS(), []) == sm2.NEW
+    assert replay(SM2, []) == NEW
+    assert replay(FSRS(), []) == NEW
 
 
 logs = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5), st.integers(0, 3)), max_size=30)
@@ -33,7 +34,7 @@ logs = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5), st.integers(0, 
 @given(logs)
 def test_replaying_sm2_gives_the_schedule_a_session_would_have_stored(entries):
     """What the session does: review the first answer of a day, log re-drills without rescheduling."""
-    day, schedule, log = DAY, sm2.NEW, []
+    day, schedule, log = DAY, NEW, []
     for gap, grade, repeats in entries:
         day += timedelta(days=gap)
         if all(logged_day != day for logged_day, _ in log):
@@ -47,8 +48,8 @@ def test_states_gives_each_scheduling_answer_with_the_state_before_it():
     log = [(DAY, 4), (DAY, 5), (DAY + timedelta(days=1), 3)]
     steps = list(states(SM2, log))
     assert [(day, grade) for day, grade, _ in steps] == [(DAY, 4), (DAY + timedelta(days=1), 3)]
-    assert steps[0][2] == sm2.NEW
-    assert steps[1][2] == sm2.review(sm2.NEW, 4, today=DAY)
+    assert steps[0][2] == NEW
+    assert steps[1][2] == sm2.review(NEW, 4, today=DAY)
 
 
 @settings(max_examples=200, deadline=None)
@@ -58,7 +59,7 @@ def test_fsrs_own_replay_is_answer_after_answer(entries, retention):
     for gap, grade, repeats in entries:
         day += timedelta(days=gap)
         log += [(day, grade)] + [(day, 4)] * repeats
-    scheduler, state = FSRS(retention), sm2.NEW
+    scheduler, state = FSRS(retention), NEW
     for logged_day, grade in scheduling_answers(log):
         state = scheduler.review(state, grade, today=logged_day)
     assert replay(scheduler, log) == state
@@ -73,7 +74,7 @@ def test_fsrs_own_replay_follows_a_clock_that_went_back(entries, retention):
     for gap, grade in entries:
         day += timedelta(days=gap)
         log.append((day, grade))
-    scheduler, state = FSRS(retention), sm2.NEW
+    scheduler, state = FSRS(retention), NEW
     for logged_day, grade in scheduling_answers(log):
         state = scheduler.review(state, grade, today=logged_day)
     assert replay(scheduler, log) == state

@@ -22,7 +22,7 @@ from timing import cpu_seconds
 from bertdrill.adapters.store import Store
 from bertdrill.adapters.store.migrations import SCHEMA_VERSION
 from bertdrill.cli.review import command_in
-from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import Schedule
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MONDAY = "2025-03-03T09:00:00+03:00"
@@ -523,7 +523,7 @@ def test_killed_mid_session_keeps_exactly_the_acknowledged_answers():
     expected = {"bert-definition": (1, 260, 1, 0), "total-params@bert-base": (0, 218, 1, 0),
                 "bert-vs-gpt": (1, 250, 1, 0), "attention-projections": (1, 236, 1, 0)}
     for key, (repetitions, ef100, interval, lapses) in expected.items():
-        assert db.state(f"bert-basics/{key}").schedule == sm2.Schedule(
+        assert db.state(f"bert-basics/{key}").schedule == Schedule(
             repetitions, ef100, interval, DAY + timedelta(days=interval), lapses)
 
     # Restarted the same day: the cards graded 2 and 3 are re-drilled, then the two new cards left
@@ -736,7 +736,7 @@ def test_the_interval_preview_shows_what_each_grade_gives_before_grading(cli, mo
     for offset, kind in ((-7, "new"), (-6, "review")):  # 4 then 4: n = 2, I = 6, EF 2.50, due today
         record_attempt(db, "bert-basics/bert-definition", 4, kind=kind,
                        moment=datetime.fromisoformat(MONDAY) + timedelta(days=offset))
-    assert db.state("bert-basics/bert-definition").schedule == sm2.Schedule(2, 250, 6, DAY, 0)
+    assert db.state("bert-basics/bert-definition").schedule == Schedule(2, 250, 6, DAY, 0)
     result = cli("review", "--new", "0", input="4\n")
     assert "Why: BERT is a bidirectional language understanding model based on transformers.\n" \
            "Comes back: 0–2 tomorrow · 3–5 in 15 days\nGrade 0-5: 4\n" \

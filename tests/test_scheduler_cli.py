@@ -12,6 +12,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.replay import replay
+from bertdrill.core.scheduling.state import NEW, Schedule
 from bertdrill.ports import SchedulerChoice
 
 FSRS_SCHEMA = 3  # the schema version that added FSRS's columns
@@ -33,7 +34,7 @@ def schedules(path) -> dict[str, tuple]:
                 for row in connection.execute("SELECT * FROM schedule ORDER BY learner, card_id")}
 
 
-def stored(path, card_id) -> sm2.Schedule:
+def stored(path, card_id) -> Schedule:
     with Store.open(str(path)) as store:
         return store.state(card_id).schedule
 
@@ -86,7 +87,7 @@ def test_a_session_after_the_switch_schedules_with_fsrs(cli, year, isolated_home
     with Store.open(str(path)) as store:
         answer = store.answers()[-1]
     assert (answer.card_id, answer.grade, answer.kind) == ("bert-basics/bert-definition", 5, "new")
-    expected = FSRS(0.8).review(sm2.NEW, 5, today=answer.study_day)
+    expected = FSRS(0.8).review(NEW, 5, today=answer.study_day)
     assert answer.after == expected == stored(path, answer.card_id)
     assert f"Saved: grade 5 · next review in {expected.interval} days" in result.stdout
 

@@ -21,6 +21,7 @@ from bertdrill.app.session import (
     room_today,
 )
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import GRADES, NEW, NextStates, Schedule, study_day
 
 ISTANBUL = timezone(timedelta(hours=3))
 
@@ -150,8 +151,8 @@ def test_due_cards_first_most_overdue_first(db, cards, shown, clock):
     for offset, card in enumerate(shown[:3]):
         clock.now = first_day - timedelta(days=10 - offset)
         Session(db, [card], clock=clock).show()
-        db.answer(card.id, grade=4, kind="new", reviewed_at=clock.now, study_day=sm2.study_day(clock.now),
-                  reschedule=lambda s, d=sm2.study_day(clock.now): sm2.review(s, 4, today=d))
+        db.answer(card.id, grade=4, kind="new", reviewed_at=clock.now, study_day=study_day(clock.now),
+                  reschedule=lambda s, d=study_day(clock.now): sm2.review(s, 4, today=d))
     clock.now = first_day
     s = session(db, cards, clock, new=2)
     assert queue_keys(s) == [(shown[0].key, "review"), (shown[1].key, "review"), (shown[2].key, "review"),
@@ -208,7 +209,7 @@ def test_answer_reschedules_and_logs_with_duration(db, cards, shown, clock):
     clock.advance(seconds=7, milliseconds=250)
     outcome = s.answer(5, "BERT")
     assert outcome.entry == entry and outcome.rescheduled and not outcome.again
-    assert outcome.after == sm2.review(sm2.NEW, 5, today=date(2025, 3, 3))
+    assert outcome.after == sm2.review(NEW, 5, today=date(2025, 3, 3))
     [logged] = db.answers()
     assert (logged.kind, logged.grade, logged.typed, logged.duration_ms) == ("new", 5, "BERT", 7250)
     assert logged.reviewed_at == datetime(2025, 3, 3, 6, 0, 7, 250000, tzinfo=UTC)
@@ -221,7 +222,7 @@ def test_a_low_grade_comes_back_until_4_or_5_without_touching_the_schedule(db, c
     first = s.answer(2)
     assert first.again
     after_first = db.state(shown[0].id).schedule
-    assert after_first == sm2.review(sm2.NEW, 2, today=date(2025, 3, 3))
+    assert after_first == sm2.review(NEW, 2, today=date(2025, 3, 3))
     keys = queue_keys(s)
     assert keys[-1] == (shown[0].key, "redrill")  # after the other cards: the clock has not moved a minute
     assert s.position == Position(index=2, total=7, new=5, review=0, redrill=1)
@@ -387,7 +388,7 @@ def test_record_attempt_reschedules_once_a_day(db, cards, clock):
     practice = next(card for card in cards if card.kind == "practice")
     first = record_attempt(db, practice.id, 2, moment=clock.now)
     second = record_attempt(db, practice.id, 5, moment=clock.now + timedelta(minutes=5), typed="23837184")
-    assert first.after == sm2.review(sm2.NEW, 2, today=date(2025, 3, 3))
+    assert first.after == sm2.review(NEW, 2, today=date(2025, 3, 3))
     assert second.before == second.after == first.after
     assert [a.kind for a in db.answers(practice.id)] == ["practice", "practice"]
     third = record_attempt(db, practice.id, 5, moment=clock.now + timedelta(days=1))
@@ -430,13 +431,13 @@ def test_session_takes_any_scheduler(db, cards, shown, clock):
 
     class ThreeDays:
         name = "three-days"
-        initial = sm2.NEW
+        initial = NEW
 
         def review(self, state, grade, *, today):
-            return sm2.Schedule(state.repetitions + 1, state.ef100, 3, today + timedelta(days=3), state.lapses)
+            return Schedule(state.repetitions + 1, state.ef100, 3, today + timedelta(days=3), state.lapses)
 
         def next_states(self, state, *, today):
-            return {grade: self.review(state, grade, today=today) for grade in range(6)}
+            return NextStates.of({grade: self.review(state, grade, today=today) for grade in GRADES})
 
     s = Session(db, cards, clock=clock, scheduler=ThreeDays())
     s.show()
@@ -448,14 +449,14 @@ def test_the_preview_comes_from_the_sessions_scheduler(db, cards, shown, clock):
 
     class ByGrade:
         name = "by-grade"
-        initial = sm2.NEW
+        initial = NEW
 
         def review(self, state, grade, *, today):
-            return sm2.Schedule(state.repetitions + 1, state.ef100, grade + 1, today + timedelta(days=grade + 1),
+            return Schedule(state.repetitions + 1, state.ef100, grade + 1, today + timedelta(days=grade + 1),
                                 state.lapses)
 
         def next_states(self, state, *, today):
-            return {grade: self.review(state, grade, today=today) for grade in range(6)}
+            return NextStates.of({grade: self.review(state, grade, today=today) for grade in GRADES})
 
     s = Session(db, cards, clock=clock, scheduler=ByGrade())
     s.show()
@@ -464,7 +465,7 @@ def test_the_preview_comes_from_the_sessions_scheduler(db, cards, shown, clock):
     assert outcome.after.interval == 5  # the preview said so
     sm2_session = session(db, cards, clock)
     sm2_session.show()
-    assert sm2_session.preview() == sm2.next_states(sm2.NEW, today=sm2_session.day)
+    assert sm2_session.preview() == sm2.next_states(NEW, today=sm2_session.day)
 
 
 def test_a_re_drill_has_no_preview(db, cards, clock):
@@ -508,7 +509,7 @@ def test_a_redrill_that_crosses_the_rollover_is_the_new_days_first_answer(db, ca
     assert s.preview() is not None  # it will schedule, so the screen previews it
     second = s.answer(4)
     assert second.rescheduled and second.kind == "review" and not second.again
-    yesterday = sm2.review(sm2.NEW, 1, today=date(2025, 3, 3))
+    yesterday = sm2.review(NEW, 1, today=date(2025, 3, 3))
     assert second.before == yesterday
     assert second.after == sm2.review(yesterday, 4, today=date(2025, 3, 4))
     assert db.state(shown[0].id).schedule.repetitions == 1

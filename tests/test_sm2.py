@@ -11,13 +11,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bertdrill.core.scheduling.sm2 import (
-    NEW,
-    Schedule,
-    redrill_needed,
-    review,
-    study_day,
-)
+from bertdrill.core.scheduling.sm2 import review
+from bertdrill.core.scheduling.state import NEW, Grade, Schedule, redrill_needed, study_day
 
 START = date(2026, 1, 1)
 
@@ -332,12 +327,15 @@ def test_reference_model_reproduces_a_golden_row():
 
 def test_next_states_previews_every_grade():
     from bertdrill.core.scheduling import sm2
-    from bertdrill.core.scheduling.sm2 import NEW, SM2, next_states
+    from bertdrill.core.scheduling.sm2 import SM2, next_states
+    from bertdrill.core.scheduling.state import NEW
 
     today = date(2025, 3, 3)
     learned = sm2.review(sm2.review(NEW, 5, today=today), 4, today=today)
     preview = next_states(learned, today=today)
-    assert list(preview) == [0, 1, 2, 3, 4, 5]
-    assert preview == {grade: sm2.review(learned, grade, today=today) for grade in range(6)}
-    assert [state.interval for state in preview.values()] == [1, 1, 1, 16, 16, 16]
-    assert SM2().next_states(learned, today=today) == preview and SM2().name == "sm2" and SM2().initial == NEW
+    assert [grade for grade, _state in preview.items()] == [0, 1, 2, 3, 4, 5]
+    assert all(state == sm2.review(learned, grade, today=today) for grade, state in preview.items())
+    assert (preview.blackout, preview.hard, preview.perfect) == (preview.after(Grade(0)), preview.after(Grade(3)),
+                                                                  preview.after(Grade(5)))
+    assert [state.interval for _grade, state in preview.items()] == [1, 1, 1, 16, 16, 16]
+    assert SM2().next_states(learned, today=today) == preview and SM2().initial == NEW

@@ -20,6 +20,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.adapters.store.memory import MemoryStore
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import NEW, Schedule
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DAY = date(2025, 3, 3)
@@ -252,8 +253,8 @@ def test_the_version_1_fixture_opens_with_its_history(tmp_path, cards):
     assert fixture.migrate() == store.SCHEMA_VERSION  # migrated on open
     definition, embedding, acronym, training, ffn = ids(
         cards, "bert-definition", "embedding-params@bert-base", "bert-acronym", "pre-training", "ffn-share")
-    assert fixture.state(definition).schedule == sm2.Schedule(3, 280, 17, date(2025, 1, 30), 0)
-    assert fixture.state(embedding).schedule == sm2.Schedule(1, 218, 1, date(2025, 1, 8), 0)
+    assert fixture.state(definition).schedule == Schedule(3, 280, 17, date(2025, 1, 30), 0)
+    assert fixture.state(embedding).schedule == Schedule(1, 218, 1, date(2025, 1, 8), 0)
     assert fixture.state(acronym).suspended
     assert fixture.state(training).buried_until == date(2025, 1, 14)
     assert fixture.state(ffn).removed
@@ -315,7 +316,7 @@ def test_sync_adds_then_finds_nothing_to_do(backend, cards):
     fresh = backend("fresh.db")
     assert fresh.sync(cards) == store.SyncReport(added=len(cards))
     assert fresh.sync(cards).unchanged
-    assert fresh.state(cards[0].id).schedule == sm2.NEW
+    assert fresh.state(cards[0].id).schedule == NEW
 
 
 def test_unchanged_sync_writes_nothing(sqlite_db, cards, tmp_path):
@@ -363,8 +364,8 @@ def test_answer_logs_before_and_after(db, cards):
     card_id = cards[0].id
     first = db.answer(card_id, grade=5, kind="new", reviewed_at=MORNING, study_day=DAY,
                       reschedule=lambda s: sm2.review(s, 5, today=DAY), typed="BERT", duration_ms=4321)
-    assert first.before == sm2.NEW
-    assert first.after == sm2.Schedule(1, 260, 1, DAY + timedelta(days=1), 0)
+    assert first.before == NEW
+    assert first.after == Schedule(1, 260, 1, DAY + timedelta(days=1), 0)
     assert db.state(card_id).schedule == first.after
     assert (first.kind, first.grade, first.typed, first.duration_ms, first.study_day) == ("new", 5, "BERT", 4321, DAY)
     assert first.reviewed_at == MORNING

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bertdrill.core.textmatch import choice_key, fold_letters, folds_letters, gives_away
+from bertdrill.core.letters import fold_letters, folds_letters
+from bertdrill.core.textmatch import choice_key, gives_away
 
 
 @pytest.mark.parametrize("typed", [

@@ -15,7 +15,7 @@ from bertdrill.core.cards import NumericCard
 from bertdrill.core.diagnosis import Diagnoser
 from bertdrill.core.grading import grade
 from bertdrill.core.lesson import VariantMode
-from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.state import Schedule
 from bertdrill.core.variants import find, read_logged, variant_card, wants_variant
 
 ISTANBUL = timezone(timedelta(hours=3))
@@ -121,7 +121,7 @@ def test_the_variant_is_stored_in_sqlite_and_survives_reopening(tmp_path, lesson
     with reopened:
         (answer,) = reopened.answers(entry.card.id)
     assert read_logged(answer.variant) == (entry.card.seed, entry.card.variant)
-    assert answer.before == sm2.Schedule()
+    assert answer.before == Schedule()
 
 
 def test_review_cli_asks_fresh_numbers_and_grades_them(cli, tmp_path):

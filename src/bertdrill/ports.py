@@ -5,13 +5,14 @@ adapter (the SQLite store today, a PostgreSQL store or an FSRS scheduler next) p
 having these methods, without the application importing it.
 
 - :class:`Scheduler`: turns a card's state and a grade into the next state (SM-2 is
-  :data:`bertdrill.core.scheduling.sm2.SM2`), and previews what each grade would give.
+  :class:`bertdrill.core.scheduling.sm2.SM2`; every scheduler is in
+  :mod:`bertdrill.core.scheduling.registry`), and previews what each grade would give.
 - :class:`ReviewStore`: every read and write of review data a session, ``status``,
   ``stats`` and ``practice check`` make. It is :class:`ReviewQueue` (what a session
   reads and writes) plus :class:`ReviewReports` (the read-only figures).
 
-A card's scheduling state is :class:`bertdrill.core.scheduling.sm2.Schedule` (due day, lapses and the
-SM-2 fields); the store keeps it and hands it to the scheduler inside the answer's
+A card's scheduling state is :class:`bertdrill.core.scheduling.state.Schedule`, shared by every
+scheduler (due day, lapses, the SM-2 counts and FSRS's memory); the store keeps it and hands it to the scheduler inside the answer's
 transaction, so a scheduler never touches the store and the store never knows which
 scheduler runs.
 """
@@ -23,13 +24,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Protocol, Self, assert_never
 
-from bertdrill.core.scheduling.sm2 import Schedule
-
-GRADES = range(6)
-"""The grades a learner gives: 0 (blackout) to 5 (right at once)."""
-
+from bertdrill.core.scheduling.registry import DEFAULT, SchedulerName
+from bertdrill.core.scheduling.state import AnswerKind, NextStates, Schedule
 
 # --------------------------------------------------------------------------- records
 
@@ -63,7 +61,7 @@ class Answer:
     card_id: str
     reviewed_at: datetime  # UTC, aware
     study_day: date
-    kind: str  # review | new | redrill | practice
+    kind: AnswerKind
     grade: int
     typed: str | None
     duration_ms: int
@@ -102,6 +100,24 @@ class DayCounts:
     def first_answers(self) -> int:
         """Cards taken from the daily limits: due reviews plus new cards."""
         return self.new + self.review
+
+    @classmethod
+    def of(cls, counts: Mapping[AnswerKind, int]) -> DayCounts:
+        """From the count of each kind (a kind left out counted 0)."""
+        new = review = redrill = practice = 0
+        for kind, count in counts.items():
+            match kind:
+                case AnswerKind.NEW:
+                    new = count
+                case AnswerKind.REVIEW:
+                    review = count
+                case AnswerKind.REDRILL:
+                    redrill = count
+                case AnswerKind.PRACTICE:
+                    practice = count
+                case unreachable:
+                    assert_never(unreachable)
+        return cls(new=new, review=review, redrill=redrill, practice=practice)
 
 
 @dataclass(frozen=True)
@@ -163,7 +179,7 @@ class FittedSet:
 class SchedulerChoice:
     """Which scheduler a learner chose, and its setting, as stored (``bertdrill scheduler``)."""
 
-    name: str = "sm2"  # sm2 | fsrs (bertdrill.core.scheduling.NAMES)
+    name: SchedulerName = DEFAULT
     retention: float | None = None  # FSRS's desired retention; None for SM-2
     fitted: FittedSet | None = None  # FSRS's fitted parameters; None: FSRS's defaults (or SM-2)
     exam: date | None = None  # FSRS plans for an exam on this study day (bertdrill review --exam)
@@ -205,11 +221,6 @@ class Scheduler(Protocol):
     """A spaced-repetition algorithm: pure, no clock (``today`` is a study day passed in)."""
 
     @property
-    def name(self) -> str:
-        """A short stable name (``"sm2"``), for settings and logs."""
-        ...
-
-    @property
     def initial(self) -> Schedule:
         """The state of a card never reviewed."""
         ...
@@ -218,7 +229,7 @@ class Scheduler(Protocol):
         """The state after grading the card ``grade`` (0-5) on ``today``: the first answer of a study day only."""
         ...
 
-    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+    def next_states(self, state: Schedule, *, today: date) -> NextStates:
         """What :meth:`review` would give for each grade 0-5 on ``today``, for a preview of the intervals."""
         ...
 
@@ -257,7 +268,7 @@ class ReviewQueue(Protocol):
         card_id: str,
         *,
         grade: int,
-        kind: str,
+        kind: AnswerKind,
         reviewed_at: datetime,
         study_day: date,
         reschedule: Callable[[Schedule], Schedule] | None = None,
@@ -271,8 +282,8 @@ class ReviewQueue(Protocol):
         ``variant``: what was asked when the card drew fresh numbers (``"seed:key"``), logged with the answer.
 
         ``once_per_day``: when the card already has an answer on ``study_day``, keep the schedule
-        and log the answer as ``redrill`` (``practice`` stays ``practice``), decided under the
-        write lock. Returns the answer as logged.
+        and log the answer as :meth:`AnswerKind.logged_as` says (a ``redrill``; ``practice`` stays
+        ``practice``), decided under the write lock. Returns the answer as logged.
         """
         ...
 

@@ -51,7 +51,8 @@ def main(argv: list[str]) -> int:
 
 def _prctl(option: int, value: int) -> bool:
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+        done: int = ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)  # ctypes calls are untyped
+        return done == 0
     except (OSError, AttributeError):
         return False
 

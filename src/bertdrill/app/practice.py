@@ -24,8 +24,10 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
+from typing import IO, assert_never
 
 from bertdrill.core import formula
 from bertdrill.core.cards import PracticeCard
@@ -57,11 +59,39 @@ class Run:
     seconds: float
 
 
+class Status(StrEnum):
+    """What became of one attempt."""
+
+    PASSED = "passed"  # printed the expected output
+    FORMATTING = "formatting"  # printed the right numbers, formatted otherwise
+    WRONG = "wrong"  # ran, and printed something else
+    TIMEOUT = "timeout"  # did not finish within the time limit
+    CRASHED = "crashed"  # stopped with an error
+    FLOODED = "flooded"  # printed far too much
+    SILENT = "silent"  # printed nothing
+
+    @property
+    def grade(self) -> int:
+        """The SM-2 grade the attempt records: 5 passed, 4 right numbers formatted otherwise, 2 ran but
+        wrong, 1 did not run properly."""
+        match self:
+            case Status.PASSED:
+                return 5
+            case Status.FORMATTING:
+                return 4
+            case Status.WRONG:
+                return 2
+            case Status.TIMEOUT | Status.CRASHED | Status.FLOODED | Status.SILENT:
+                return 1
+            case unreachable:
+                assert_never(unreachable)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """The verdict on one attempt."""
 
-    status: str  # passed | formatting | wrong | timeout | crashed | flooded | silent
+    status: Status
     expected: tuple[str, ...]
     actual: tuple[str, ...]
     run: Run
@@ -70,7 +100,7 @@ class Outcome:
     @property
     def passed(self) -> bool:
         """The right numbers: printed as expected, or only formatted otherwise."""
-        return self.status in ("passed", "formatting")
+        return self.status in (Status.PASSED, Status.FORMATTING)
 
     def diff(self) -> list[str]:
         """A unified diff of the expected output against the script's."""
@@ -79,9 +109,8 @@ class Outcome:
 
     @property
     def grade(self) -> int:
-        """The SM-2 grade this attempt records: 5 passed, 4 right numbers formatted otherwise, 2 ran but
-        wrong, 1 did not run properly."""
-        return {"passed": 5, "formatting": 4, "wrong": 2}.get(self.status, 1)
+        """The SM-2 grade this attempt records (:attr:`Status.grade`)."""
+        return self.status.grade
 
 
 def run_script(script: Path, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> Run:
@@ -135,7 +164,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _end_group(process: subprocess.Popen) -> None:
+def _end_group(process: subprocess.Popen[bytes]) -> None:
     """Have the guard end the script and everything it started; kill its group if it does not, and reap it."""
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
@@ -149,36 +178,36 @@ def _end_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _read(stream, limit: int) -> str:
+def _read(stream: IO[bytes], limit: int) -> str:
     stream.seek(0)
     return stream.read(limit).decode("utf-8", errors="replace")
 
 
 def check(card: PracticeCard, script: Path, *, language: str = "en", diagnoser: Diagnoser | None = None,
-          **limits) -> Outcome:
+          timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> Outcome:
     """Run a learner's script for a practice card and judge its output line by line.
 
     The right numbers printed another way (``23,837,184``, a label before them) are "formatting";
     with the lesson's ``diagnoser`` each wrong number is explained, as in a review.
     """
-    run = run_script(script, **limits)
+    run = run_script(script, timeout=timeout, max_output=max_output)
     expected = card.expected_output
     actual = tuple(line.rstrip() for line in run.stdout.rstrip("\n").splitlines()) if run.stdout.strip() else ()
     notes: tuple[str, ...] = ()
     if run.timed_out:
-        status = "timeout"
+        status = Status.TIMEOUT
     elif run.flooded:
-        status = "flooded"
+        status = Status.FLOODED
     elif run.returncode != 0:
-        status = "crashed"
+        status = Status.CRASHED
     elif not actual:
-        status = "silent"
+        status = Status.SILENT
     elif same_output(expected, actual):
-        status = "passed"
+        status = Status.PASSED
     elif _numbers(expected, "en") == _numbers(actual, language) or _numbers(expected, "en") == _numbers(actual, "en"):
-        status = "formatting"
+        status = Status.FORMATTING
     else:
-        status = "wrong"
+        status = Status.WRONG
         notes = _diagnosed(card, actual, language, diagnoser)
     return Outcome(status, expected, actual, run, notes)
 
@@ -227,7 +256,8 @@ def _diagnosed(card: PracticeCard, actual: tuple[str, ...], language: str,
     return tuple(notes)
 
 
-def check_solutions(card: PracticeCard, **limits) -> list[tuple[str, Outcome]]:
+def check_solutions(card: PracticeCard, *, timeout: float = TIMEOUT,
+                    max_output: int = MAX_OUTPUT) -> list[tuple[str, Outcome]]:
     """Run the lesson's own sample solution in each language, as a learner's script is run (same limits,
     same judge); the (language, outcome) pairs that do not print what the formulas predict."""
     failed = []
@@ -235,7 +265,7 @@ def check_solutions(card: PracticeCard, **limits) -> list[tuple[str, Outcome]]:
         for language, solution in card.solution.items():
             script = Path(folder) / f"solution_{language}.py"
             script.write_text(solution, encoding="utf-8")
-            outcome = check(card, script, **limits)
+            outcome = check(card, script, timeout=timeout, max_output=max_output)
             if not outcome.passed:
                 failed.append((language, outcome))
     return failed

@@ -28,7 +28,17 @@ from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
-from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.sm2 import SM2
+from bertdrill.core.scheduling.state import (
+    PASSING,
+    AnswerKind,
+    NextStates,
+    Schedule,
+    became_leech,
+    check_grade,
+    redrill_needed,
+    study_day,
+)
 from bertdrill.core.variants import logged as logged_variant
 from bertdrill.ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler
 
@@ -47,7 +57,7 @@ a learner who keeps failing a card is not held on it (the loop is bounded)."""
 
 
 class LeechAction(StrEnum):
-    """What happens to a card the moment it becomes a leech (``sm2.LEECH_LAPSES`` lapses), as in Anki."""
+    """What happens to a card the moment it becomes a leech (``LEECH_LAPSES`` lapses), as in Anki."""
 
     SUSPEND = "suspend"  # tagged and suspended: it stops costing time until the learner rewrites it
     TAG = "tag"  # tagged only: it keeps coming up
@@ -63,7 +73,7 @@ class Entry:
     """A card waiting in the queue, and why: a due ``review``, a ``new`` card, or a ``redrill``."""
 
     card: Card
-    kind: str
+    kind: AnswerKind
     ready_at: datetime | None = None  # a re-drill: not before this time, unless nothing else is left
 
 
@@ -83,21 +93,21 @@ class Outcome:
     entry: Entry
     grade: int
     review_id: int
-    before: sm2.Schedule
-    after: sm2.Schedule
+    before: Schedule
+    after: Schedule
     again: bool  # the card comes back later in this session
-    kind: str  # as logged: the entry's kind, or "redrill" when another session answered the card first today
+    kind: AnswerKind  # as logged: the entry's kind, or REDRILL when another session answered the card first today
     suspended: bool = False  # the answer made the card a leech, and the session suspended it
     study_day: date | None = None  # the study day it was logged on
 
     @property
     def rescheduled(self) -> bool:
-        return self.kind != "redrill"
+        return self.kind is not AnswerKind.REDRILL
 
     @property
     def became_leech(self) -> bool:
-        """This answer made the card a leech (its lapses reached ``sm2.LEECH_LAPSES``)."""
-        return sm2.became_leech(self.before, self.after)
+        """This answer made the card a leech (its lapses reached ``LEECH_LAPSES``)."""
+        return became_leech(self.before, self.after)
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,7 @@ class Session:
         clock: Callable[[], datetime] = local_now,
         limits: Limits = Limits(),
         lessons: Collection[str] | None = None,
-        scheduler: Scheduler = sm2.SM2(),
+        scheduler: Scheduler = SM2(),
         leech_action: LeechAction = LeechAction.SUSPEND,
         numbers: FreshNumbers | None = None,
     ):
@@ -153,7 +163,7 @@ class Session:
     # ----------------------------------------------------------------- the queue
 
     def study_day(self, moment: datetime) -> date:
-        return sm2.study_day(moment, self.limits.rollover_hour)
+        return study_day(moment, self.limits.rollover_hour)
 
     def _build_queue(self) -> list[Entry]:
         counts = self.store.day_counts(self.day, lessons=self.lessons)
@@ -162,7 +172,8 @@ class Session:
         redrill = self.store.redrill_ids(self.day, lessons=self.lessons)
         queue: list[Entry] = []
         seen: set[str] = set()
-        for kind, ids in (("review", due), ("redrill", redrill), ("new", [card.id for card in new])):
+        for kind, ids in ((AnswerKind.REVIEW, due), (AnswerKind.REDRILL, redrill),
+                          (AnswerKind.NEW, [card.id for card in new])):
             for card_id in ids:
                 if card_id in self.cards and card_id not in seen:
                     seen.add(card_id)
@@ -224,17 +235,18 @@ class Session:
 
     @property
     def position(self) -> Position:
-        count = {kind: 0 for kind in ("new", "review", "redrill")}
+        count = dict.fromkeys(AnswerKind, 0)
         for entry in self._queue:
             count[entry.kind] += 1
         answered = len(self._answers)
-        return Position(index=answered + 1, total=answered + len(self._queue), **count)
+        return Position(index=answered + 1, total=answered + len(self._queue), new=count[AnswerKind.NEW],
+                        review=count[AnswerKind.REVIEW], redrill=count[AnswerKind.REDRILL])
 
     @property
     def answers(self) -> tuple[Outcome, ...]:
         return tuple(self._answers)
 
-    def preview(self) -> dict[int, sm2.Schedule] | None:
+    def preview(self) -> NextStates | None:
         """What each grade 0-5 would make of the current card's schedule, from the session's scheduler.
 
         None for a re-drill: its answer leaves the schedule alone.
@@ -243,7 +255,7 @@ class Session:
         today = self.study_day(self.clock())
         # a re-drill answered already today, in this session or in one before it (the store's carried-over
         # re-drills are the session's first day's): its answer will not reschedule, so nothing is shown
-        if entry.kind == "redrill" and (today == self.day or any(
+        if entry.kind is AnswerKind.REDRILL and (today == self.day or any(
                 outcome.entry.card.id == entry.card.id and outcome.study_day == today for outcome in self._answers)):
             return None
         state = self.store.state(entry.card.id)
@@ -258,7 +270,7 @@ class Session:
         logged but leaves the schedule alone. A grade below 4 brings the card back later.
         """
         entry = self._require_current()
-        sm2.check_grade(grade)
+        check_grade(grade)
         now = self.clock()
         day = self.study_day(now)
         queue, answered = self._snapshot()
@@ -268,17 +280,17 @@ class Session:
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
             variant=logged_variant(entry.card) if isinstance(entry.card, NumericCard) else None,
         )
-        suspend = self.leech_action is LeechAction.SUSPEND and sm2.became_leech(logged.before, logged.after)
+        suspend = self.leech_action is LeechAction.SUSPEND and became_leech(logged.before, logged.after)
         flags = self.store.set_flags(entry.card.id, suspended=True) if suspend else None
-        drilled = sum(outcome.entry.card.id == entry.card.id and outcome.kind == "redrill" for outcome in self._answers)
-        drilled += logged.kind == "redrill"
-        again = sm2.redrill_needed(grade) and not suspend and drilled < MAX_REDRILLS
+        drilled = sum(outcome.entry.card.id == entry.card.id and outcome.kind is AnswerKind.REDRILL for outcome in self._answers)
+        drilled += logged.kind is AnswerKind.REDRILL
+        again = redrill_needed(grade) and not suspend and drilled < MAX_REDRILLS
         self._queue.pop(0)
         if suspend:
             self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
         if again:  # after the rest of the queue, or sooner once its learning step has passed
             step = LEARNING_STEPS[min(drilled, len(LEARNING_STEPS) - 1)]
-            self._queue.append(Entry(entry.card, "redrill", ready_at=now + step))
+            self._queue.append(Entry(entry.card, AnswerKind.REDRILL, ready_at=now + step))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
                           after=logged.after, again=again, kind=logged.kind, suspended=suspend,
                           study_day=logged.study_day)
@@ -334,8 +346,8 @@ class Session:
         tomorrow = self.study_day(self.clock()) + timedelta(days=1)
         return Summary(
             answered=len(self._answers),
-            correct=sum(outcome.grade >= sm2.PASSING for outcome in self._answers),
-            redrills=sum(outcome.kind == "redrill" for outcome in self._answers),
+            correct=sum(outcome.grade >= PASSING for outcome in self._answers),
+            redrills=sum(outcome.kind is AnswerKind.REDRILL for outcome in self._answers),
             seconds=(self.clock() - self.started).total_seconds(),
             due_tomorrow=self.store.due_count(tomorrow, lessons=self.lessons),
             left=len(self._queue),
@@ -378,20 +390,20 @@ def room_today(counts: DayCounts, limits: Limits, due: int) -> tuple[int, int]:
 
 
 def record_attempt(store: ReviewQueue, card_id: str, grade: int, *, moment: datetime,
-                   rollover_hour: int = DEFAULT_ROLLOVER, kind: str = "practice", typed: str | None = None,
-                   duration_ms: int = 0, scheduler: Scheduler = sm2.SM2()) -> Answer:
+                   rollover_hour: int = DEFAULT_ROLLOVER, kind: AnswerKind = AnswerKind.PRACTICE, typed: str | None = None,
+                   duration_ms: int = 0, scheduler: Scheduler = SM2()) -> Answer:
     """Log one answer outside a session (``bertdrill practice check``); returns the store's Answer.
 
     The first answer to the card on a study day reschedules it with SM-2, as in a
     session; later ones that day are only logged (the store decides, under its lock).
     """
-    day = sm2.study_day(moment, rollover_hour)
+    day = study_day(moment, rollover_hour)
     return store.answer(card_id, grade=grade, kind=kind, reviewed_at=moment, study_day=day,
                         reschedule=_rescheduler(scheduler, grade, day), typed=typed,
                         duration_ms=duration_ms, once_per_day=True)
 
 
-def _rescheduler(scheduler: Scheduler, grade: int, day: date) -> Callable[[sm2.Schedule], sm2.Schedule]:
+def _rescheduler(scheduler: Scheduler, grade: int, day: date) -> Callable[[Schedule], Schedule]:
     """What the store runs on the stored state, inside the answer's transaction."""
     return lambda state: scheduler.review(state, grade, today=day)
 

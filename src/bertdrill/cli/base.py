@@ -13,18 +13,21 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar, cast
 
 import typer
 from typer.core import TyperArgument, TyperGroup
 
 try:  # recent typer vendors click; older releases use click itself
+    from typer._click.core import Context as ClickContext
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover
+    from click.core import Context as ClickContext  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
     from click.exceptions import ClickException  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
 
 from bertdrill import __version__
@@ -36,45 +39,60 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from bertdrill.adapters.export.files import Input
-    from bertdrill.adapters.lessons import CardRow, LessonIndex
+    from bertdrill.adapters.lessons import CardRow, LessonCache, LessonIndex
     from bertdrill.core.cards import Card
     from bertdrill.core.lesson import Lesson
-    from bertdrill.ports import ReviewStore, SyncCard
+    from bertdrill.ports import ReviewStore, Scheduler, SyncCard
 
 
 class LazyConsole:
-    """A rich ``Console``, made on first use; attributes are read from it and set on it."""
+    """A rich ``Console``, made on first use by ``make``; attributes are read from it and set on it."""
 
-    def __init__(self, **options):
-        self.__dict__["_options"] = options
+    _make: Callable[[], Console]
+    _console: Console | None
+
+    def __init__(self, make: Callable[[], Console]):
+        self.__dict__["_make"] = make  # __setattr__ passes everything on to the console
         self.__dict__["_console"] = None
 
-    def get(self):
+    def get(self) -> Console:
         """The Console itself, made now if need be."""
         if self._console is None:
-            from rich.console import Console
-
-            options = {name: value() if callable(value) else value for name, value in self._options.items()}
-            self.__dict__["_console"] = Console(**options)
+            self.__dict__["_console"] = self._make()
+        assert self._console is not None
         return self._console
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> object:
         return getattr(self.get(), name)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         setattr(self.get(), name, value)
 
-    def __enter__(self):  # rich's Live uses `with console:`; dunders are looked up on the class
+    def __enter__(self) -> Console:  # rich's Live uses `with console:`; dunders are looked up on the class
         return self.get().__enter__()
 
-    def __exit__(self, *exc_info):
-        return self.get().__exit__(*exc_info)
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.get().__exit__(kind, error, trace)
 
 
-# Plain text on stdout when it is not a terminal (pipes, scripts, tests); rich honours NO_COLOR itself.
-# emoji=False: a lesson's ":thumbs_up:" is text, not a picture (markup escaping does not cover emoji codes).
-out = LazyConsole(highlight=False, emoji=False, soft_wrap=lambda: not sys.stdout.isatty())
-err = LazyConsole(stderr=True, highlight=False, emoji=False, soft_wrap=True)
+def _stdout() -> Console:
+    # Plain text on stdout when it is not a terminal (pipes, scripts, tests); rich honours NO_COLOR itself.
+    # emoji=False: a lesson's ":thumbs_up:" is text, not a picture (markup escaping does not cover emoji codes).
+    from rich.console import Console
+
+    return Console(highlight=False, emoji=False, soft_wrap=not sys.stdout.isatty())
+
+
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
+
+
+# Typed as the Console each stands for, so mypy checks every call against rich's own signatures.
+out = cast("Console", LazyConsole(_stdout))
+err = cast("Console", LazyConsole(_stderr))
 
 _WORD_JOINER = "\u2060"
 
@@ -138,7 +156,7 @@ class BertdrillGroup(TyperGroup):
     unexpected prints one line (``--debug`` shows the traceback) and exits 1.
     """
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: ClickContext) -> object:
         try:
             return super().invoke(ctx)
         except LessonErrors as exc:
@@ -303,7 +321,7 @@ def root(
         debug["on"] = True
 
 
-def load(paths: list[Path] | None):
+def load(paths: list[Path] | None) -> list[Lesson]:
     """The lessons named on the command line, or the shipped ones, parsed and verified."""
     import gc
 
@@ -342,7 +360,7 @@ def database_files(db: str | None) -> list[Input]:
     return [Input(Path(f"{path}{suffix}"), InputKind.DATABASE, str(path)) for suffix in ("", "-wal", "-shm", "-journal")]
 
 
-def lesson_cache():
+def lesson_cache() -> LessonCache:
     """The cache of verified lessons (:class:`bertdrill.adapters.lessons.LessonCache`), written through the one
     atomic writer."""
     from bertdrill.adapters.export.files import write_atomic
@@ -368,7 +386,7 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
         for done, item in enumerate(items):
             if bar is None and time.monotonic() - started > after:
                 bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                               TimeRemainingColumn(), console=cast("Console", out), transient=True)
+                               TimeRemainingColumn(), console=out, transient=True)
                 bar.start()
                 task = bar.add_task(description, total=len(items), completed=done)
             yield item
@@ -432,9 +450,9 @@ def _synced(cards: Sequence[SyncCard], db: str | None, read_only: bool, learner:
     return store
 
 
-def chosen_scheduler(store: ReviewStore):
+def chosen_scheduler(store: ReviewStore) -> Scheduler:
     """The scheduler the learner chose (``bertdrill scheduler``), with its setting."""
-    from bertdrill.core.scheduling import scheduler_chosen
+    from bertdrill.core.scheduling.registry import scheduler_chosen
 
     choice = store.scheduler_choice()
     return scheduler_chosen(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None,
@@ -456,7 +474,7 @@ _DATE_ONLY = re.compile(r"\A\d{4}-?\d{2}-?\d{2}\Z")  # ISO 8601 dates, extended 
 a year of history behind, another time zone) is then a date Python can hold."""
 
 
-def clock():
+def clock() -> Callable[[], datetime]:
     """The wall clock, or one started at ``BERTDRILL_NOW`` (ISO 8601) for scripts and checks.
 
     A time with an offset (``2025-03-03T09:00+03:00``) is that wall time in that offset, so a

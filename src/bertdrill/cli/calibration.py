@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from bertdrill.cli.base import out, progress
 from bertdrill.core.i18n import _
 
+if TYPE_CHECKING:
+    from bertdrill.core.scheduling.calibration import Report, Score
+    from bertdrill.ports import SchedulerSettings
 
 def calibration_report(store, lessons: Collection[str] | None):
     """Score the schedulers out of sample on the learner's log (see :mod:`bertdrill.core.scheduling.calibration`)."""
@@ -20,7 +24,7 @@ def calibration_report(store, lessons: Collection[str] | None):
     return out_of_sample(logs)
 
 
-def show(store, lessons: Collection[str] | None, *, as_json: bool) -> None:
+def show(store: SchedulerSettings, lessons: Collection[str] | None, *, as_json: bool) -> None:
     report = calibration_report(store, lessons)
     if as_json:
         out.print_json(json.dumps(as_data(report), ensure_ascii=False))
@@ -29,13 +33,13 @@ def show(store, lessons: Collection[str] | None, *, as_json: bool) -> None:
         out.print(line, markup=False)
 
 
-def as_data(report) -> dict[str, object]:
+def as_data(report: Report) -> dict[str, object]:
     from bertdrill.core.scheduling.calibration import MIN_REVIEWS, verdict
 
     def figure(value: float) -> float | None:
         return None if math.isnan(value) else round(value, 4)
 
-    def score(each) -> dict[str, object]:
+    def score(each: Score) -> dict[str, object]:
         return {"name": each.name, "log_loss": figure(each.log_loss), "rmse_bins": figure(each.rmse_bins),
                 "auc": figure(each.auc),
                 "table": [{"from": row.low, "to": row.high, "reviews": row.count,
@@ -49,10 +53,9 @@ def as_data(report) -> dict[str, object]:
             "best": report.best.name if report.best else None, "verdict": verdict(report)}
 
 
-def lines(report) -> list[str]:
+def lines(report: Report) -> list[str]:
     """The screen, as plain lines (no colour is needed to read it)."""
-    from bertdrill.core.scheduling import TITLES
-    from bertdrill.core.scheduling.calibration import verdict
+    from bertdrill.core.scheduling.calibration import TITLES, verdict
 
     shown = [_("Calibration: how well each scheduler predicts your recall"), ""]
     if not report.enough:

@@ -7,7 +7,7 @@ docs/classroom.md.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,6 +28,9 @@ from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 
+if TYPE_CHECKING:
+    from bertdrill.adapters.store import ClassReport, PostgresStore
+
 class_app = typer.Typer(
     help="A class on one PostgreSQL database: set it up, add learners, see what the class knows.",
     no_args_is_help=True,
@@ -35,7 +38,7 @@ class_app = typer.Typer(
 app.add_typer(class_app, name="class")
 
 
-def _open_class(db: str | None):
+def _open_class(db: str | None) -> PostgresStore:
     """The class's store, as the teacher's role; a PostgreSQL database or a clear error."""
     from bertdrill.adapters.store import PostgresStore, Store
 
@@ -103,10 +106,10 @@ def report(
     """Per learner: due, answered in 7 days, retention, streak, last active; per card across the class,
     hardest first: answers, lapse rate, who failed it last time, ease."""
     from bertdrill.adapters.store import Store
-    from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import study_day
 
     with Store.open(db, read_only=True) as store:
-        today = sm2.study_day(clock()(), rollover_hour)
+        today = study_day(clock()(), rollover_hour)
         found = store.class_report(today, lessons=[lesson_id] if lesson_id else None)
         where = store.where
     if as_json:
@@ -120,10 +123,10 @@ def hardest_items(db: str | None, count: int) -> list[tuple[str, str]]:
     """The ``count`` items the class fails most, as (lesson id, item id), hardest first, for ``sheet --from-class``:
     items of cards someone failed at their latest review, or lapsed on."""
     from bertdrill.adapters.store import Store
-    from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import study_day
 
     with Store.open(db, read_only=True) as store:
-        found = store.class_report(sm2.study_day(clock()(), DEFAULT_ROLLOVER))
+        found = store.class_report(study_day(clock()(), DEFAULT_ROLLOVER))
         where = store.where
     items: list[tuple[str, str]] = []
     for card in found.cards:
@@ -139,7 +142,7 @@ def _percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
 
-def as_data(found, where: str) -> dict:
+def as_data(found: ClassReport, where: str) -> dict[str, object]:
     """The report as JSON: the same figures the screen shows."""
     return {
         "study_day": found.today.isoformat(),
@@ -156,7 +159,7 @@ def as_data(found, where: str) -> dict:
     }
 
 
-def as_lines(found, where: str) -> list[str]:
+def as_lines(found: ClassReport, where: str) -> list[str]:
     """The report as text: a table of learners, then the cards, hardest first."""
     if not found.learners:
         return [_("No learners in {where} yet: add them with bertdrill class add-learner NAME").format(where=where)]

@@ -44,10 +44,11 @@ def check_target(target: float) -> float:
 
 def set_exam(store, cards, text: str, target: float | None, rollover_hour: int, *, new: int, limit: int) -> None:
     """Store the exam plan ``--exam`` asks for (replaying the log if it changes) and print what it asks."""
-    from bertdrill.core.scheduling import scheduler_chosen, sm2
     from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, plan
+    from bertdrill.core.scheduling.registry import scheduler_chosen
+    from bertdrill.core.scheduling.state import study_day
 
-    today = sm2.study_day(clock()(), rollover_hour)
+    today = study_day(clock()(), rollover_hour)
     day = exam_day(text, today)
     current = store.scheduler_choice()
     if day is not None and current.name != "fsrs":
@@ -110,8 +111,8 @@ class Outlook:
 
 def exam_outlook(store, cards) -> Outlook | None:
     """Each lesson's predicted recall on the exam day, if an exam plan is set (None otherwise)."""
-    from bertdrill.core.scheduling import scheduler_chosen
     from bertdrill.core.scheduling.exam import ExamScheduler, decay_of, recall_on
+    from bertdrill.core.scheduling.registry import scheduler_chosen
 
     choice = store.scheduler_choice()
     if choice.exam is None:

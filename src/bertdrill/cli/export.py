@@ -21,6 +21,7 @@ from bertdrill.cli.base import (
 )
 from bertdrill.cli.review import kind_name
 from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.kinds import Kind
 
 export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for other tools.")
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
@@ -57,7 +58,7 @@ def anki(
     lessons = load(paths)
     package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang, refuse=False),
                      track=lambda cards: progress(cards, _("Making notes")), say_in=translations(), inputs=read)
-    kinds = ", ".join(f"{number(count)} {kind_name(kind)}" for kind, count in sorted(package.kinds.items()))
+    kinds = ", ".join(f"{number(count)} {kind_name(Kind(kind))}" for kind, count in sorted(package.kinds.items()))
     notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
     decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))
     out.print(_("Wrote {file}: {notes} ({kinds}), one card each, in {decks}:").format(

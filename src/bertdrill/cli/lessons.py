@@ -22,7 +22,12 @@ from bertdrill.cli.base import (
 from bertdrill.core.i18n import _, ngettext, pgettext
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from bertdrill.app.practice import Outcome
     from bertdrill.core.cards import Card
+    from bertdrill.core.errors import LessonError
+    from bertdrill.core.leaks import Leak, Where
 
 
 @app.command()
@@ -103,30 +108,18 @@ def check(
         raise typer.Exit(1)
 
 
-def solution_errors(path: str, cards) -> list:
+def solution_errors(path: str, cards: Sequence[Card]) -> list[LessonError]:
     """A ``file:line`` error for each practice solution, in each language, that does not print the expected output."""
     from bertdrill.app import practice
+    from bertdrill.core.cards import PracticeCard
     from bertdrill.core.errors import LessonError
-    from bertdrill.core.kinds import Kind
 
     errors = []
     for card in cards:
-        if card.kind is not Kind.PRACTICE:
+        if not isinstance(card, PracticeCard):
             continue
         for language, outcome in practice.check_solutions(card):
-            if outcome.status == "wrong":
-                why = _("it prints {actual} where the formulas give {expected}").format(
-                    actual=" / ".join(outcome.actual), expected=" / ".join(outcome.expected))
-            elif outcome.status == "crashed":
-                last = outcome.run.stderr.strip().splitlines()[-1:] or [""]
-                why = _("it stops with an error (exit code {code}): {error}").format(code=outcome.run.returncode,
-                                                                                    error=last[0])
-            elif outcome.status == "timeout":
-                why = _("it does not finish within {seconds} seconds").format(seconds=int(practice.TIMEOUT))
-            elif outcome.status == "flooded":
-                why = _("it prints far too much")
-            else:
-                why = _("it prints nothing")
+            why = _why_wrong(outcome)
             errors.append(LessonError(_short(path), card.line, _("item {item!r}: the {language} sample solution is "
                                                                  "wrong: {why}").format(item=card.item_id,
                                                                                         language=language, why=why)))
@@ -134,15 +127,15 @@ def solution_errors(path: str, cards) -> list:
 _TARGETS_SHOWN = 3
 
 
-def _grouped(leaks) -> dict[tuple[str, object, str], list[str]]:
+def _grouped(leaks: Iterable[Leak]) -> dict[tuple[str, Where, str], list[str]]:
     """Leaks grouped by the item that gives something away, where, and what: the items given away, in order."""
-    grouped: dict[tuple[str, object, str], list[str]] = {}
+    grouped: dict[tuple[str, Where, str], list[str]] = {}
     for leak in leaks:
         grouped.setdefault((leak.source, leak.where, leak.clue), []).append(leak.target)
     return grouped
 
 
-def _leak_warning(where) -> str:
+def _leak_warning(where: Where) -> str:
     from bertdrill.core.leaks import Where
 
     match where:
@@ -235,6 +228,30 @@ def params(
             shown = round(shown, 3)
         table.add_row(name, escape(parsed.source), format_number(shown, lang))
     out.print(table)
+
+
+def _why_wrong(outcome: Outcome) -> str:
+    """Why a sample solution fails, in a clause (``it prints nothing``)."""
+    from bertdrill.app.practice import TIMEOUT, Status
+
+    match outcome.status:
+        case Status.WRONG:
+            return _("it prints {actual} where the formulas give {expected}").format(
+                actual=" / ".join(outcome.actual), expected=" / ".join(outcome.expected))
+        case Status.CRASHED:
+            last = outcome.run.stderr.strip().splitlines()[-1:] or [""]
+            return _("it stops with an error (exit code {code}): {error}").format(code=outcome.run.returncode,
+                                                                                 error=last[0])
+        case Status.TIMEOUT:
+            return _("it does not finish within {seconds} seconds").format(seconds=int(TIMEOUT))
+        case Status.FLOODED:
+            return _("it prints far too much")
+        case Status.SILENT:
+            return _("it prints nothing")
+        case Status.PASSED | Status.FORMATTING:
+            raise ValueError("a passed solution is not wrong")
+        case unreachable:
+            assert_never(unreachable)
 
 
 def _short(path: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
@@ -26,8 +26,15 @@ from bertdrill.cli.base import (
 )
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
-from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_ROLLOVER
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from bertdrill.app.practice import Outcome, Status
+    from bertdrill.core.cards import Card, PracticeCard
+    from bertdrill.ports import ReviewStore
 
 practice_app = typer.Typer(
     help="The lesson's exercise: write the starter code, then check your script's output.",
@@ -36,18 +43,20 @@ practice_app = typer.Typer(
 app.add_typer(practice_app, name="practice")
 
 
-def practice_card(cards, item: str | None):
+def practice_card(cards: Sequence[Card], item: str | None) -> PracticeCard:
     """The practice card named by ``item`` (an item id or card id), or the only one there is."""
-    cards = [card for card in cards if Kind(card.kind) is Kind.PRACTICE]
+    from bertdrill.core.cards import PracticeCard
+
+    practice = [card for card in cards if isinstance(card, PracticeCard)]
     if item:
-        cards = [card for card in cards if item in (card.item_id, card.id)]
-    if not cards:
+        practice = [card for card in practice if item in (card.item_id, card.id)]
+    if not practice:
         raise BertdrillError(_("no practice item {item!r}").format(item=item) if item
                              else _("the lessons have no practice item"))
-    if len(cards) > 1:
-        names = ", ".join(card.id for card in cards)
+    if len(practice) > 1:
+        names = ", ".join(card.id for card in practice)
         raise BertdrillError(_("several practice items ({names}); name one").format(names=names))
-    return cards[0]
+    return practice[0]
 
 
 @practice_app.command()
@@ -116,56 +125,72 @@ def check_command(
         raise typer.Exit(1)
 
 
-def record(store, card, outcome, moment, rollover_hour: int) -> None:
+def record(store: ReviewStore, card: PracticeCard, outcome: Outcome, moment: datetime, rollover_hour: int) -> None:
     """Save the attempt as a review of the practice card, and say when to try it again."""
     from bertdrill.app.session import record_attempt
     from bertdrill.cli.base import chosen_scheduler
     from bertdrill.cli.review import day_words, leech_warning
-    from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import became_leech, study_day
 
     answer = record_attempt(store, card.id, outcome.grade, moment=moment, rollover_hour=rollover_hour,
                             typed="\n".join(outcome.actual) or None, duration_ms=int(outcome.run.seconds * 1000),
                             scheduler=chosen_scheduler(store))
-    today = sm2.study_day(moment, rollover_hour)
+    today = study_day(moment, rollover_hour)
     due = answer.after.due
     if answer.after == answer.before or due is None:
         out.print(_("Saved: grade {grade} (already checked today: only the first check of a day moves the "
                     "schedule).").format(grade=answer.grade))
     else:
         out.print(_("Saved: grade {grade} · check it again {when}.").format(grade=answer.grade, when=day_words(due, today)))
-    if sm2.became_leech(answer.before, answer.after):
+    if became_leech(answer.before, answer.after):
         out.print(leech_warning(card.id, answer.after.lapses))
 
 
-def report(outcome, explanation: str) -> None:
+def headline(status: Status) -> str:
+    """The first line of a failed attempt's report (``{seconds}`` and ``{code}`` are filled in)."""
+    from bertdrill.app.practice import Status
+
+    match status:
+        case Status.TIMEOUT:
+            return _("✗ Stopped: your script did not finish within {seconds} seconds. "
+                     "Does it loop forever, or wait for input?")
+        case Status.FLOODED:
+            return _("✗ Stopped: your script printed far too much (over 64 KiB).")
+        case Status.CRASHED:
+            return _("✗ Your script stopped with an error (exit code {code}).")
+        case Status.SILENT:
+            return _("✗ Your script printed nothing.")
+        case Status.WRONG:
+            return _("✗ Not yet: the output differs from the expected output.")
+        case Status.PASSED | Status.FORMATTING:
+            raise ValueError("a passed attempt has no failure headline")
+        case unreachable:
+            assert_never(unreachable)
+
+
+def report(outcome: Outcome, explanation: str) -> None:
+    from bertdrill.app.practice import Status
+
     run = outcome.run
-    if outcome.status == "passed":
+    if outcome.status is Status.PASSED:
         out.print(_("✓ Correct: your script printed the expected output ({seconds} s).").format(
             seconds=decimal(run.seconds, 2)))
         if explanation:
             out.print(escape(explanation))
         return
-    if outcome.status == "formatting":
+    if outcome.status is Status.FORMATTING:
         out.print(_("✓ The numbers are right; only the formatting differs. Expected output:"))
         for line in outcome.expected:
             out.print("  " + escape(line))
         if explanation:
             out.print(escape(explanation))
         return
-    headline = {
-        "timeout": _("✗ Stopped: your script did not finish within {seconds} seconds. "
-                     "Does it loop forever, or wait for input?"),
-        "flooded": _("✗ Stopped: your script printed far too much (over 64 KiB)."),
-        "crashed": _("✗ Your script stopped with an error (exit code {code})."),
-        "silent": _("✗ Your script printed nothing."),
-        "wrong": _("✗ Not yet: the output differs from the expected output."),
-    }[outcome.status]
-    out.print(headline.format(seconds=practice_timeout(), code=run.returncode))
-    if outcome.status == "crashed" and run.stderr.strip():
+    out.print(headline(outcome.status).format(seconds=practice_timeout(), code=run.returncode))
+    if outcome.status is Status.CRASHED and run.stderr.strip():
         out.print(_("Last lines of the error:"))
         for line in run.stderr.strip().splitlines()[-6:]:
             out.print("  " + escape(_printable(line)))
-    if outcome.status == "wrong":
+    if outcome.status is Status.WRONG:
         for line in outcome.diff():
             out.print(escape(_printable(line)))
         for note in outcome.notes:

@@ -19,7 +19,7 @@ import threading
 from contextlib import contextmanager
 from datetime import date
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
@@ -47,6 +47,18 @@ from bertdrill.cli.base import (
 from bertdrill.core.errors import BertdrillError, StoreError
 from bertdrill.core.i18n import N_, _, ngettext
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
+from bertdrill.core.scheduling.state import AnswerKind
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from typing import BinaryIO
+
+    from bertdrill.app.session import Entry, Outcome, Session
+    from bertdrill.core.cards import Card
+    from bertdrill.core.diagnosis import Diagnoser
+    from bertdrill.core.grading import Verdict
+    from bertdrill.core.kinds import Kind
+    from bertdrill.core.scheduling.state import NextStates
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
@@ -175,12 +187,12 @@ def status(
     """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
     from bertdrill.app.session import Limits, room_today
     from bertdrill.core.kinds import Kind
-    from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import study_day
 
     # the lessons must have the language asked for, as review requires (status --lang fr ran in English)
     store, cards, lessons = open_counted_store(db, paths, lesson_id, learner=learner, language=lang)
     with store:
-        today = sm2.study_day(clock()(), rollover_hour)
+        today = study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)
     _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
@@ -225,7 +237,7 @@ class LineInput:
 
     terminal = False
 
-    def __init__(self, stream):
+    def __init__(self, stream: BinaryIO):
         self.stream = stream
 
     def read(self, prompt: str) -> str:
@@ -248,7 +260,7 @@ class TerminalInput:
 
     terminal = True
 
-    def __init__(self):
+    def __init__(self) -> None:
         try:
             import readline  # noqa: F401 - importing it gives input() editing and history
         except ImportError:  # pragma: no cover - Windows
@@ -260,7 +272,7 @@ class TerminalInput:
 
 def clean(text: str) -> str:
     """Typed text without escape sequences or control characters: safe to echo and to store."""
-    from bertdrill.core.grading import clean_text
+    from bertdrill.core.text import clean_text
 
     return clean_text(text).replace("\n", " ")
 
@@ -271,11 +283,14 @@ def clean(text: str) -> str:
 class Review:
     """Shows the session's cards, reads answers and commands, prints the summary."""
 
-    def __init__(self, session, reader, language: str, diagnosers=None):
+    def __init__(self, session: Session, reader: LineInput | TerminalInput, language: str,
+                 diagnosers: Mapping[str, Diagnoser] | None = None):
         self.session = session
         self.reader = reader
         self.language = language
-        self.diagnosers = diagnosers or {}  # lesson id -> Diagnoser: wrong numbers explained
+        # lesson id -> Diagnoser: wrong numbers explained; (lesson id, variant) -> the variant's, made on first use
+        self.diagnosers: dict[str | tuple[str, str], Diagnoser | None] = {}
+        self.diagnosers.update(diagnosers or {})
 
     def run(self) -> int:
         code = 0
@@ -317,7 +332,7 @@ class Review:
         out.print(keys, style="dim")
         out.print(_("Grades: {legend}").format(legend=grades_legend()), style="dim")
 
-    def header(self, entry) -> None:
+    def header(self, entry: Entry) -> None:
         position = self.session.position
         if self.reader.terminal and self.session.answers:
             out.clear()  # one card on screen at a time, as Anki: the last answer is gone before the next card
@@ -326,21 +341,18 @@ class Review:
             index=number(position.index), total=number(position.total), review=number(position.review),
             new=number(position.new), redrill=number(position.redrill)), highlight=False)
         fresh = " · " + _("fresh numbers") if getattr(entry.card, "variant", "") else ""
-        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {_(ENTRY_WORDS[entry.kind])}{fresh}",
+        out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {entry_word(entry.kind)}{fresh}",
                   style="dim")
 
-    def question(self, entry) -> None:
+    def question(self, entry: Entry) -> None:
         card = entry.card
-        phrased = card.phrased.get(self.language) if card.kind == "match" else None
-        out.print(escape(phrased or card.question(self.language)))
+        out.print(escape(phrased(card, self.language) or card.question(self.language)))
         for position, option in enumerate(self.options(card), start=1):
             out.print(f"  {position}  {LETTERS[position - 1]})  {escape(option)}")
 
-    def options(self, card) -> tuple[str, ...]:
+    def options(self, card: Card) -> tuple[str, ...]:
         """What a choice card offers, or a match card's table values to choose from."""
-        if card.kind in ("choice", "match"):
-            return card.options.get(self.language, ())
-        return ()
+        return options(card, self.language)
 
     def outro(self) -> None:
         summary = self.session.summary()
@@ -358,13 +370,13 @@ class Review:
 
     # ----------------------------------------------------------------- one card
 
-    def ask(self, entry) -> None:
+    def ask(self, entry: Entry) -> None:
         self.header(entry)
         self.question(entry)
         card = entry.card
         typed: str | None = None
         verdict = None
-        if card.kind == "fact":
+        if graded_by_the_learner(card):
             if self.reader.terminal:  # a typed answer is graded; Enter alone shows the answer to grade yourself
                 typed = self.read(_("Your answer, or Enter to see it (u s b q): "), entry, answering=False).strip()
                 verdict = self.grade(card, typed) if typed else None
@@ -396,24 +408,25 @@ class Review:
             elif outcome.became_leech:
                 out.print(leech_warning(card.id, outcome.after.lapses))
 
-    def grade(self, card, typed: str):
+    def grade(self, card: Card, typed: str) -> Verdict:
         from bertdrill.core.grading import grade
 
         return grade(card, typed, self.language, diagnoser=self.diagnoser(card))
 
-    def diagnoser(self, card):
+    def diagnoser(self, card: Card) -> Diagnoser | None:
         """The lesson's diagnoser; for a card asked with fresh numbers, one that knows the variant's."""
-        if not getattr(card, "variant", "") or self.session.numbers is None:
+        variant: str = getattr(card, "variant", "")
+        if not variant or self.session.numbers is None:
             return self.diagnosers.get(card.lesson_id)
         from bertdrill.core.diagnosis import Diagnoser
 
-        key = (card.lesson_id, card.variant)
+        key = (card.lesson_id, variant)
         if key not in self.diagnosers:
             lesson = self.session.numbers.lesson_of(card)
             self.diagnosers[key] = Diagnoser.for_lesson(lesson) if lesson is not None else None
         return self.diagnosers[key]
 
-    def show_verdict(self, verdict) -> None:
+    def show_verdict(self, verdict: Verdict) -> None:
         """✓ or ✗ with words, the diff or the diagnosis, then the answer: each said once."""
         mark = "[yellow]?[/yellow]" if verdict.judge else "[green]✓[/green]" if verdict.correct else "[red]✗[/red]"
         out.print(f"{mark} {escape(verdict.feedback)}")
@@ -434,14 +447,14 @@ class Review:
             out.print(_("Comes back: {when}").format(when=interval_preview(states, self.session.study_day(
                 self.session.clock()))), style="dim", highlight=False)
 
-    def explain(self, card) -> None:
+    def explain(self, card: Card) -> None:
         explanation = card.explanation.get(self.language)
         if explanation:
             out.print(_("[italic]Why:[/italic] {explanation}").format(explanation=escape(explanation)))
         if card.cited:
             out.print(_("[italic]Source:[/italic] {source}").format(source=escape(card.cited[self.language])))
 
-    def read_grade(self, entry, suggested: int | None, *, judging: bool = False) -> int:
+    def read_grade(self, entry: Entry, suggested: int | None, *, judging: bool = False) -> int:
         prompt = (_("Grade 0-5, Enter = {grade}: ").format(grade=suggested) if suggested is not None
                   else _("You judge: grade 0-5 (4 or 5 if you had it, 0-2 if not): ") if judging
                   else _("Grade 0-5: "))
@@ -457,7 +470,7 @@ class Review:
                     else _("A grade is a whole number from 0 to 5 ({got})."))
             out.print(rule.format(grade=suggested, got=escape(got)))
 
-    def read(self, prompt: str, entry, *, answering: bool) -> str:
+    def read(self, prompt: str, entry: Entry, *, answering: bool) -> str:
         """One line; raises :class:`Command` when it is one (see :func:`command_in`).
 
         An unknown ``:command`` is refused with the list of commands, and the prompt asked again:
@@ -474,7 +487,7 @@ class Review:
                 raise Command(name)
             return line
 
-    def answer_letters(self, entry, answering: bool) -> str:
+    def answer_letters(self, entry: Entry, answering: bool) -> str:
         """Letters that are answers at this prompt: the option letters of a choice or match card."""
         return LETTERS[: len(self.options(entry.card))] if answering else ""
 
@@ -516,22 +529,89 @@ def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
     return None
 
 
-ENTRY_WORDS = {"review": N_("due"), "new": N_("new"), "redrill": N_("re-drill")}
-_KIND_NAMES = {"fact": N_("fact"), "choice": N_("choice"), "blank": N_("blank"), "numeric": N_("numeric"),
-               "match": N_("match"), "practice": N_("practice")}
+def entry_word(kind: AnswerKind) -> str:
+    """Why a card is in the queue, in a word of the screen's language."""
+    match kind:
+        case AnswerKind.REVIEW:
+            return _("due")
+        case AnswerKind.NEW:
+            return _("new")
+        case AnswerKind.REDRILL:
+            return _("re-drill")
+        case AnswerKind.PRACTICE:
+            return _("practice")
+        case unreachable:
+            assert_never(unreachable)
 
 
-def kind_name(kind: str) -> str:
+def kind_name(kind: Kind) -> str:
     """A card's kind as the learner reads it."""
-    return _(_KIND_NAMES[kind])
+    from bertdrill.core.kinds import Kind
+
+    match kind:
+        case Kind.FACT:
+            return _("fact")
+        case Kind.CHOICE:
+            return _("choice")
+        case Kind.BLANK:
+            return _("blank")
+        case Kind.NUMERIC:
+            return _("numeric")
+        case Kind.MATCH:
+            return _("match")
+        case Kind.PRACTICE:
+            return _("practice")
+        case unreachable:
+            assert_never(unreachable)
 
 
-def saved_message(outcome, today: date) -> str:
+def phrased(card: Card, language: str) -> str | None:
+    """The card's own phrasing of its question, where its kind has one (a table's pair asked as a question)."""
+    from bertdrill.core.cards import BlankCard, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+
+    match card:
+        case MatchCard():
+            return card.phrased.get(language)
+        case FactCard() | ChoiceCard() | BlankCard() | NumericCard() | PracticeCard():
+            return None
+        case unreachable:
+            assert_never(unreachable)
+
+
+def options(card: Card, language: str) -> tuple[str, ...]:
+    """What the learner chooses from: a choice's options, a table's values; nothing for a card answered freely."""
+    from bertdrill.core.cards import BlankCard, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+
+    match card:
+        case ChoiceCard() | MatchCard():
+            return tuple(card.options.get(language, ()))
+        case FactCard() | BlankCard() | NumericCard() | PracticeCard():
+            return ()
+        case unreachable:
+            assert_never(unreachable)
+
+
+def graded_by_the_learner(card: Card) -> bool:
+    """Whether the learner may see the answer and grade themselves (a fact: its answer is prose); every other
+    kind is always typed and graded."""
+    from bertdrill.core.cards import BlankCard, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
+
+    match card:
+        case FactCard():
+            return True
+        case ChoiceCard() | BlankCard() | NumericCard() | MatchCard() | PracticeCard():
+            return False
+        case unreachable:
+            assert_never(unreachable)
+
+
+def saved_message(outcome: Outcome, today: date) -> str:
     """The acknowledgement, printed only once the answer is committed."""
-    if not outcome.rescheduled:
+    due = outcome.after.due
+    if not outcome.rescheduled or due is None:
         rest = _("re-drill, schedule unchanged")
     else:
-        rest = _("next review {when}").format(when=day_words(outcome.after.due, today))
+        rest = _("next review {when}").format(when=day_words(due, today))
     again = _("; back later in this session") if outcome.again else ""
     return _("Saved: grade {grade} · {rest}{again}.").format(grade=outcome.grade, rest=rest, again=again)
 
@@ -547,11 +627,12 @@ def leech_suspended(card_id: str, lapses: int, undo: str | None = None) -> str:
     return line + (" " + _("({undo} undoes this)").format(undo=undo) if undo else "")
 
 
-def interval_preview(states, today: date) -> str:
+def interval_preview(states: NextStates, today: date) -> str:
     """``0–2 tomorrow · 3–5 in 15 days``: grades that give the same due day share one entry."""
     groups: list[tuple[list[int], date]] = []
-    for grade_value in sorted(states):
-        due = states[grade_value].due
+    for grade_value, state in states.items():
+        due = state.due
+        assert due is not None, "a scheduler always gives a reviewed card a due day"
         if groups and groups[-1][1] == due:
             groups[-1][0].append(grade_value)
         else:
@@ -600,7 +681,7 @@ def card_count(count: int) -> str:
 
 
 @contextmanager
-def _interrupts_held():
+def _interrupts_held() -> Iterator[None]:
     """Hold Ctrl-C while an answer is written and acknowledged, then deliver it.
 
     The answer is either saved and acknowledged, or not saved at all: a Ctrl-C in

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
 from bertdrill.cli.base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, err, out, progress
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_ROLLOVER
+from bertdrill.core.scheduling.registry import SchedulerName
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-class SchedulerName(StrEnum):
-    sm2 = "sm2"
-    fsrs = "fsrs"
+    from bertdrill.ports import CardLog, FittedSet, ReviewStore, SchedulerChoice
 
 
 @app.command("scheduler")
@@ -40,9 +40,10 @@ def scheduler_command(
     """
     from bertdrill.adapters.store import Store
     from bertdrill.core.errors import BertdrillError
-    from bertdrill.core.scheduling import scheduler_chosen, sm2
+    from bertdrill.core.scheduling.registry import registered, scheduler_chosen
+    from bertdrill.core.scheduling.state import study_day
 
-    if name is not SchedulerName.fsrs:
+    if name is None or not registered(name).has_retention:
         for given, option in ((retention is not None, "--retention"), (fit, "--fit"), (parameters is not None,
                                                                                      "--parameters")):
             if given:
@@ -59,7 +60,7 @@ def scheduler_command(
         if wanted == current:
             out.print(_("Already using {scheduler}: nothing to change.").format(scheduler=describe(current)))
             return
-        today = sm2.study_day(clock()(), rollover_hour)
+        today = study_day(clock()(), rollover_hour)
         due_before = store.due_count(today)
         scheduler = scheduler_chosen(wanted.name, wanted.retention, wanted.fitted.parameters if wanted.fitted else None,
                                      wanted.exam, wanted.exam_target)
@@ -74,39 +75,42 @@ def scheduler_command(
     out.print(_("To undo, switch back: {command}").format(command=describe_command(current, stored)))
 
 
-def wanted_choice(store, current, name: SchedulerName, retention: float | None, fit: bool, parameters: str | None):
+def wanted_choice(store: ReviewStore, current: SchedulerChoice, name: SchedulerName, retention: float | None,
+                  fit: bool, parameters: str | None) -> SchedulerChoice:
     """The choice the options ask for. FSRS keeps the parameters in use unless ``--fit`` or ``--parameters``."""
     from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, check_retention
+    from bertdrill.core.scheduling.registry import registered
     from bertdrill.ports import SchedulerChoice
 
-    if name is SchedulerName.sm2:
-        return SchedulerChoice("sm2")  # SM-2 predicts no recall: an exam plan ends with FSRS
-    kept = retention if retention is not None else current.retention if current.name == "fsrs" else None
+    if not registered(name).has_retention:
+        return SchedulerChoice(name)  # SM-2 predicts no recall: an exam plan ends with FSRS
+    kept = retention if retention is not None else current.retention if current.name is name else None
     chosen = check_retention(DEFAULT_RETENTION if kept is None else kept)
+    fitted: FittedSet | None
     if fit:
         fitted = fit_log(store)
     elif parameters is not None:
         fitted = stored_set(store, parameters)
     else:
-        fitted = current.fitted if current.name == "fsrs" else None
-    return SchedulerChoice("fsrs", chosen, fitted, current.exam, current.exam_target)  # an exam plan stays
+        fitted = current.fitted if current.name is name else None
+    return SchedulerChoice(name, chosen, fitted, current.exam, current.exam_target)  # an exam plan stays
 
 
-def fit_log(store):
+def fit_log(store: ReviewStore) -> FittedSet:
     """A new parameter set fitted to the learner's whole log (numbered when stored), or NotEnoughHistory."""
     from datetime import UTC
 
     from bertdrill.core.scheduling.fitted import fit
     from bertdrill.ports import FittedSet
 
-    logs: list = []
+    logs: list[CardLog] = []
     store.card_logs(logs.append, track=lambda cards: progress(cards, _("Reading the review log")))
     err.print(_("Fitting FSRS's parameters to your reviews (fsrs-rs)..."))
     result = fit(logs)
     return FittedSet(0, result.parameters, result.reviews, clock()().astimezone(UTC))
 
 
-def stored_set(store, wanted: str):
+def stored_set(store: ReviewStore, wanted: str) -> FittedSet | None:
     """The learner's stored set named by ``--parameters`` (a number, or ``default`` for None)."""
     from bertdrill.core.errors import BertdrillError
 
@@ -121,7 +125,7 @@ def stored_set(store, wanted: str):
                              .format(numbers=numbers, value=wanted)) from None
 
 
-def show(current, sets) -> None:
+def show(current: SchedulerChoice, sets: Sequence[FittedSet]) -> None:
     out.print(_("Scheduler: {scheduler}.").format(scheduler=describe(current)))
     out.print(_("Switch with `bertdrill scheduler fsrs [--retention R] [--fit]` or `bertdrill scheduler sm2`."))
     if sets:
@@ -131,31 +135,43 @@ def show(current, sets) -> None:
             out.print("  " + fitted_line(each), markup=False)
 
 
-def fitted_line(each) -> str:
+def fitted_line(each: FittedSet) -> str:
     return _("set {number}: fitted {day} on {reviews} reviews").format(
         number=each.number, day=each.fitted_at.date().isoformat(), reviews=f"{each.reviews:,}")
 
 
-def describe(choice) -> str:
+def describe(choice: SchedulerChoice) -> str:
     """The scheduler as a learner reads it: "SM-2", "FSRS, desired retention 0.90"."""
-    if choice.name != "fsrs":
-        return "SM-2"
-    if choice.fitted is None:
-        described = _("FSRS, desired retention {retention}").format(retention=f"{choice.retention:.2f}")
-    else:
-        described = _("FSRS, desired retention {retention}, parameters {fitted}").format(
-            retention=f"{choice.retention:.2f}", fitted=fitted_line(choice.fitted))
-    if choice.exam is None:
-        return described
-    return _("{scheduler}, planning for an exam on {day} at predicted recall {target}").format(
-        scheduler=described, day=choice.exam.isoformat(), target=f"{choice.exam_target:.2f}")
+    match choice.name:
+        case SchedulerName.SM2:
+            return "SM-2"
+        case SchedulerName.FSRS:
+            if choice.fitted is None:
+                described = _("FSRS, desired retention {retention}").format(retention=f"{_retention(choice):.2f}")
+            else:
+                described = _("FSRS, desired retention {retention}, parameters {fitted}").format(
+                    retention=f"{_retention(choice):.2f}", fitted=fitted_line(choice.fitted))
+            if choice.exam is None:
+                return described
+            return _("{scheduler}, planning for an exam on {day} at predicted recall {target}").format(
+                scheduler=described, day=choice.exam.isoformat(), target=f"{choice.exam_target:.2f}")
+        case unreachable:
+            assert_never(unreachable)
 
 
-def describe_command(choice, switched_to) -> str:
+def _retention(choice: SchedulerChoice) -> float:
+    from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION
+
+    return DEFAULT_RETENTION if choice.retention is None else choice.retention
+
+
+def describe_command(choice: SchedulerChoice, switched_to: SchedulerChoice) -> str:
     """The command that goes back to ``choice`` from ``switched_to``."""
-    if choice.name != "fsrs":
-        return "bertdrill scheduler sm2"
-    command = f"bertdrill scheduler fsrs --retention {choice.retention:.2f}"
+    from bertdrill.core.scheduling.registry import registered
+
+    if not registered(choice.name).has_retention:
+        return f"bertdrill scheduler {choice.name}"
+    command = f"bertdrill scheduler {choice.name} --retention {_retention(choice):.2f}"
     if choice.fitted is not None:
         return f"{command} --parameters {choice.fitted.number}"
     # FSRS keeps the parameters in use: going back to the defaults from a fitted set says so

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from typing import Annotated
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,6 +31,11 @@ from bertdrill.cli.review import LeechChoice, LeechOption
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from bertdrill.web.desk import Desk
 
 DEFAULT_PORT = 8000
 HostOption = Annotated[str, typer.Option("--host", help="Address to listen on (a learner's own server: loopback only).")]
@@ -72,7 +79,7 @@ def serve(
         run(local_app(desk), listener)
 
 
-def _web_modules():
+def _web_modules() -> tuple[Callable[[Desk], ASGIApp], Callable[[ASGIApp, socket.socket], None]]:
     """bertdrill.web's entry points, or a clear error naming the extra to install."""
     try:
         from bertdrill.web.app import local_app
@@ -112,7 +119,8 @@ def _listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _desk(db, paths, lesson_id, learner, new, limit, rollover_hour, leech_action):
+def _desk(db: str | None, paths: list[Path] | None, lesson_id: str | None, learner: str | None, new: int, limit: int,
+          rollover_hour: int, leech_action: LeechChoice) -> Desk:
     from bertdrill.app.session import LeechAction, Limits
     from bertdrill.cli.base import chosen_scheduler, clock, load, open_store
     from bertdrill.core.diagnosis import Diagnoser

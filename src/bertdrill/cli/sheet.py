@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +23,9 @@ from bertdrill.cli.base import (
 )
 from bertdrill.cli.classroom import hardest_items
 from bertdrill.core.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.export.sheets.model import Sheet
 
 
 class Format(StrEnum):
@@ -185,7 +188,7 @@ def read_roster(value: str) -> list[str]:
     return names
 
 
-def _report(sheet_model, chosen_format: str, files: list[tuple[Path, bytes]], key_mode: str) -> str:
+def _report(sheet_model: Sheet, chosen_format: str, files: list[tuple[Path, bytes]], key_mode: str) -> str:
     """One line on what was written, and the seed that writes it again."""
     written = _(" and ").join(escape(str(path)) for path, _data in files)
     if chosen_format in ("gift", "moodle-xml"):

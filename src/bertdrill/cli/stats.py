@@ -94,7 +94,7 @@ def stats(
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show your progress: review heatmap, streaks, forecast, retention, card states, leeches."""
-    from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import study_day
 
     _import_rich()
     if chart is not None and not workload:
@@ -108,7 +108,7 @@ def stats(
         from bertdrill.cli import workload as costs
 
         with store:
-            today = sm2.study_day(clock()(), rollover_hour)
+            today = study_day(clock()(), rollover_hour)
             costs.show(store, lessons if lesson_id else None, today, as_json=as_json, chart=chart)
         return
     if calibration:
@@ -120,7 +120,7 @@ def stats(
     from bertdrill.cli.exam import exam_outlook
 
     with store:
-        today = sm2.study_day(clock()(), rollover_hour)
+        today = study_day(clock()(), rollover_hour)
         figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
         outlook = exam_outlook(store, cards)
     if as_json:
@@ -148,7 +148,7 @@ def _import_rich() -> None:
 def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | None, cards: list[Card],
            language: str) -> Figures:
     from bertdrill.core import stats
-    from bertdrill.core.scheduling.sm2 import EF_START
+    from bertdrill.core.scheduling.state import EF_START
 
     first = stats.heatmap_start(today)
     leeches = store.leeches(lessons=lessons)
@@ -330,7 +330,7 @@ def draw_cards(figures: Figures, width: int) -> None:
 
 
 def draw_leeches(figures: Figures, width: int) -> None:
-    from bertdrill.core.scheduling.sm2 import LEECH_LAPSES
+    from bertdrill.core.scheduling.state import LEECH_LAPSES
 
     leeches = figures.leeches
     if not leeches:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal, assert_never, cast
+from typing import Literal, TypedDict, assert_never, cast
 
 from bertdrill.core import formula
 from bertdrill.core.errors import FormulaError
@@ -266,8 +266,32 @@ def _texts(lesson: Lesson, texts: Text, set_name: str | None = None) -> dict[str
     return {lang: lesson.render(text, lang, set_name) for lang, text in texts.items()}
 
 
-def _base(lesson: Lesson, item: Item, key: str, set_name: str | None = None) -> dict[str, Any]:
-    return dict(
+class BaseFields(TypedDict):
+    """The fields of :class:`CardBase` a card of any kind is made with (typed: mypy checks them against each
+    card's dataclass where they are passed on)."""
+
+    id: str
+    lesson_id: str
+    item_id: str
+    prompt: Text
+    explanation: Text
+    tags: tuple[str, ...]
+    accept: Mapping[str, tuple[str, ...]]
+    source: Text
+    cited: Text
+    line: int
+
+
+class SetFields(BaseFields):
+    """And those of :class:`SetCard`, for a card asked about one parameter set."""
+
+    set_name: str
+    set_title: str
+    env: Mapping[str, Number]
+
+
+def _base(lesson: Lesson, item: Item, key: str, set_name: str | None = None) -> BaseFields:
+    return BaseFields(
         id=f"{lesson.id}/{key}",
         lesson_id=lesson.id,
         item_id=item.id,
@@ -281,8 +305,9 @@ def _base(lesson: Lesson, item: Item, key: str, set_name: str | None = None) -> 
     )
 
 
-def _in_set(lesson: Lesson, item: Item, key: str, set_name: str) -> dict[str, Any]:
-    return _base(lesson, item, key, set_name) | dict(
+def _in_set(lesson: Lesson, item: Item, key: str, set_name: str) -> SetFields:
+    return SetFields(
+        **_base(lesson, item, key, set_name),
         set_name=set_name,
         set_title=lesson.params[set_name].title,
         env=lesson.params[set_name].values,

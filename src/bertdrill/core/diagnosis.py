@@ -29,15 +29,19 @@ from __future__ import annotations
 
 import ast
 from collections import ChainMap
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from bertdrill.core import formula
 from bertdrill.core.errors import FormulaError
 from bertdrill.core.formula import Formula, Number
 from bertdrill.core.i18n import _
+
+if TYPE_CHECKING:
+    from bertdrill.core.lesson.model import Lesson
 
 MAX_QUANTITIES = 20_000
 """Values indexed per lesson at most: about 20 ms to build on the machine measured (docs/grading.md)."""
@@ -131,7 +135,7 @@ class Diagnoser:
         self.size = 0
 
     @classmethod
-    def for_lesson(cls, lesson) -> Diagnoser:
+    def for_lesson(cls, lesson: Lesson) -> Diagnoser:
         """From a :class:`~bertdrill.core.lesson.Lesson` (its parameter sets and formulas)."""
         return cls({name: (params.title, params.values) for name, params in lesson.params.items()},
                    lesson.formulas, names=lesson.names)
@@ -169,7 +173,7 @@ class Diagnoser:
         ``4*d*d`` on the attention blank equals attention without its biases in BERT-base and in
         BERT-large alike, so it is that, and not a coincidence of one set.
         """
-        found: dict[tuple, _Entry] | None = None
+        found: dict[tuple[object, ...], _Entry] | None = None
         for set_name, value in values.items():
             here = {_family(e.quantity): e for e in self.index().get(value, []) if e.quantity.set_name == set_name}
             found = here if found is None else {k: e for k, e in found.items() if k in here}
@@ -261,7 +265,7 @@ class Diagnoser:
                         yield _CARRIED, Quantity(name, set_name, titles[set_name], change=change), value
 
 
-def _preference(entry: _Entry, name: str | None, set_name: str | None) -> tuple:
+def _preference(entry: _Entry, name: str | None, set_name: str | None) -> tuple[bool, bool, int, bool, int, int]:
     quantity = entry.quantity
     same_formula = quantity.name == name and quantity.part is None and quantity.change is None
     # The asked formula first (the other model's value, or it with a slip), then the rest.
@@ -291,7 +295,7 @@ def _as_likely(ranked: list[_Entry], name: str | None, set_name: str | None) -> 
     return tuple(others)
 
 
-def _said(quantity: Quantity) -> tuple:
+def _said(quantity: Quantity) -> tuple[object, ...]:
     return quantity.name, quantity.set_name, quantity.part, quantity.change, quantity.parameter
 
 
@@ -304,7 +308,7 @@ def _closures(formulas: Mapping[str, Formula], order: list[str]) -> dict[str, fr
     return closures
 
 
-def _family(quantity: Quantity) -> tuple:
+def _family(quantity: Quantity) -> tuple[object, ...]:
     """A quantity without its set: what must match at every set for an expression."""
     return quantity.name, quantity.part, quantity.change, quantity.parameter
 
@@ -465,7 +469,8 @@ def _variants(name: str, tree: ast.expr, formulas: set[str]) -> Iterator[tuple[C
         yield from new(Change(name, tuple(biases), biases=True), unbiased)
 
 
-def _miscounts(name: str, tree: ast.expr, product: ast.expr, new) -> Iterator[tuple[Change, ast.expr]]:
+def _miscounts(name: str, tree: ast.expr, product: ast.expr,
+               new: Callable[[Change, ast.expr], Iterator[tuple[Change, ast.expr]]]) -> Iterator[tuple[Change, ast.expr]]:
     """A count in a product off by one: three projections for four, ``3 * (d * d + d)``."""
     factors = _factors(product)
     for index, factor in enumerate(factors):

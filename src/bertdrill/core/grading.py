@@ -42,6 +42,7 @@ from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.languages import base, decimal_mark, turkic_case
 from bertdrill.core.languages import language as language_of
 from bertdrill.core.lesson import filled_expression
+from bertdrill.core.letters import fold_letters, folds_letters
 from bertdrill.core.number_words import parse_words
 from bertdrill.core.numbers import SCALES as _SCALES
 from bertdrill.core.numbers import format_number
@@ -50,8 +51,6 @@ from bertdrill.core.textmatch import (
     answer_words,
     choice_key,
     content_words,
-    fold_letters,
-    folds_letters,
     has_wording,
     same_word,
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import assert_never
 
 
 class Kind(StrEnum):
@@ -16,4 +17,10 @@ class Kind(StrEnum):
     @property
     def reviewed(self) -> bool:
         """Whether a review session shows it: practice is checked by ``bertdrill practice``, never reviewed."""
-        return self is not Kind.PRACTICE
+        match self:
+            case Kind.FACT | Kind.CHOICE | Kind.BLANK | Kind.NUMERIC | Kind.MATCH:
+                return True
+            case Kind.PRACTICE:
+                return False
+            case unreachable:
+                assert_never(unreachable)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from bertdrill.core.languages import NumberWords, base
 from bertdrill.core.languages import language as language_of
-from bertdrill.core.textmatch import fold_letters
+from bertdrill.core.letters import fold_letters
 
 MAX_WORDS = 30
 """Longer texts are no number words: reading stays instant whatever is typed."""

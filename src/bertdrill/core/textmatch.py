@@ -4,8 +4,9 @@
   punctuation and spacing: ``bidirectional encoder; no causal mask``, ``A bidirectional encoder,
   no causal mask`` and ``a  Bidirectional encoder no causal mask.`` all name the same option.
   Letters inside a word are untouched, so a real typo stays a typo.
-- :func:`fold_letters`: Turkish typed on a US keyboard (``cift yonlu`` for ``çift yönlü``), so
-  grading can accept it with a spelling note instead of calling it wrong.
+- :func:`gives_away`: the part of a prompt that already says the answer, in digits or in words.
+
+Turkish typed on a US keyboard (``cift yonlu``) is :mod:`bertdrill.core.letters`.
 
 Per-language data (articles, plain-letter spellings) lives in :mod:`bertdrill.core.languages`.
 """
@@ -13,35 +14,12 @@ Per-language data (articles, plain-letter spellings) lives in :mod:`bertdrill.co
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
 from bertdrill.core.languages import base, turkic_case
 from bertdrill.core.languages import language as language_of
-
-
-def fold_letters(text: str, language: str) -> str:
-    """``text`` as typed on a US keyboard in ``language``: ``çift yönlü`` -> ``cift yonlu`` in Turkish.
-
-    The language's ``plain_letters`` say which letters lose their marks; other languages keep them.
-    """
-    letters = language_of(base(language)).plain_letters
-    if not letters:
-        return text
-    return unicodedata.normalize("NFC", text).translate(_table(base(language), letters))
-
-
-def folds_letters(language: str) -> bool:
-    """Whether people often type ``language`` without some of its letters (Turkish on a US keyboard)."""
-    return bool(language_of(base(language)).plain_letters)
-
-
-_tables: dict[str, dict[int, str]] = {}
-
-
-def _table(code: str, letters: Mapping[str, str]) -> dict[int, str]:
-    if code not in _tables:
-        _tables[code] = str.maketrans(dict(letters))
-    return _tables[code]
+from bertdrill.core.letters import fold_letters
+from bertdrill.core.number_words import parse_words
 
 
 def choice_key(normalised: str, language: str) -> str:
@@ -151,8 +129,6 @@ def _number(text: str, language: str) -> str | None:
     Digits stay text: a run of 5,000 of them in a prompt is compared, never turned into an ``int``
     (which refuses more than 4,300 digits).
     """
-    from bertdrill.core.number_words import parse_words
-
     if text.isdigit():
         return (text.lstrip("0") or "0") if text.isascii() else None
     value = parse_words(text, language)

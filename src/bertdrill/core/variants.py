@@ -18,7 +18,7 @@ from bertdrill.core.cards import NumericCard, numeric_card
 from bertdrill.core.formula import Number
 from bertdrill.core.lesson import Lesson, NumericItem, Variant, VariantMode
 from bertdrill.core.lesson.model import PLACEHOLDER
-from bertdrill.core.scheduling.sm2 import MATURE_DAYS
+from bertdrill.core.scheduling.state import MATURE_DAYS
 
 _MASK = (1 << 64) - 1
 

@@ -14,7 +14,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -49,7 +49,7 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def build(desk_languages: Sequence[str], routes: list, *, hosts: Sequence[str] | None = None) -> Starlette:
+def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: Sequence[str] | None = None) -> Starlette:
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code >= 500:  # pragma: no cover - starlette raises only 4xx this way

@@ -9,6 +9,7 @@ else the best one ``Accept-Language`` offers, for this request only (:func:`bert
 
 from __future__ import annotations
 
+import gettext
 import hmac
 import secrets
 from collections.abc import Iterator, Sequence
@@ -102,7 +103,7 @@ def speaking(language: str) -> Iterator[None]:
 
 
 @cache
-def _catalog(language: str):
+def _catalog(language: str) -> gettext.NullTranslations:
     return translation(language)
 
 

@@ -18,29 +18,38 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from bertdrill.cli.review import (
-    ENTRY_WORDS,
     GRADE_WORDS,
     clean,
     due_words,
+    entry_word,
+    graded_by_the_learner,
     grades_legend,
     kind_name,
+    options,
+    phrased,
     saved_message,
 )
+from bertdrill.core import i18n
 from bertdrill.core.errors import StoreError
 from bertdrill.core.grading import grade
 from bertdrill.core.i18n import _, ngettext
-from bertdrill.ports import GRADES
+from bertdrill.core.scheduling.state import GRADES, Grade, NextStates
 from bertdrill.web import pages
 from bertdrill.web.desk import Desk, Pending, Sitting, Sittings
 from bertdrill.web.pages import check_csrf, field, read_form, render, speaking
+
+if TYPE_CHECKING:
+    from bertdrill.app.session import Session
 
 SITTING_COOKIE = "bertdrill_sitting"
 LETTERS = "abcdefghij"  # choice options, as grading reads them (cli.review.LETTERS)
@@ -82,14 +91,14 @@ class ReviewPages:
             return render(request, "done.html", sitting=sitting, notices=notices, summary=session.summary(),
                           can_undo=session.can_undo, minutes_seconds=divmod(round(session.summary().seconds), 60))
         pending = sitting.pending if sitting.pending and sitting.pending.card_id == entry.card.id else None
-        language = pages.i18n.language()
+        language = i18n.language()
         card = entry.card
-        phrased = card.phrased.get(language) if card.kind == "match" else None  # type: ignore[union-attr]
-        options = card.options.get(language, ()) if card.kind in ("choice", "match") else ()  # type: ignore[union-attr]
+        offered = options(card, language)
         context: dict[str, Any] = {
             "sitting": sitting, "notices": notices, "entry": entry, "card": card, "kind": kind_name(card.kind),
-            "entry_words": _(ENTRY_WORDS[entry.kind]), "question": phrased or card.question(language),
-            "options": [(index, LETTERS[index - 1], option) for index, option in enumerate(options, start=1)],
+            "self_graded": graded_by_the_learner(card),
+            "entry_words": entry_word(entry.kind), "question": phrased(card, language) or card.question(language),
+            "options": [(index, LETTERS[index - 1], option) for index, option in enumerate(offered, start=1)],
             "position": session.position, "can_undo": session.can_undo, "legend": grades_legend(),
             "pending": pending, "max_answer": pages.MAX_ANSWER_CHARS,
         }
@@ -104,11 +113,11 @@ class ReviewPages:
             buttons=self._buttons(session, verdict.suggested if verdict and not verdict.judge else None))
         return render(request, "answer.html", **context)
 
-    def _buttons(self, session, suggested: int | None) -> list[GradeButton]:
+    def _buttons(self, session: Session, suggested: int | None) -> list[GradeButton]:
         states = session.preview()
         today = session.study_day(session.clock())
-        return [GradeButton(value, _(GRADE_WORDS[value]), due_words(states[value].due, today) if states else None,
-                            value == suggested) for value in GRADES]
+        return [GradeButton(value, _(GRADE_WORDS[value]), _due(states, value, today), value == suggested)
+                for value in GRADES]
 
     # ----------------------------------------------------------------- actions
 
@@ -141,7 +150,7 @@ class ReviewPages:
         sitting.session = desk.session()
         sitting.pending = None
 
-    def _act(self, request: Request, form, action: Callable[[Desk, Sitting], None], *, current: bool = True) -> Response:
+    def _act(self, request: Request, form: FormData, action: Callable[[Desk, Sitting], None], *, current: bool = True) -> Response:
         """Run ``action`` on the request's sitting, after the CSRF token and (``current``) the card are checked."""
         sittings = self.place(request)
         desk = sittings.desk
@@ -157,7 +166,7 @@ class ReviewPages:
             action(desk, sitting)
         return RedirectResponse("/review", status_code=303)
 
-    def _grade_typed(self, desk: Desk, sitting: Sitting, form) -> None:
+    def _grade_typed(self, desk: Desk, sitting: Sitting, form: FormData) -> None:
         entry = sitting.session.current
         assert entry is not None
         option = form.get("option")
@@ -165,16 +174,16 @@ class ReviewPages:
             form, "answer", limit=pages.MAX_ANSWER_CHARS, too_long=413)
         typed = clean(typed)
         card = entry.card
-        if card.kind == "fact" and not typed.strip():
+        if graded_by_the_learner(card) and not typed.strip():
             sitting.pending = Pending(card.id, None, None)  # shown, to grade oneself, as Enter does in the terminal
             return
-        verdict = grade(card, typed, pages.i18n.language(), diagnoser=desk.diagnosers.get(card.lesson_id))
+        verdict = grade(card, typed, i18n.language(), diagnoser=desk.diagnosers.get(card.lesson_id))
         if verdict.retry:  # an option that does not exist: say so, grade nothing
             sitting.notices.append(verdict.feedback)
             return
         sitting.pending = Pending(card.id, typed, verdict)
 
-    def _record(self, desk: Desk, sitting: Sitting, form) -> None:
+    def _record(self, desk: Desk, sitting: Sitting, form: FormData) -> None:
         entry = sitting.session.current
         assert entry is not None
         pending = sitting.pending
@@ -216,3 +225,9 @@ class ReviewPages:
                 card=entry.card.id))
 
 
+def _due(states: NextStates | None, grade: Grade, today: date) -> str | None:
+    """When the card comes back after ``grade``, in words (None for a re-drill: it keeps its schedule)."""
+    if states is None:
+        return None
+    due = states.after(grade).due
+    return due_words(due, today) if due is not None else None

@@ -43,7 +43,7 @@ import sqlite3
 import time
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, assert_never
@@ -254,11 +254,11 @@ _BACK_NOTES = """
 {{#Source}}<div class="source">{{Source}}</div>{{/Source}}"""
 
 
-class _Model(genanki.Model):
+class _Model(genanki.Model):  # type: ignore[misc]  # genanki has no types: its Model is Any to mypy
     """A note type whose modification time is :data:`TEMPLATES_REVISED`, not the export's."""
 
-    def to_json(self, timestamp: float, deck_id: int) -> dict:
-        data = super().to_json(timestamp, deck_id)
+    def to_json(self, timestamp: float, deck_id: int) -> dict[str, object]:
+        data: dict[str, object] = super().to_json(timestamp, deck_id)
         data["mod"] = TEMPLATES_REVISED
         return data
 
@@ -454,13 +454,14 @@ class Package:
     notes: list[Note] = field(default_factory=list)
 
     @property
-    def kinds(self) -> Counter:
+    def kinds(self) -> Counter[str]:
         """Notes by kind: ``{"fact": 11, "numeric": 14, ...}``."""
         return Counter(note.model.name.removeprefix("bertdrill ") for note in self.notes)
 
 
 def guid(card: Card, language: str) -> str:
-    return genanki.guid_for(card.lesson_id, card.key, language)
+    made: str = genanki.guid_for(card.lesson_id, card.key, language)
+    return made
 
 
 def stable_id(*parts: str) -> int:
@@ -581,7 +582,7 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
 
 
 @contextlib.contextmanager
-def _collector_paused():
+def _collector_paused() -> Iterator[None]:
     """Pause Python's cycle collector while making many small objects that hold no cycles.
 
     The collector runs after every few hundred new objects and, every so often, walks

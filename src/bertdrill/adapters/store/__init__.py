@@ -32,7 +32,7 @@ from sqlalchemy.engine import URL
 from bertdrill import __version__
 from bertdrill.adapters.store import classroom, migrations, postgresql
 from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary
-from bertdrill.adapters.store.database import learner_name
+from bertdrill.adapters.store.database import learner_name, utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bertdrill.adapters.store.postgresql import PostgresDatabase
 from bertdrill.adapters.store.reports import Reports
@@ -59,9 +59,8 @@ from bertdrill.adapters.store.sqlite import (
     describe,
     engine,
     lock_timeout_from_environment,
-    utc_text,
 )
-from bertdrill.core.scheduling.sm2 import EF_START, LEECH_LAPSES
+from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES
 from bertdrill.ports import KEEP, Answer, CardState, DayCounts, Retention, ReviewStore, Status, SyncCard, SyncReport
 
 __all__ = [

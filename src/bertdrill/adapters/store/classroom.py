@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Select, case, func, literal, select
 
 from bertdrill.adapters.store.database import Database, as_utc
 from bertdrill.adapters.store.schema import CARD, REVIEW, SCHEDULE, day_number, in_lessons, reviewed_card
-from bertdrill.core.scheduling.sm2 import PASSING
+from bertdrill.core.scheduling.state import PASSING
 
 WEEK = 7  # "answered in the last 7 days": today and the six study days before
 RETENTION_DAYS = 30  # retention over the due reviews of the last 30 study days

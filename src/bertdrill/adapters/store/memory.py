@@ -25,7 +25,15 @@ from bertdrill.core.errors import StoreError
 from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.replay import replay
-from bertdrill.core.scheduling.sm2 import LEECH_LAPSES, NEW, PASSING, REDRILL_BELOW, Schedule, check_grade
+from bertdrill.core.scheduling.state import (
+    LEECH_LAPSES,
+    NEW,
+    PASSING,
+    REDRILL_BELOW,
+    AnswerKind,
+    Schedule,
+    check_grade,
+)
 from bertdrill.ports import (
     KEEP,
     Answer,
@@ -177,7 +185,7 @@ class MemoryStore:
     def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
         latest: dict[str, Answer] = {}  # each card's latest answer today that is not a practice check
         for answer in self._answers_of(lessons):
-            if answer.study_day == today and answer.kind != "practice":
+            if answer.study_day == today and answer.kind is not AnswerKind.PRACTICE:
                 latest[answer.card_id] = answer
         return [answer.card_id for answer in sorted(latest.values(), key=lambda answer: answer.id)
                 if answer.grade < REDRILL_BELOW and answer.card_id in self._schedules
@@ -186,20 +194,21 @@ class MemoryStore:
     def state(self, card_id: str) -> CardState:
         return self._state(card_id)
 
-    def answer(self, card_id: str, *, grade: int, kind: str, reviewed_at: datetime, study_day: date,
+    def answer(self, card_id: str, *, grade: int, kind: AnswerKind, reviewed_at: datetime, study_day: date,
                reschedule: Callable[[Schedule], Schedule] | None = None, typed: str | None = None,
                duration_ms: int = 0, once_per_day: bool = False, variant: str | None = None) -> Answer:
         """Log an answer and store the new schedule (the SQL stores' rules, :meth:`.reviews.ReviewWrites.answer`)."""
         if kind not in ANSWER_KINDS:
             raise ValueError(f"kind must be one of {ANSWER_KINDS}, got {kind!r}")
+        kind = AnswerKind(kind)
         check_grade(grade)
         before = self._state(card_id).schedule
         change, logged_kind = reschedule, kind
         if once_per_day and reschedule is not None:
-            if any(answer.card_id == card_id and answer.study_day == study_day for answer in reversed(self._log)):
-                change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
-            elif kind == "redrill":  # a re-drill after the rollover is the new day's first answer
-                logged_kind = "review"
+            first = not any(answer.card_id == card_id and answer.study_day == study_day
+                            for answer in reversed(self._log))
+            logged_kind = kind.logged_as(first_of_day=first)
+            change = reschedule if first else None
         after = change(before) if change else before
         logged = Answer(self._next_id, card_id, utc(reviewed_at), study_day, logged_kind, grade,
                         typed[:TYPED_MAX] if typed is not None else None, max(0, min(int(duration_ms), 86_400_000)),
@@ -238,11 +247,11 @@ class MemoryStore:
     # ----------------------------------------------------------------- reports
 
     def day_counts(self, day: date, *, lessons: Collection[str] | None = None) -> DayCounts:
-        counts = dict.fromkeys(ANSWER_KINDS, 0)
+        counts = dict.fromkeys(AnswerKind, 0)
         for answer in self._answers_of(lessons):
             if answer.study_day == day:
                 counts[answer.kind] += 1
-        return DayCounts(**counts)
+        return DayCounts.of(counts)
 
     def due_count(self, day: date, *, lessons: Collection[str] | None = None) -> int:
         return sum(1 for card, schedule in self._rows(lessons) if schedule.state.due is not None
@@ -293,7 +302,7 @@ class MemoryStore:
         passed = {False: 0, True: 0}
         total = {False: 0, True: 0}
         for answer in self._answers_of(lessons):
-            if answer.kind == "review" and answer.study_day >= (since or date.min):
+            if answer.kind is AnswerKind.REVIEW and answer.study_day >= (since or date.min):
                 mature = answer.before.interval >= MATURE_DAYS
                 total[mature] += 1
                 passed[mature] += answer.grade >= PASSING

@@ -13,7 +13,6 @@ from sqlalchemy import Date, Select, case, func, literal, select
 
 from bertdrill.adapters.store.database import Database, as_date, day_of
 from bertdrill.adapters.store.schema import (
-    ANSWER_KINDS,
     CARD,
     CARD_STATES,
     LEARNER,
@@ -27,7 +26,7 @@ from bertdrill.adapters.store.schema import (
     reviewed_card,
     state_of,
 )
-from bertdrill.core.scheduling.sm2 import LEECH_LAPSES, PASSING
+from bertdrill.core.scheduling.state import LEECH_LAPSES, PASSING, AnswerKind
 from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
 
 
@@ -56,7 +55,7 @@ class Reports(Database):
         query = _log(select(REVIEW.c.kind, func.count()), lessons).where(REVIEW.c.study_day == day).group_by(
             REVIEW.c.kind)
         counts = dict(self.read(query))
-        return DayCounts(**{kind: counts.get(kind, 0) for kind in ANSWER_KINDS})
+        return DayCounts.of({AnswerKind(kind): count for kind, count in counts.items()})
 
     def due_count(self, day: date, *, lessons: Collection[str] | None = None) -> int:
         """Cards that will be due on or before ``day`` (suspended, buried and removed ones left out)."""

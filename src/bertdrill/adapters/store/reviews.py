@@ -39,7 +39,7 @@ from bertdrill.adapters.store.schema import (
 )
 from bertdrill.core.errors import StoreError
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
-from bertdrill.core.scheduling.sm2 import EF_START, LEECH_LAPSES, REDRILL_BELOW, Schedule, check_grade
+from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES, REDRILL_BELOW, AnswerKind, Schedule, check_grade
 from bertdrill.ports import KEEP, Answer, CardState, Keep, SyncCard, SyncReport
 
 
@@ -136,7 +136,7 @@ class ReviewWrites(Database):
         card_id: str,
         *,
         grade: int,
-        kind: str,
+        kind: AnswerKind,
         reviewed_at: datetime,
         study_day: date,
         reschedule: Callable[[Schedule], Schedule] | None = None,
@@ -161,6 +161,7 @@ class ReviewWrites(Database):
         """
         if kind not in ANSWER_KINDS:
             raise ValueError(f"kind must be one of {ANSWER_KINDS}, got {kind!r}")
+        kind = AnswerKind(kind)
         check_grade(grade)
         moment = utc(reviewed_at)
         kept = typed[:TYPED_MAX] if typed is not None else None
@@ -171,10 +172,9 @@ class ReviewWrites(Database):
             before = _state(connection, card_id, self.where, lock=True).schedule
             change, logged_kind = reschedule, kind
             if once_per_day and reschedule is not None:
-                if _answered_on(connection, card_id, study_day):
-                    change, logged_kind = None, ("practice" if kind == "practice" else "redrill")
-                elif kind == "redrill":  # a re-drill after the rollover is the new day's first answer
-                    logged_kind = "review"
+                first = not (_answered_on(connection, card_id, study_day))
+                logged_kind = kind.logged_as(first_of_day=first)
+                change = reschedule if first else None
             after = change(before) if change else before
             _set_schedule(connection, card_id, after)
             review_id = connection.execute(_LOG, {

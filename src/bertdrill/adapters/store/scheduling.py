@@ -21,8 +21,9 @@ from sqlalchemy import Connection
 from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, execute, execute_many
 from bertdrill.adapters.store.schema import from_review, lesson_filter
 from bertdrill.core.errors import StoreError
+from bertdrill.core.scheduling.registry import stored_name
 from bertdrill.core.scheduling.replay import replay
-from bertdrill.core.scheduling.sm2 import LEECH_LAPSES, Schedule
+from bertdrill.core.scheduling.state import LEECH_LAPSES, Schedule
 from bertdrill.ports import CardLog, FittedSet, SchedulerChoice, Switch
 from bertdrill.ports import Scheduler as SchedulerPort
 
@@ -38,7 +39,7 @@ class Scheduling(Database):
         if not found:
             return SchedulerChoice()
         name, retention, exam, exam_target, *fitted = found[0]
-        return SchedulerChoice(name, retention, _fitted_set(fitted) if fitted[0] is not None else None,
+        return SchedulerChoice(stored_name(name), retention, _fitted_set(fitted) if fitted[0] is not None else None,
                                as_date(exam), exam_target)
 
     def fitted_sets(self) -> list[FittedSet]:

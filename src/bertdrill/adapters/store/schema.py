@@ -33,12 +33,12 @@ from sqlmodel import Field, SQLModel
 
 from bertdrill.adapters.store.database import as_date, utc
 from bertdrill.core.kinds import Kind
-from bertdrill.core.scheduling.sm2 import EF_START, Schedule
-from bertdrill.core.scheduling.sm2 import MATURE_DAYS as MATURE_DAYS  # re-exported: the stores count mature cards
+from bertdrill.core.scheduling.state import EF_START, AnswerKind, Schedule
+from bertdrill.core.scheduling.state import MATURE_DAYS as MATURE_DAYS  # re-exported: the stores count mature cards
 from bertdrill.ports import CardState
 
 TYPED_MAX = 1000  # characters of a typed answer kept in the log
-ANSWER_KINDS = ("review", "new", "redrill", "practice")
+ANSWER_KINDS = tuple(kind.value for kind in AnswerKind)  # as stored in review.kind
 CARD_STATES = ("new", "learning", "young", "mature", "suspended", "removed")
 
 
@@ -222,8 +222,10 @@ def reviewed_card() -> ColumnElement[bool]:
 
 def active(today: Any) -> ColumnElement[bool]:
     """A card the learner can be shown on ``today``: not suspended, not buried past it, not removed, reviewed."""
-    return (SCHEDULE.c.suspended.is_(False) & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today))
-            & CARD.c.removed.is_(False) & reviewed_card())
+    shown: ColumnElement[bool] = (SCHEDULE.c.suspended.is_(False)
+                                  & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today))
+                                  & CARD.c.removed.is_(False) & reviewed_card())  # a comparison with Any is Any
+    return shown
 
 
 def in_lessons(lessons: Collection[str] | None) -> ColumnElement[bool]:

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bertdrill.core import formula
 from bertdrill.core.formula import Number
 from bertdrill.core.i18n import _
 from bertdrill.core.lesson.model import Claim
+from bertdrill.core.lesson.reading import ItemFields
 from bertdrill.core.numbers import parse_approx, round_significant
-
-if TYPE_CHECKING:
-    from bertdrill.core.lesson.items import ItemReader
 
 CLAIM_FIELDS = frozenset({"value", "params", "stated", "digits"})
 
 
-def read_claims(reader: ItemReader) -> tuple[Claim, ...]:
+def read_claims(reader: ItemFields) -> tuple[Claim, ...]:
     """An item's claims, checked for shape (their numbers are checked by :func:`claim_error`)."""
     raw = reader.data.get("claims", [])
     line = reader.at("claims") or reader.line

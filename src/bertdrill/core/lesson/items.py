@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import Any, TypedDict, assert_never
 
 from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
@@ -13,16 +13,16 @@ from bertdrill.core.lesson.model import (
     BLANK,
     BlankItem,
     ChoiceItem,
+    Claim,
     FactItem,
     Item,
     MatchItem,
     NumericItem,
     Pair,
     PracticeItem,
+    Text,
 )
-
-if TYPE_CHECKING:
-    from bertdrill.core.lesson.parse import Parser, Skip
+from bertdrill.core.lesson.reading import FieldReader, Skip
 
 MAX_OPTIONS = 10
 KIND_NAMES = tuple(kind.value for kind in Kind)
@@ -50,7 +50,22 @@ def fields(kind: Kind) -> frozenset[str]:
             assert_never(kind)
 
 
-def read_item(parser: Parser, data: object, table: str, line: int) -> Item:
+class Common(TypedDict):
+    """The fields every kind of item has (:class:`~bertdrill.core.lesson.model.ItemBase`), as read: typed, so
+    mypy checks them against each item's dataclass where they are passed on."""
+
+    id: str
+    line: int
+    prompt: Text
+    explanation: Text
+    source: Text
+    tags: tuple[str, ...]
+    accept: Mapping[str, tuple[str, ...]]
+    claims: tuple[Claim, ...]
+    points: int | None
+
+
+def read_item(parser: FieldReader, data: object, table: str, line: int) -> Item:
     """One item; raises the parser's ``Skip`` after recording what is wrong with it."""
     if not isinstance(data, dict):
         raise parser.fail(line, _('an item must be a table'))
@@ -68,7 +83,7 @@ def read_item(parser: Parser, data: object, table: str, line: int) -> Item:
             raise parser.fail(parser.lines.key(table, key, line),
                               _('item {item_id!r}: unknown field {key!r} for a {kind} item').format(item_id=item_id, key=key, kind=kind))
     reader = ItemReader(parser, data, table, line, item_id)
-    common: dict[str, Any] = dict(
+    common = Common(
         id=item_id, line=line,
         prompt=reader.text("question" if kind is Kind.FACT else "prompt", required=True),
         explanation=reader.text("explanation"),
@@ -98,7 +113,7 @@ def read_item(parser: Parser, data: object, table: str, line: int) -> Item:
 class ItemReader:
     """Reads one item's fields, reporting errors at the field's line."""
 
-    def __init__(self, parser: Parser, data: dict[str, Any], table: str, line: int, item_id: str):
+    def __init__(self, parser: FieldReader, data: dict[str, Any], table: str, line: int, item_id: str):
         self.p = parser
         self.data = data
         self.table = table
@@ -158,7 +173,7 @@ class ItemReader:
 
     # -- kinds
 
-    def fact(self, common: Mapping[str, Any]) -> FactItem:
+    def fact(self, common: Common) -> FactItem:
         return FactItem(**common, answer=self.text("answer", required=True), parts=self.parts())
 
     def parts(self) -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -185,7 +200,7 @@ class ItemReader:
                                     for w in wordings)
         return parts
 
-    def choice(self, common: Mapping[str, Any]) -> ChoiceItem:
+    def choice(self, common: Common) -> ChoiceItem:
         raw = self.require("options")
         if isinstance(raw, list):
             raw = {language: raw for language in self.p.languages}
@@ -211,7 +226,7 @@ class ItemReader:
         return ChoiceItem(**common, options=options, correct=answer - 1,
                           answer={lang: options[lang][answer - 1] for lang in self.p.languages})
 
-    def blank(self, common: Mapping[str, Any]) -> BlankItem:
+    def blank(self, common: Common) -> BlankItem:
         text = self.code("text")
         for language, code in text.items():
             if code.count(BLANK) != 1:
@@ -223,7 +238,7 @@ class ItemReader:
         return BlankItem(**common, text=text, fill=str(fill), checks=checks,
                          answer={lang: str(fill) for lang in self.p.languages})
 
-    def numeric(self, common: Mapping[str, Any]) -> NumericItem:
+    def numeric(self, common: Common) -> NumericItem:
         expr = self.string("formula")
         sets = self.set_list(single=False)
         stated_raw = self.data.get("stated", {})
@@ -240,7 +255,7 @@ class ItemReader:
         return NumericItem(**common, formula=expr, sets=sets, stated=stated, tolerance=Fraction(tolerance),
                            varies=varies)
 
-    def match(self, common: Mapping[str, Any]) -> MatchItem:
+    def match(self, common: Common) -> MatchItem:
         (set_name,) = self.set_list(single=True)
         raw = self.require("pairs")
         if not isinstance(raw, list) or len(raw) < 2:
@@ -261,7 +276,7 @@ class ItemReader:
             pairs.append(Pair(pair_id, term, meaning, value, self.at("pairs") or self.line, question))
         return MatchItem(**common, set_name=set_name, pairs=tuple(pairs))
 
-    def practice(self, common: Mapping[str, Any]) -> PracticeItem:
+    def practice(self, common: Common) -> PracticeItem:
         (set_name,) = self.set_list(single=True)
         starter = self.code("starter")
         solution = self.code("solution")

@@ -19,6 +19,7 @@ from bertdrill.core.i18n import _
 from bertdrill.core.lesson.items import read_item
 from bertdrill.core.lesson.model import Item, Lesson, ParamSet, SheetSettings
 from bertdrill.core.lesson.positions import TOML_POSITION, Lines
+from bertdrill.core.lesson.reading import Skip
 from bertdrill.core.lesson.variants import read_variants
 from bertdrill.core.lesson.verify import verify
 from bertdrill.core.text import CONTROL
@@ -78,10 +79,6 @@ def _deepest_line(text: str) -> int:
             if depth > 100:
                 return number
     return 1
-
-
-class Skip(Exception):
-    """Stop parsing the current item; its error is already recorded."""
 
 
 class Parser:

@@ -20,17 +20,24 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, assert_never
+from typing import Protocol, assert_never
 
 from bertdrill.core import formula
 from bertdrill.core.errors import FormulaError
 from bertdrill.core.formula import Formula, Number
 from bertdrill.core.i18n import _
+from bertdrill.core.lesson.reading import FieldReader
 from bertdrill.core.numbers import format_number
 
-if TYPE_CHECKING:
-    from bertdrill.core.lesson.model import ParamSet
-    from bertdrill.core.lesson.parse import Parser
+
+class NamedValues(Protocol):
+    """What reading ``[variants]`` needs of a parameter set (a :class:`~bertdrill.core.lesson.model.ParamSet`,
+    which this module may not name: the model imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def values(self) -> Mapping[str, Number]: ...
 
 MAX_COMBINATIONS = 10_000
 """Combinations of choices a ``[variants]`` table may span: ``check`` evaluates every one of them."""
@@ -279,7 +286,7 @@ KEYWORDS = frozenset({"mode", "title", "where"})
 """Keys of ``[variants]`` that are not parameters."""
 
 
-def read_variants(parser: Parser, table: object, params: Mapping[str, ParamSet]) -> VariantSpace:
+def read_variants(parser: FieldReader, table: object, params: Mapping[str, NamedValues]) -> VariantSpace:
     """The ``[variants]`` table, its shape checked (what it allows is checked by :func:`allowed`)."""
     line = parser.lines.tables.get("variants", 1)
     if not isinstance(table, dict):
@@ -318,7 +325,7 @@ def read_variants(parser: Parser, table: object, params: Mapping[str, ParamSet])
     return space
 
 
-def _rule(parser: Parser, name: str, value: object, line: int, parameters: tuple[str, ...]) -> Rule:
+def _rule(parser: FieldReader, name: str, value: object, line: int, parameters: tuple[str, ...]) -> Rule:
     what = _("[variants]: {name}").format(name=name)
     match value:
         case str():
@@ -344,7 +351,7 @@ def _rule(parser: Parser, name: str, value: object, line: int, parameters: tuple
                               "such as \"4 * d\"").format(what=what))
 
 
-def _span(parser: Parser, what: str, value: dict[str, object], line: int) -> Span:
+def _span(parser: FieldReader, what: str, value: dict[str, object], line: int) -> Span:
     for key in value:
         if key not in ("from", "to", "step"):
             raise parser.fail(line, _("{what}: unknown key {key!r} in a range (expected from, to, step)").format(
@@ -359,7 +366,7 @@ def _span(parser: Parser, what: str, value: dict[str, object], line: int) -> Spa
     return Span(start, stop, step, line)
 
 
-def _fixed(parser: Parser, name: str, params: Mapping[str, ParamSet], line: int) -> Number:
+def _fixed(parser: FieldReader, name: str, params: Mapping[str, NamedValues], line: int) -> Number:
     """A parameter without a rule keeps its value, which every named set must agree on."""
     values = {params_set.name: params_set.values[name] for params_set in params.values()}
     if len(set(values.values())) > 1:
@@ -369,7 +376,7 @@ def _fixed(parser: Parser, name: str, params: Mapping[str, ParamSet], line: int)
     return next(iter(values.values()))
 
 
-def _constraints(parser: Parser, raw: object, line: int) -> tuple[Constraint, ...]:
+def _constraints(parser: FieldReader, raw: object, line: int) -> tuple[Constraint, ...]:
     at = parser.lines.key("variants", "where", line) or line
     if isinstance(raw, str):
         raw = [raw]

@@ -36,12 +36,18 @@ from functools import cache
 from typing import Any, Protocol
 
 from bertdrill.core.i18n import _
-from bertdrill.core.scheduling import TITLES
 from bertdrill.core.scheduling.evaluation import auc, time_series_splits
 from bertdrill.core.scheduling.fsrs import FSRSForecast
+from bertdrill.core.scheduling.registry import SchedulerName, registered
 from bertdrill.core.scheduling.replay import scheduling_answers
-from bertdrill.core.scheduling.sm2 import NEW, PASSING, Schedule
 from bertdrill.core.scheduling.sm2 import review as sm2_review
+from bertdrill.core.scheduling.state import NEW, PASSING, Schedule
+
+FITTED = "fsrs-fitted"
+"""The forecaster of FSRS with parameters fitted to the learner's own log."""
+
+TITLES = {**{name.value: registered(name).title for name in SchedulerName}, FITTED: "FSRS*"}
+"""How the screen names each forecaster: the registry's scheduler titles, and FSRS* for the fitted FSRS."""
 
 MIN_REVIEWS = 100
 """Fewer scored reviews than this say nothing reliable about a scheduler: "not enough history yet"."""
@@ -64,7 +70,8 @@ def sm2_recall(state: Schedule, today: date) -> float:
     if state.due is None or state.interval < 1:
         raise ValueError("SM-2 predicts recall only for a card it has scheduled")
     elapsed = state.interval - (state.due - today).days  # today - day of the last review
-    return SM2_RECALL_AT_INTERVAL ** (elapsed / state.interval)
+    recall: float = SM2_RECALL_AT_INTERVAL ** (elapsed / state.interval)  # float ** float is typed Any
+    return recall
 
 
 class Forecaster(Protocol):
@@ -89,7 +96,7 @@ class Forecaster(Protocol):
 class SM2Forecast:
     """SM-2 (:func:`bertdrill.core.scheduling.sm2.review`), predicting by the srs-benchmark convention (:func:`sm2_recall`)."""
 
-    name = "sm2"
+    name = SchedulerName.SM2.value
 
     def start(self) -> Schedule:
         return NEW

@@ -29,7 +29,7 @@ from datetime import date, timedelta
 from bertdrill.core.scheduling.evaluation import recall
 from bertdrill.core.scheduling.fitted import FittedFSRS
 from bertdrill.core.scheduling.fsrs import FSRS
-from bertdrill.core.scheduling.sm2 import Schedule
+from bertdrill.core.scheduling.state import NextStates, Schedule
 
 DEFAULT_EXAM_TARGET = 0.90
 """The predicted recall every card should have on the exam day, unless the learner asks for another."""
@@ -72,10 +72,6 @@ class ExamScheduler:
     target: float
 
     @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
     def initial(self) -> Schedule:
         return self.inner.initial
 
@@ -86,9 +82,9 @@ class ExamScheduler:
     def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
         return self.planned(self.inner.review(state, grade, today=today), today)
 
-    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
-        return {grade: self.planned(after, today) for grade, after in
-                self.inner.next_states(state, today=today).items()}
+    def next_states(self, state: Schedule, *, today: date) -> NextStates:
+        return NextStates.of({grade: self.planned(after, today) for grade, after in
+                              self.inner.next_states(state, today=today).items()})
 
     def planned(self, after: Schedule, today: date) -> Schedule:
         """``after``, brought back before the exam if its interval would leave too little recall on the day."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -35,7 +35,16 @@ from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, RATING_OF_GRADE, check_retention
 from bertdrill.core.scheduling.replay import scheduling_answers
-from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade, is_lapse
+from bertdrill.core.scheduling.state import (
+    GRADES,
+    NEW,
+    Grade,
+    NextStates,
+    Schedule,
+    bookkeeping,
+    check_day,
+    check_grade,
+)
 
 PARAMETER_COUNT = 21
 """FSRS-6 has 21 parameters."""
@@ -174,26 +183,22 @@ class FittedFSRS:
         object.__setattr__(self, "parameters", check_parameters(self.parameters))
 
     @property
-    def name(self) -> str:
-        return "fsrs"
-
-    @property
     def initial(self) -> Schedule:
         return NEW
 
     def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
         """The state after the first answer of study day ``today``, graded ``grade`` (0-5)."""
-        check_grade(grade)
-        _check_day(today)
-        return self._after(state, grade, getattr(self._next(state, today), RATING_NAMES[RATING_OF_GRADE[grade]]),
+        checked = check_grade(grade)
+        check_day(today)
+        return self._after(state, checked, getattr(self._next(state, today), RATING_NAMES[RATING_OF_GRADE[checked]]),
                            today)
 
-    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+    def next_states(self, state: Schedule, *, today: date) -> NextStates:
         """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
-        _check_day(today)
+        check_day(today)
         states = self._next(state, today)
-        return {grade: self._after(state, grade, getattr(states, RATING_NAMES[rating]), today)
-                for grade, rating in RATING_OF_GRADE.items()}
+        return NextStates.of({grade: self._after(state, grade, getattr(states, RATING_NAMES[RATING_OF_GRADE[grade]]),
+                                                 today) for grade in GRADES})
 
     def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
         """The state after the scheduling ``answers`` (study day, grade; oldest first), as review after review."""
@@ -213,20 +218,15 @@ class FittedFSRS:
         memory = engine().MemoryState(state.stability, state.difficulty)
         return model.next_states(memory, self.retention, elapsed)
 
-    def _after(self, state: Schedule, grade: int, item: Any, today: date) -> Schedule:
+    def _after(self, state: Schedule, grade: Grade, item: Any, today: date) -> Schedule:
         interval = rounded_interval(item.interval)
-        passed = grade >= PASSING
+        counts = bookkeeping(state, grade)  # repetitions, EF and lapses: the grades' alone, as every scheduler
         return Schedule(
-            repetitions=state.repetitions + 1 if passed else 0,
-            ef100=max(EF_FLOOR, state.ef100 + DELTA[grade]),
+            repetitions=counts.repetitions,
+            ef100=counts.ef100,
             interval=interval,
             due=today + timedelta(days=interval),
-            lapses=state.lapses + is_lapse(state.repetitions, state.lapses, passed),
+            lapses=counts.lapses,
             stability=item.memory.stability,
             difficulty=item.memory.difficulty,
         )
-
-
-def _check_day(today: date) -> None:
-    if isinstance(today, datetime) or not isinstance(today, date):
-        raise TypeError(f"today must be a date (a study day), got {today!r}")

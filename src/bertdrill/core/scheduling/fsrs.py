@@ -13,7 +13,7 @@ interval (the stability scaled to the desired retention, rounded by py-fsrs with
 ``round``: to the nearest whole day, a half to the even day; at least 1 day, at most 36,500)
 is added to the study day: ``due = d + interval``.
 
-State. FSRS's memory state (stability, difficulty) lives in :class:`bertdrill.core.scheduling.sm2.Schedule`
+State. FSRS's memory state (stability, difficulty) lives in :class:`bertdrill.core.scheduling.state.Schedule`
 beside SM-2's fields. Without steps, py-fsrs's card state is Learning before the first review
 (a new card: ``due is None``) and Review after it, so it is not stored. The day of the last
 review is ``due - interval``. ``repetitions``, ``lapses`` and EF are kept by SM-2's rules (they
@@ -32,11 +32,21 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
-from bertdrill.core.scheduling.sm2 import DELTA, EF_FLOOR, NEW, PASSING, Schedule, check_grade, is_lapse
+from bertdrill.core.scheduling.state import (
+    GRADES,
+    NEW,
+    Bookkeeping,
+    Grade,
+    NextStates,
+    Schedule,
+    bookkeeping,
+    check_day,
+    check_grade,
+)
 
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
     import fsrs
@@ -48,7 +58,7 @@ MIN_RETENTION = 0.70
 MAX_RETENTION = 0.97
 """The retentions a learner may choose: below 0.70 forgets too much, above 0.97 reviews far too often."""
 
-RATING_OF_GRADE = {0: 1, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4}
+RATING_OF_GRADE: dict[int, int] = {Grade.BLACKOUT: 1, Grade.WRONG: 1, Grade.ALMOST: 1, Grade.HARD: 2, Grade.GOOD: 3, Grade.PERFECT: 4}
 """bertdrill's grade 0-5 -> FSRS's rating: 0-2 Again (1), 3 Hard (2), 4 Good (3), 5 Easy (4)."""
 
 
@@ -77,9 +87,9 @@ def _library() -> ModuleType:
 def _scheduler(retention: float, parameters: tuple[float, ...] | None = None) -> fsrs.Scheduler:
     """py-fsrs's scheduler with bertdrill's settings: default parameters (or fitted ones), no fuzz, no steps."""
     library = _library()
-    return library.Scheduler(parameters=parameters or library.scheduler.DEFAULT_PARAMETERS,
+    return cast("fsrs.Scheduler", library.Scheduler(parameters=parameters or library.scheduler.DEFAULT_PARAMETERS,
                              desired_retention=retention, learning_steps=(), relearning_steps=(),
-                             enable_fuzzing=False)
+                             enable_fuzzing=False))
 
 
 @cache
@@ -109,9 +119,10 @@ def _card(state: Schedule) -> fsrs.Card:
     library = _library()
     reviewed = last_review(state)
     if state.due is None or reviewed is None or state.stability is None or state.difficulty is None:
-        return library.Card(card_id=0, due=_moment(date.min))  # card_id and due given: py-fsrs reads no clock
-    return library.Card(card_id=0, state=library.State.Review, step=None, stability=state.stability,
-                        difficulty=state.difficulty, due=_moment(state.due), last_review=_moment(reviewed))
+        return cast("fsrs.Card", library.Card(card_id=0, due=_moment(date.min)))  # card_id, due given: no clock read
+    return cast("fsrs.Card", library.Card(card_id=0, state=library.State.Review, step=None, stability=state.stability,
+                                          difficulty=state.difficulty, due=_moment(state.due),
+                                          last_review=_moment(reviewed)))
 
 
 @dataclass(frozen=True)
@@ -124,27 +135,22 @@ class FSRS:
         check_retention(self.retention)
 
     @property
-    def name(self) -> str:
-        return "fsrs"
-
-    @property
     def initial(self) -> Schedule:
         return NEW
 
     def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
         """The state after grading the card ``grade`` (0-5) on study day ``today`` (its first answer that day)."""
-        check_grade(grade)
-        _check_day(today)
-        return self._review(state, grade, today)
+        return self._review(state, check_grade(grade), check_day(today))
 
-    def next_states(self, state: Schedule, *, today: date) -> dict[int, Schedule]:
+    def next_states(self, state: Schedule, *, today: date) -> NextStates:
         """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
-        _check_day(today)
+        check_day(today)
         cards: dict[int, fsrs.Card] = {}  # py-fsrs runs once per rating: grades 0-2 share Again's memory
-        for grade, rating in RATING_OF_GRADE.items():
+        for grade in GRADES:
+            rating = RATING_OF_GRADE[grade]
             if rating not in cards:
                 cards[rating] = self._memory(state, grade, today)
-        return {grade: _after(state, grade, cards[rating], today) for grade, rating in RATING_OF_GRADE.items()}
+        return NextStates.of({grade: _after(state, grade, cards[RATING_OF_GRADE[grade]], today) for grade in GRADES})
 
     def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
         """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
@@ -159,60 +165,57 @@ class FSRS:
         steps = memory_steps(self.retention)
         stability: float | None = None
         difficulty = 0.0
-        repetitions, ef100, lapses, interval, last = 0, NEW.ef100, 0, 0, date.min
+        counts, interval, last = Bookkeeping(), 0, date.min
         for day, grade in answers:
-            rating = RATING_OF_GRADE[check_grade(grade)]
+            checked = check_grade(grade)
+            rating = RATING_OF_GRADE[checked]
             if stability is None:  # a new card (py-fsrs's Learning state): its first memory
                 stability, difficulty = steps.initial(rating)
             else:  # State.Review, as review_card has it
                 stability = steps.stability(difficulty, stability, (day - last).days, rating)
                 difficulty = steps.difficulty(difficulty, rating)
             interval = steps.interval(stability)
-            passed = grade >= PASSING
-            lapses += is_lapse(repetitions, lapses, passed)
-            repetitions = repetitions + 1 if passed else 0
-            ef100 = max(EF_FLOOR, ef100 + DELTA[grade])
+            counts = bookkeeping(counts, checked)  # repetitions, EF and lapses: the grades' alone, as every scheduler
             last = day
         if stability is None:
             return NEW
-        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=last + timedelta(days=interval),
-                        lapses=lapses, stability=stability, difficulty=difficulty)
+        return Schedule(repetitions=counts.repetitions, ef100=counts.ef100, interval=interval,
+                        due=last + timedelta(days=interval), lapses=counts.lapses, stability=stability,
+                        difficulty=difficulty)
 
     def retrievability(self, state: Schedule, *, today: date) -> float:
         """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
         return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
 
-    def _review(self, state: Schedule, grade: int, today: date) -> Schedule:
+    def _review(self, state: Schedule, grade: Grade, today: date) -> Schedule:
         return _after(state, grade, self._memory(state, grade, today), today)
 
-    def _memory(self, state: Schedule, grade: int, today: date) -> fsrs.Card:
+    def _memory(self, state: Schedule, grade: Grade, today: date) -> fsrs.Card:
         """py-fsrs's card after this review."""
         return _scheduler(self.retention).review_card(_card(state), _ratings()[grade], _moment(today))[0]
 
 
-def _after(state: Schedule, grade: int, card: fsrs.Card, today: date) -> Schedule:
+def _after(state: Schedule, grade: Grade, card: fsrs.Card, today: date) -> Schedule:
     """The state after a review graded ``grade`` on ``today`` that left py-fsrs's ``card``: FSRS's memory and
-    interval, and SM-2's bookkeeping (repetitions, EF, lapses: they depend on the grades alone)."""
+    interval, and the shared bookkeeping (repetitions, EF, lapses: they depend on the grades alone)."""
     interval = (card.due - _moment(today)).days
-    passed = grade >= PASSING
+    counts = bookkeeping(state, grade)
     return Schedule(
-        repetitions=state.repetitions + 1 if passed else 0,
-        ef100=max(EF_FLOOR, state.ef100 + DELTA[grade]),
+        repetitions=counts.repetitions,
+        ef100=counts.ef100,
         interval=interval,
         due=today + timedelta(days=interval),
-        lapses=state.lapses + is_lapse(state.repetitions, state.lapses, passed),
+        lapses=counts.lapses,
         stability=card.stability,
         difficulty=card.difficulty,
     )
 
 
-def _check_day(today: date) -> None:
-    if isinstance(today, datetime) or not isinstance(today, date):
-        raise TypeError(f"today must be a date (a study day), got {today!r}")
-
-
 class LibrarySteps:
     """The memory steps of a replay, each one py-fsrs's own method: what :class:`MemorySteps` must agree with."""
+
+    factor: float  # py-fsrs's forgetting-curve constants, typed here (py-fsrs's are private attributes)
+    decay: float
 
     def __init__(self, scheduler: fsrs.Scheduler):
         self.scheduler = scheduler
@@ -250,6 +253,13 @@ class MemorySteps(LibrarySteps):
     changed its formulas gets :class:`LibrarySteps`); tests/test_replay.py compares whole replays.
     """
 
+    p: tuple[float, ...]
+    bounds: tuple[float, float, float]
+    longest: int
+    retention_term: float
+    easy_difficulty: float
+    short_forget: float
+
     def __init__(self, scheduler: fsrs.Scheduler):
         super().__init__(scheduler)
         from fsrs.scheduler import MAX_DIFFICULTY, MIN_DIFFICULTY, STABILITY_MIN
@@ -268,19 +278,20 @@ class MemorySteps(LibrarySteps):
     def stability(self, difficulty: float, stability: float, elapsed: int, rating: int) -> float:
         p, least = self.p, self.bounds[2]
         if elapsed < 1:  # _short_term_stability
-            increase = (math.e ** (p[17] * (rating - 3 + p[18]))) * (stability ** -p[19])
+            increase: float = (math.e ** (p[17] * (rating - 3 + p[18]))) * (stability ** -p[19])  # ** is Any
             if rating >= 2:
                 increase = max(increase, 1.0)
             return max(stability * increase, least)
         retrievability = (1 + self.factor * elapsed / stability) ** self.decay
         if rating == 1:  # _next_forget_stability
-            long_term = (p[11] * (difficulty ** -p[12]) * (((stability + 1) ** (p[13])) - 1)
+            long_term: float = (p[11] * (difficulty ** -p[12]) * (((stability + 1) ** (p[13])) - 1)
                          * (math.e ** ((1 - retrievability) * p[14])))
             return max(min(long_term, stability / self.short_forget), least)
         hard_penalty = p[15] if rating == 2 else 1  # _next_recall_stability
         easy_bonus = p[16] if rating == 4 else 1
-        return max(stability * (1 + (math.e ** (p[8])) * (11 - difficulty) * (stability ** -p[9])
-                                * ((math.e ** ((1 - retrievability) * p[10])) - 1) * hard_penalty * easy_bonus), least)
+        recalled: float = stability * (1 + (math.e ** (p[8])) * (11 - difficulty) * (stability ** -p[9])
+                                       * ((math.e ** ((1 - retrievability) * p[10])) - 1) * hard_penalty * easy_bonus)
+        return max(recalled, least)
 
     def difficulty(self, difficulty: float, rating: int) -> float:
         p, (low, high, _least) = self.p, self.bounds

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import Protocol
 
-from bertdrill.core.scheduling.sm2 import Schedule
+from bertdrill.core.scheduling.state import Schedule
 
 
 class Reviewing(Protocol):
@@ -45,7 +45,8 @@ def replay(scheduler: Reviewing, answers: Iterable[tuple[date, int]]) -> Schedul
     """
     own = getattr(scheduler, "replay", None)
     if own is not None:
-        return own(scheduling_answers(answers))
+        replayed: Schedule = own(scheduling_answers(answers))
+        return replayed
     state = scheduler.initial
     for day, grade in scheduling_answers(answers):
         state = scheduler.review(state, grade, today=day)

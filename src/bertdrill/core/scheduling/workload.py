@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from bertdrill.core.scheduling.fitted import engine
 from bertdrill.core.scheduling.fsrs import RATING_OF_GRADE
-from bertdrill.core.scheduling.sm2 import REDRILL_BELOW
+from bertdrill.core.scheduling.state import REDRILL_BELOW
 
 RETENTIONS = (0.70, 0.75, 0.80, 0.85, 0.90, 0.95, 0.97)
 """The desired retentions compared: the range a learner may choose (0.70-0.97), every 0.05 and its top."""

@@ -33,9 +33,9 @@ def escape(text: str) -> str:
     return "\\\n".join(lines)
 
 
-def _escape_line_start(match: re.Match) -> str:
-    marker = match.group(2)
-    return match.group(1) + (f"{marker}\\" if marker[0].isdigit() else f"\\{marker}")
+def _escape_line_start(match: re.Match[str]) -> str:
+    indent, marker = match.group(1), match.group(2)
+    return indent + (f"{marker}\\" if marker[0].isdigit() else f"\\{marker}")
 
 
 def fenced(code: str, info: str = "text") -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from bertdrill.core.errors import BertdrillError
@@ -50,7 +50,7 @@ def render(sections: str | Sequence[str], *, duplex: bool = True) -> bytes:
 
 
 @contextmanager
-def _reproducible():
+def _reproducible() -> Iterator[None]:
     """Pin SOURCE_DATE_EPOCH while rendering, unless the user set one."""
     if "SOURCE_DATE_EPOCH" in os.environ:
         yield
