@@ -47,7 +47,6 @@ from bertdrill.cli.base import (
 from bertdrill.core.errors import BertdrillError, StoreError
 from bertdrill.core.i18n import N_, _, ngettext
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
-from bertdrill.core.scheduling.state import AnswerKind
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -58,7 +57,7 @@ if TYPE_CHECKING:
     from bertdrill.core.diagnosis import Diagnoser
     from bertdrill.core.grading import Verdict
     from bertdrill.core.kinds import Kind
-    from bertdrill.core.scheduling.state import NextStates
+    from bertdrill.core.scheduling.state import AnswerKind, NextStates
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
@@ -531,6 +530,8 @@ def command_in(line: str, *, terminal: bool, answers: str = "") -> str | None:
 
 def entry_word(kind: AnswerKind) -> str:
     """Why a card is in the queue, in a word of the screen's language."""
+    from bertdrill.core.scheduling.state import AnswerKind
+
     match kind:
         case AnswerKind.REVIEW:
             return _("due")
