@@ -37,6 +37,16 @@ CORE_FORBIDDEN_MODULES = {
 CORE_FORBIDDEN_CALLS = {"open", "input", "print", "eval", "exec", "compile", "__import__", "breakpoint"}
 CORE_FORBIDDEN_METHODS = {"now", "today", "utcnow", "read_text", "write_text", "read_bytes", "write_bytes",
                           "unlink", "mkdir", "touch", "rename"}
+# The ports are core for calls too: a Protocol or a record reads no clock and opens no file.
+PURE_LAYERS = ("core", "ports")
+# The application reaches storage through the store's port only: no database library, no database file.
+DATABASE_LIBRARIES = {"sqlalchemy", "sqlmodel", "psycopg", "psycopg2", "sqlite3", "alembic"}
+# Only the interfaces (cli/, web/) talk to a person: everywhere else no print/input, no terminal library, no
+# writing to the standard streams and no exiting the process behind the interface's error boundary.
+INTERFACE_LIBRARIES = {"rich", "typer", "click", "starlette", "jinja2", "uvicorn", "readline"}
+INTERFACE_CALLS = {"print", "input", "exit", "quit", "breakpoint"}
+INTERFACE_ATTRIBUTES = {("sys", "stdout"), ("sys", "stderr"), ("sys", "stdin"), ("sys", "exit"), ("os", "_exit"),
+                        ("getpass", "getpass")}
 
 
 @dataclass(frozen=True)
@@ -112,9 +122,31 @@ def violations(root: Path, layers: Layers) -> list[str]:
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for line, name in imported(dotted, path, tree, known):
             found.extend(_import_rule(f"{path}:{line}", unit, layer, name, layers))
-        if layer == "core":
-            found.extend(_core_calls(path, tree))
+            found.extend(_library_rule(f"{path}:{line}", unit, layer, name))
+        if layer in PURE_LAYERS:
+            found.extend(_core_calls(path, tree, layer))
+        if layer != "interface":
+            found.extend(_interface_calls(path, tree, layer))
     return found
+
+
+def _library_rule(where: str, unit: str, layer: str, name: str) -> Iterator[str]:
+    top = name.split(".")[0]
+    if layer == "application" and top in DATABASE_LIBRARIES:
+        yield f"{where}: {unit} ({layer}) imports {name}: the application reaches storage through the ports only"
+    if layer != "interface" and top in INTERFACE_LIBRARIES:
+        yield f"{where}: {unit} ({layer}) imports {name}: only the interface talks to a person"
+
+
+def _interface_calls(path: Path, tree: ast.AST, layer: str) -> Iterator[str]:
+    """print(), input(), the standard streams, exiting: what only the interface does."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in INTERFACE_CALLS:
+            yield f"{path}:{node.lineno}: {layer} calls {node.func.id}(): only the interface talks to a person"
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and (node.value.id, node.attr) in INTERFACE_ATTRIBUTES):
+            yield (f"{path}:{node.lineno}: {layer} uses {node.value.id}.{node.attr}: only the interface talks to a "
+                   "person")
 
 
 def _import_rule(where: str, unit: str, layer: str, name: str, layers: Layers) -> Iterator[str]:
@@ -132,14 +164,15 @@ def _import_rule(where: str, unit: str, layer: str, name: str, layers: Layers) -
             yield f"{where}: {unit} ({layer}) imports {name}: the core does no I/O, clock or randomness"
 
 
-def _core_calls(path: Path, tree: ast.AST) -> Iterator[str]:
+def _core_calls(path: Path, tree: ast.AST, layer: str) -> Iterator[str]:
+    what = "the core" if layer == "core" else f"the {layer}"
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         if isinstance(node.func, ast.Name) and node.func.id in CORE_FORBIDDEN_CALLS:
-            yield f"{path}:{node.lineno}: the core calls {node.func.id}()"
+            yield f"{path}:{node.lineno}: {what} calls {node.func.id}()"
         elif isinstance(node.func, ast.Attribute) and node.func.attr in CORE_FORBIDDEN_METHODS:
-            yield f"{path}:{node.lineno}: the core calls .{node.func.attr}(): clock and files are arguments"
+            yield f"{path}:{node.lineno}: {what} calls .{node.func.attr}(): clock and files are arguments"
 
 
 def import_graph(root: Path) -> dict[str, set[str]]:

@@ -58,7 +58,7 @@ def _append(path: Path, text: str) -> None:
 CORE, CORE2, CORE_INNER = "core/formula", "core/cards", "core/lesson/items"
 PORTS = "ports"
 ADAPTER, ADAPTER2 = "adapters/store", "adapters/export/anki"
-APP = "app/session"
+APP, APP2 = "app/session", "app/practice"
 PLANTS = {
     "absolute import of an adapter from the core": (CORE, "from bertdrill.adapters.store import x",
                                                      "imports bertdrill.adapters.store"),
@@ -81,6 +81,41 @@ PLANTS = {
     "the application importing an adapter": (APP, "from ..adapters.store import x", "imports bertdrill.adapters.store"),
     "an adapter importing the interface": (ADAPTER2, "from bertdrill.cli import app", "imports bertdrill.cli"),
     "the application importing the interface": (APP, "from bertdrill.cli import app", "imports bertdrill.cli"),
+    # the ports are the core for calls
+    "the clock in the ports": (PORTS, "from datetime import datetime\nNOW = datetime.now()", "the ports calls .now()"),
+    "a file opened in the ports": (PORTS, "TEXT = open('x').read()", "the ports calls open()"),
+    "a file read through a path in the ports": (PORTS, "def f(p):\n    return p.read_text()",
+                                                "the ports calls .read_text()"),
+    # the application goes through the store's port
+    "SQLAlchemy in the application": (APP, "import sqlalchemy", "reaches storage through the ports only"),
+    "SQLModel in the application, inside a function": (APP2, "def f():\n    from sqlmodel import Session",
+                                                        "reaches storage through the ports only"),
+    "psycopg in the application": (APP, "import psycopg", "reaches storage through the ports only"),
+    "a database file opened by the application": (APP2, "import sqlite3\nDB = sqlite3.connect('x.db')",
+                                                  "reaches storage through the ports only"),
+    # only the interface talks to a person, in every other layer
+    "print in the core": (CORE, "def f():\n    print('x')", "calls print()"),
+    "print in the ports": (PORTS, "def f():\n    print('x')", "calls print()"),
+    "print in the application": (APP, "def f():\n    print('x')", "application calls print()"),
+    "print in an adapter": (ADAPTER, "def f():\n    print('x')", "adapters calls print()"),
+    "input in the application": (APP2, "def f():\n    return input()", "application calls input()"),
+    "input in an adapter": (ADAPTER2, "def f():\n    return input()", "adapters calls input()"),
+    "the standard output written by the application": (APP, "import sys\ndef f():\n    sys.stdout.write('x')",
+                                                        "application uses sys.stdout"),
+    "the standard error written by an adapter": (ADAPTER, "import sys\ndef f():\n    sys.stderr.write('x')",
+                                                 "adapters uses sys.stderr"),
+    "the standard output in the core": (CORE_INNER, "import sys\nOUT = sys.stdout", "uses sys.stdout"),
+    "exiting from an adapter": (ADAPTER2, "import sys\ndef f():\n    sys.exit(1)", "adapters uses sys.exit"),
+    "exiting from the application": (APP, "def f():\n    exit(1)", "application calls exit()"),
+    "rich in the core": (CORE, "from rich.console import Console", "only the interface talks to a person"),
+    "rich in the ports": (PORTS, "import rich", "only the interface talks to a person"),
+    "rich in the application": (APP, "def f():\n    from rich.console import Console",
+                                "only the interface talks to a person"),
+    "rich in an adapter": (ADAPTER, "from rich.console import Console", "only the interface talks to a person"),
+    "typer in an adapter": (ADAPTER2, "import typer", "only the interface talks to a person"),
+    "typer in the application": (APP2, "import typer", "only the interface talks to a person"),
+    "a password prompt in an adapter": (ADAPTER, "import getpass\nSECRET = getpass.getpass()",
+                                        "adapters uses getpass.getpass"),
 }
 
 
