@@ -47,6 +47,9 @@ INTERFACE_LIBRARIES = {"rich", "typer", "click", "starlette", "jinja2", "uvicorn
 INTERFACE_CALLS = {"print", "input", "exit", "quit", "breakpoint"}
 INTERFACE_ATTRIBUTES = {("sys", "stdout"), ("sys", "stderr"), ("sys", "stdin"), ("sys", "exit"), ("os", "_exit"),
                         ("getpass", "getpass")}
+EXITS = {("sys", "exit"), ("os", "_exit")}
+# A module run as a program of its own (`if __name__ == "__main__":`, such as the practice runner's guard
+# process) ends its process itself: only the exits are allowed to it, never the person's streams.
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,12 @@ def _library_rule(where: str, unit: str, layer: str, name: str) -> Iterator[str]
 
 def _interface_calls(path: Path, tree: ast.AST, layer: str) -> Iterator[str]:
     """print(), input(), the standard streams, exiting: what only the interface does."""
+    program = any(isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"') == '__name__ == "__main__"'
+                  for node in ast.walk(tree))
     for node in ast.walk(tree):
+        if program and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and (node.value.id, node.attr) in EXITS:
+            continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in INTERFACE_CALLS:
             yield f"{path}:{node.lineno}: {layer} calls {node.func.id}(): only the interface talks to a person"
         elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)

@@ -114,6 +114,8 @@ PLANTS = {
     "rich in an adapter": (ADAPTER, "from rich.console import Console", "only the interface talks to a person"),
     "typer in an adapter": (ADAPTER2, "import typer", "only the interface talks to a person"),
     "typer in the application": (APP2, "import typer", "only the interface talks to a person"),
+    "print in a program of the application's own": ("app/guard", "def f():\n    print('x')",
+                                                     "application calls print()"),
     "a password prompt in an adapter": (ADAPTER, "import getpass\nSECRET = getpass.getpass()",
                                         "adapters uses getpass.getpass"),
 }
