@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-HEADER = re.compile(r"^(?P<card>\S+/\S+) · (?P<kind>\w+) · (?P<why>new|due|re-drill)$")
+HEADER = re.compile(r"^(?P<card>\S+/\S+) · (?P<kind>\w+) · (?P<why>new|due|re-drill)( · fresh numbers)?$")  # a variant says so
 SAVED = re.compile(r"^Saved: grade (?P<grade>[0-5])\b")
 KINDS = {"new": "new", "due": "review", "re-drill": "redrill"}
 
