@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from files import make_read_only
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from bertdrill.adapters import store
 from bertdrill.adapters.lessons import all_cards, load_lessons
@@ -158,6 +158,32 @@ def test_foreign_keys_are_enforced(sql_backend):
     insert = "INSERT INTO schedule (card_id, learner) VALUES ('bert-basics/no-such-card', 'me')"
     with sql_backend() as db, pytest.raises(StoreError, match="FOREIGN KEY constraint failed|violates foreign key"):
         db._run(lambda connection: connection.exec_driver_sql(insert), write=True)
+
+
+def test_no_constraint_lists_the_schedulers_or_the_answer_kinds(sql_backend, cards):
+    """A third scheduler or a new kind of answer needs no table rebuilt (schema version 7): the database takes
+    any name; the code's registry and AnswerKind say which are valid. The grade's range is still checked."""
+    with sql_backend() as db:
+        db.sync(cards, now=MORNING)
+        card = cards[0].id
+
+        def write(grade: int):
+            def work(connection):
+                connection.exec_driver_sql(
+                    "INSERT INTO scheduler (learner, name, switched_at) VALUES ('x', 'a-third-scheduler', "
+                    "'2025-01-01 00:00:00') ON CONFLICT (learner) DO NOTHING")
+                connection.execute(text(
+                    "INSERT INTO review (card_id, reviewed_at, study_day, kind, grade, reps_before, ef100_before, "
+                    "interval_before, lapses_before, reps_after, ef100_after, interval_after, lapses_after, learner) "
+                    "VALUES (:card, '2025-01-01 00:00:00', '2025-01-01', 'a-new-kind', :grade, 0, 250, 0, 0, 0, 250, "
+                    "0, 0, 'x')"), {"card": card, "grade": grade})
+            db._run(work, write=True)
+
+        write(3)
+        assert db._run(lambda c: c.exec_driver_sql("SELECT name FROM scheduler WHERE learner = 'x'").scalar_one()) \
+            == "a-third-scheduler"
+        with pytest.raises(StoreError, match="CHECK constraint failed|violates check constraint"):
+            write(6)
 
 
 def test_a_newer_schema_is_refused(tmp_path):

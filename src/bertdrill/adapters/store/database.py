@@ -14,6 +14,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime
+from enum import StrEnum
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -26,9 +27,17 @@ T = TypeVar("T")
 LEARNER_MAX = 63  # PostgreSQL's longest role name: a learner is a role in a class
 
 
+class Backend(StrEnum):
+    """The database programs a store runs on (a migration that must say something differently matches on it)."""
+
+    sqlite = "sqlite"
+    postgresql = "postgresql"
+
+
 class Database(ABC):
     """An engine, the learner whose rows are read and written, and how to run work on them."""
 
+    backend: Backend
     engine: Engine
     where: str  # the database as a person would name it
     learner: str

@@ -9,14 +9,14 @@ and a newer one is refused, before anything is written to it, rather than misrea
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from sqlalchemy import Connection, text
 
-from bertdrill.adapters.store.database import Database
+from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -158,13 +158,72 @@ ALTER TABLE review ADD COLUMN variant TEXT;
 """
 
 
-def _script(ddl: str) -> Callable[[Connection], None]:
+# Version 7: the scheduler's name and the answer's kind are no longer listed in CHECK constraints, so a third
+# scheduler or a new kind of answer is one module and one registry entry, with no table rebuilt (the code's
+# enums, core.scheduling.registry and AnswerKind, say what is valid). SQLite cannot drop a constraint, so it
+# rebuilds the two tables as its ALTER TABLE page says (new table, copy, drop, rename, indexes), in the one
+# migration transaction; PostgreSQL drops the constraints by the names it gave them, keeping grants and
+# row-level security. The columns keep their order, so ``SELECT *`` copies them.
+_V7_SQLITE = """
+CREATE TABLE review_v7 (
+    id INTEGER NOT NULL PRIMARY KEY,
+    card_id TEXT NOT NULL REFERENCES card (id),
+    reviewed_at DATETIME NOT NULL,
+    study_day DATE NOT NULL,
+    kind TEXT NOT NULL,
+    grade INTEGER NOT NULL CHECK (grade BETWEEN 0 AND 5),
+    typed TEXT,
+    duration_ms INTEGER NOT NULL DEFAULT 0,
+    reps_before INTEGER NOT NULL,
+    ef100_before INTEGER NOT NULL,
+    interval_before INTEGER NOT NULL,
+    due_before DATE,
+    lapses_before INTEGER NOT NULL,
+    reps_after INTEGER NOT NULL,
+    ef100_after INTEGER NOT NULL,
+    interval_after INTEGER NOT NULL,
+    due_after DATE,
+    lapses_after INTEGER NOT NULL,
+    learner TEXT NOT NULL DEFAULT '',
+    stability_before DOUBLE PRECISION,
+    difficulty_before DOUBLE PRECISION,
+    stability_after DOUBLE PRECISION,
+    difficulty_after DOUBLE PRECISION,
+    variant TEXT
+);
+INSERT INTO review_v7 SELECT * FROM review;
+DROP TABLE review;
+ALTER TABLE review_v7 RENAME TO review;
+CREATE INDEX ix_review_card ON review (learner, card_id, id);
+CREATE INDEX ix_review_day ON review (learner, study_day);
+CREATE TABLE scheduler_v7 (
+    learner TEXT NOT NULL PRIMARY KEY,
+    name TEXT NOT NULL,
+    retention DOUBLE PRECISION,
+    switched_at DATETIME NOT NULL,
+    parameters INTEGER,
+    exam DATE,
+    exam_target DOUBLE PRECISION
+);
+INSERT INTO scheduler_v7 SELECT * FROM scheduler;
+DROP TABLE scheduler;
+ALTER TABLE scheduler_v7 RENAME TO scheduler;
+"""
+_V7_POSTGRESQL = """
+ALTER TABLE review DROP CONSTRAINT review_kind_check;
+ALTER TABLE scheduler DROP CONSTRAINT scheduler_name_check;
+"""
+
+
+def _script(ddl: str | Mapping[Backend, str]) -> Callable[[Connection], None]:
     """A migration that runs ``ddl``'s statements in order, in the backend's words, with ``:learner`` bound
-    (the backend is the connection's ``info["database"]``, set by :func:`upgrade`)."""
+    (the backend is the connection's ``info["database"]``, set by :func:`upgrade`). ``ddl`` is one script
+    for both backends, or one per backend where they must do different things."""
 
     def migrate(connection: Connection) -> None:
         database: Database = connection.info["database"]
-        for statement in ddl.split(";"):
+        script = ddl if isinstance(ddl, str) else ddl[database.backend]
+        for statement in script.split(";"):
             if statement.strip():
                 translated = database.ddl(statement)
                 if ":learner" in translated:
@@ -176,7 +235,9 @@ def _script(ddl: str) -> Callable[[Connection], None]:
 
 
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4),
-                                                   5: _script(_V5), 6: _script(_V6)}
+                                                   5: _script(_V5), 6: _script(_V6),
+                                                   7: _script({Backend.sqlite: _V7_SQLITE,
+                                                               Backend.postgresql: _V7_POSTGRESQL})}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

@@ -32,7 +32,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from bertdrill.adapters.store.database import Database, learner_name, utc
+from bertdrill.adapters.store.database import Backend, Database, learner_name, utc
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import _
 
@@ -86,6 +86,8 @@ class PostgresDatabase(Database):
 
     The learner is ``learner``, else ``$BERTDRILL_LEARNER``, else the role the session logs in as.
     """
+
+    backend = Backend.postgresql
 
     greatest = "greatest"
     writes_on_open = False  # a learner's role may not write meta; nothing is written unless migrating

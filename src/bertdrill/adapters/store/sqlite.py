@@ -40,7 +40,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
-from bertdrill.adapters.store.database import Database, learner_name, login_name, utc, utc_text  # noqa: F401 (utc: re-exported)
+from bertdrill.adapters.store.database import Backend, Database, learner_name, login_name, utc, utc_text  # noqa: F401 (utc: re-exported)
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import _
 
@@ -198,6 +198,8 @@ class SQLiteDatabase(Database):
     The learner is ``learner``, else ``$BERTDRILL_LEARNER``, else the login name: a file made before
     learners existed is migrated to the learner who opens it first (it had only one).
     """
+
+    backend = Backend.sqlite
 
     def __init__(self, engine: Engine, *, lock_timeout: float = LOCK_TIMEOUT, learner: str | None = None):
         self.engine = engine
