@@ -15,6 +15,7 @@ from chromium import pdf_pages, print_pdf, requires_chromium
 
 from bertdrill.adapters import catalogs
 from bertdrill.adapters.export.sheets import html, markdown, model, moodle
+from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
 from bertdrill.adapters.lessons import read_lesson
 from bertdrill.core.errors import LessonErrors
@@ -76,8 +77,8 @@ def duplex_pdf(lesson, tmp_path_factory):
     pytest.importorskip("weasyprint")
     sheet = build(lesson, versions=2)
     folder = tmp_path_factory.mktemp("pdf")
-    (_, padded), = documents(sheet, "pdf", folder / "quiz.pdf")
-    (_, plain), = documents(sheet, "pdf", folder / "quiz.pdf", duplex=False)
+    (_, padded), = documents(sheet, SheetFormat.pdf, folder / "quiz.pdf")
+    (_, plain), = documents(sheet, SheetFormat.pdf, folder / "quiz.pdf", duplex=False)
     return sheet, _pages(padded), _pages(plain)
 
 
@@ -106,13 +107,13 @@ def test_every_version_and_key_starts_on_a_new_sheet_of_paper(duplex_pdf):
 
 def test_split_writes_one_file_per_version(lesson, tmp_path):
     sheet = build(lesson, versions=3)
-    files = documents(sheet, "html", tmp_path / "quiz.html", split=True)
+    files = documents(sheet, SheetFormat.html, tmp_path / "quiz.html", split=True)
     assert [path.name for path, _ in files] == ["quiz-A.html", "quiz-B.html", "quiz-C.html"]
     for (_, data), version in zip(files, sheet.versions):
         page = data.decode()
         assert f'id="version-{version.letter}"' in page and f'id="key-{version.letter}"' in page
         assert page.count('<section class="sheet"') == 1
-    separate = documents(sheet, "md", tmp_path / "quiz.md", "separate", split=True)
+    separate = documents(sheet, SheetFormat.md, tmp_path / "quiz.md", KeyMode.separate, split=True)
     assert [path.name for path, _ in separate] == ["quiz-A.md", "quiz-A-key.md", "quiz-B.md", "quiz-B-key.md",
                                                    "quiz-C.md", "quiz-C-key.md"]
 
@@ -289,7 +290,7 @@ def test_points_line_up_in_the_weasyprint_pdf(lesson, tmp_path):
     if shutil.which("pdftotext") is None:
         pytest.skip("poppler-utils is not installed (see .ci/run)")
     sheet = build(lesson, versions=1)
-    (_, data), = documents(sheet, "pdf", tmp_path / "quiz.pdf", key="none")
+    (_, data), = documents(sheet, SheetFormat.pdf, tmp_path / "quiz.pdf", key=KeyMode.none)
     (tmp_path / "quiz.pdf").write_bytes(data)
     boxes = subprocess.run(["pdftotext", "-bbox", str(tmp_path / "quiz.pdf"), "-"], capture_output=True, text=True,
                            check=True, timeout=60).stdout

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
 from bertdrill.adapters.catalogs import use
+from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat, format_for
 from bertdrill.cli.base import (
     DbOption,
     LangOption,
@@ -28,26 +28,12 @@ if TYPE_CHECKING:
     from bertdrill.adapters.export.sheets.model import Sheet
 
 
-class Format(StrEnum):
-    html = "html"
-    pdf = "pdf"
-    md = "md"
-    gift = "gift"
-    moodle_xml = "moodle-xml"
-
-
-class KeyMode(StrEnum):
-    pages = "pages"
-    separate = "separate"
-    none = "none"
-
-
 @app.command()
 def sheet(
     output: Annotated[Path, typer.Option("--output", "-o", metavar="OUT", show_default=False,
                                          help="File to write; its extension picks the format (.html, .pdf, .md, .gift, .xml).")],
     paths: LessonsArgument = None,
-    fmt: Annotated[Format | None, typer.Option("--format", show_default=False,
+    fmt: Annotated[SheetFormat | None, typer.Option("--format", show_default=False,
                                                help="Output format, when the file name does not tell.")] = None,
     versions: Annotated[int, typer.Option("--versions", "-n", min=1, max=26,
                                           help="Versions A, B, ... with their own order and parameter sets.")] = 1,
@@ -88,28 +74,28 @@ def sheet(
 
     from bertdrill.adapters.export.files import check_writable, write_atomic
     from bertdrill.adapters.export.sheets import model
-    from bertdrill.adapters.export.sheets.output import BANKS, documents, format_for, key_path, version_path
+    from bertdrill.adapters.export.sheets.output import documents, key_path, version_path
     from bertdrill.core.errors import BertdrillError
 
-    chosen_format = fmt.value if fmt else format_for(output)
-    if chosen_format == "gift" and key is not None:
+    chosen_format = fmt or format_for(output)
+    if chosen_format is SheetFormat.gift and key is not None:
         raise BertdrillError(_("--key does not apply to GIFT: a GIFT file carries its answers in each question"))
-    if chosen_format == "moodle-xml" and key is not None:
+    if chosen_format is SheetFormat.moodle_xml and key is not None:
         raise BertdrillError(_("--key does not apply to Moodle XML: the file carries its answers in each question"))
-    if chosen_format in BANKS and split:
+    if chosen_format.is_bank and split:
         raise BertdrillError(_("--split does not apply to a question bank: Moodle shuffles per attempt"))
     roster = read_roster(students) if students is not None else None
     if roster is not None and versions != 1:
         raise BertdrillError(_("--versions does not go with --students: each student gets a version of their own"))
     # thirty students' keys at the end of the file they print would hand every student a key
-    key_mode = (key or (KeyMode.separate if roster is not None else KeyMode.pages)).value
+    key_mode = key or (KeyMode.separate if roster is not None else KeyMode.pages)
     names = [str(index + 1) for index in range(len(roster))] if roster is not None else \
         [model.letter(index) for index in range(versions)]
     targets = [version_path(output, name) for name in names] if split else [output]
     read = inputs(paths, db)
     for target in targets:
         check_writable(target, example="quiz.html", inputs=read)
-        if key_mode == "separate":
+        if key_mode is KeyMode.separate:
             check_writable(key_path(target), example="quiz.html", inputs=read)
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
@@ -126,7 +112,7 @@ def sheet(
     for path, data in files:
         write_atomic(path, data, example="quiz.html", inputs=read)
     out.print(_report(sheet_model, chosen_format, files, key_mode))
-    if sheet_model.left_out and chosen_format not in BANKS:
+    if sheet_model.left_out and not chosen_format.is_bank:
         out.print(escape(ngettext(
             "Left out {count} question that would give another away: {items} (bertdrill check says how).",
             "Left out {count} questions that would give others away: {items} (bertdrill check says how).",
@@ -188,10 +174,10 @@ def read_roster(value: str) -> list[str]:
     return names
 
 
-def _report(sheet_model: Sheet, chosen_format: str, files: list[tuple[Path, bytes]], key_mode: str) -> str:
+def _report(sheet_model: Sheet, chosen_format: SheetFormat, files: list[tuple[Path, bytes]], key_mode: KeyMode) -> str:
     """One line on what was written, and the seed that writes it again."""
     written = _(" and ").join(escape(str(path)) for path, _data in files)
-    if chosen_format in ("gift", "moodle-xml"):
+    if chosen_format.is_bank:
         note = _(" (Moodle shuffles per attempt, so --versions does not apply)") if len(sheet_model.versions) > 1 else ""
         what = ngettext("{count} question for Moodle's question bank{note}",
                         "{count} questions for Moodle's question bank{note}", len(sheet_model.bank)).format(
@@ -211,13 +197,17 @@ def _report(sheet_model: Sheet, chosen_format: str, files: list[tuple[Path, byte
             what = (_("{versions} versions ({letters}), {questions} and {points} each") if many
                     else _("1 version ({letters}), {questions} and {points}")).format(
                 versions=len(sheet_model.versions), letters=letters, questions=questions, points=points)
-        if key_mode == "separate":  # name the key files: "the second file" is wrong when there are many
-            keys = [str(path) for path, _data in files if path.stem.endswith("-key")]
-            what += (ngettext("; the answer key in {files}", "; the answer keys in {files}", len(keys))
-                     .format(files=_(" and ").join(escape(key) for key in keys)))
-            written = _(" and ").join(escape(str(path)) for path, _data in files if not path.stem.endswith("-key"))
-        else:
-            what += {"pages": _("; answer keys on the last pages") if many else _("; the answer key on the last pages"),
-                     "none": _("; no answer key")}[key_mode]
+        match key_mode:
+            case KeyMode.separate:  # name the key files: "the second file" is wrong when there are many
+                keys = [str(path) for path, _data in files if path.stem.endswith("-key")]
+                what += (ngettext("; the answer key in {files}", "; the answer keys in {files}", len(keys))
+                         .format(files=_(" and ").join(escape(key) for key in keys)))
+                written = _(" and ").join(escape(str(path)) for path, _data in files if not path.stem.endswith("-key"))
+            case KeyMode.pages:
+                what += _("; answer keys on the last pages") if many else _("; the answer key on the last pages")
+            case KeyMode.none:
+                what += _("; no answer key")
+            case unreachable:
+                assert_never(unreachable)
     return _("Wrote {files}: {what}. Seed {seed} (--seed {seed} writes the same again).").format(
         files=written, what=what, seed=sheet_model.seed)

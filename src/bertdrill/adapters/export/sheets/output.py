@@ -4,23 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import assert_never
 
+from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.model import Sheet
-from bertdrill.core.errors import BertdrillError
-
-FORMATS = ("html", "pdf", "md", "gift", "moodle-xml")
-EXTENSIONS = {".html": "html", ".htm": "html", ".pdf": "pdf", ".md": "md", ".markdown": "md", ".gift": "gift",
-              ".xml": "moodle-xml"}
-BANKS = ("gift", "moodle-xml")  # formats for an LMS's question bank: no versions, no separate key
-
-
-def format_for(path: Path) -> str:
-    """The format an output file's extension asks for."""
-    try:
-        return EXTENSIONS[path.suffix.lower()]
-    except KeyError:
-        raise BertdrillError(f"cannot tell the format from the name {str(path)!r}; "
-                             f"end it in .html, .pdf, .md, .gift or .xml, or pass --format {'|'.join(FORMATS)}") from None
 
 
 def key_path(path: Path) -> Path:
@@ -33,7 +20,7 @@ def version_path(path: Path, letter: str) -> Path:
     return path.with_name(f"{path.stem}-{letter}{path.suffix}")
 
 
-def documents(sheet: Sheet, fmt: str, path: Path, key: str = "pages", *, split: bool = False,
+def documents(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode = KeyMode.pages, *, split: bool = False,
               duplex: bool = True) -> list[tuple[Path, bytes]]:
     """The files to write, as (path, content) pairs.
 
@@ -41,41 +28,57 @@ def documents(sheet: Sheet, fmt: str, path: Path, key: str = "pages", *, split: 
     ``duplex`` pads each version of a PDF, and each key, to an even number of pages, so that
     printed on both sides no version starts on the back of another.
     """
-    if fmt == "gift":
-        from bertdrill.adapters.export.sheets import gift
+    match fmt:
+        case SheetFormat.gift:
+            from bertdrill.adapters.export.sheets import gift
 
-        return [(path, gift.render(sheet).encode("utf-8"))]
-    if fmt == "moodle-xml":
-        from bertdrill.adapters.export.sheets import moodle
+            return [(path, gift.render(sheet).encode("utf-8"))]
+        case SheetFormat.moodle_xml:
+            from bertdrill.adapters.export.sheets import moodle
 
-        return [(path, moodle.render(sheet).encode("utf-8"))]
+            return [(path, moodle.render(sheet).encode("utf-8"))]
+        case SheetFormat.html | SheetFormat.pdf | SheetFormat.md:
+            return _printed(sheet, fmt, path, key, split=split, duplex=duplex)
+        case unreachable:
+            assert_never(unreachable)
+
+
+def _printed(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode, *, split: bool,
+             duplex: bool) -> list[tuple[Path, bytes]]:
+    """The files of a sheet to print: each version (or all in one file) and its answer keys as ``key`` says."""
     parts = [(path, sheet)]
     if split:
         parts = [(version_path(path, version.letter), replace(sheet, versions=(version,)))
                  for version in sheet.versions]
     files = []
     for target, part in parts:
-        if key == "separate":
+        if key is KeyMode.separate:
             files += [(target, _render(part, fmt, sheets=True, keys=False, duplex=duplex)),
                       (key_path(target), _render(part, fmt, sheets=False, keys=True, duplex=duplex))]
         else:
-            files.append((target, _render(part, fmt, sheets=True, keys=key == "pages", duplex=duplex)))
+            files.append((target, _render(part, fmt, sheets=True, keys=key is KeyMode.pages, duplex=duplex)))
     return files
 
 
-def _render(sheet: Sheet, fmt: str, *, sheets: bool, keys: bool, duplex: bool) -> bytes:
-    if fmt == "md":
-        from bertdrill.adapters.export.sheets import markdown
+def _render(sheet: Sheet, fmt: SheetFormat, *, sheets: bool, keys: bool, duplex: bool) -> bytes:
+    match fmt:
+        case SheetFormat.md:
+            from bertdrill.adapters.export.sheets import markdown
 
-        return markdown.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
-    from bertdrill.adapters.export.sheets import html
+            return markdown.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
+        case SheetFormat.html:
+            from bertdrill.adapters.export.sheets import html
 
-    if fmt == "pdf":
-        from bertdrill.adapters.export.sheets import pdf
+            return html.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
+        case SheetFormat.pdf:
+            from bertdrill.adapters.export.sheets import html, pdf
 
-        # Each version and each key laid out on its own: its pages count from 1, and it can be padded.
-        one = [replace(sheet, versions=(version,)) for version in sheet.versions]
-        sections = ([html.render(part, keys=False) for part in one] if sheets else []) + \
-                   ([html.render(part, sheets=False) for part in one] if keys else [])
-        return pdf.render(sections, duplex=duplex)
-    return html.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
+            # Each version and each key laid out on its own: its pages count from 1, and it can be padded.
+            one = [replace(sheet, versions=(version,)) for version in sheet.versions]
+            sections = ([html.render(part, keys=False) for part in one] if sheets else []) + \
+                       ([html.render(part, sheets=False) for part in one] if keys else [])
+            return pdf.render(sections, duplex=duplex)
+        case SheetFormat.gift | SheetFormat.moodle_xml:
+            raise ValueError(f"{fmt} is a question bank, not a sheet to print")
+        case unreachable:
+            assert_never(unreachable)
