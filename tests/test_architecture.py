@@ -158,12 +158,15 @@ def test_the_start_up_path_imports_no_heavy_library():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
     # Nor bertdrill's own computing modules: the schedulers, the lesson model and json wait for a command (the
-    # registry of schedulers loads: `bertdrill scheduler NAME` takes its names, and it imports no scheduler).
+    # registry of schedulers loads: `bertdrill scheduler NAME` takes its names, and it imports no scheduler; the
+    # sheet formats load: `bertdrill sheet --format` takes their names, and the module imports no renderer).
     code = ("import sys; from bertdrill.cli import app; "
             "print(sorted(m for m in sys.modules if m == 'json' or m.startswith('bertdrill.') and not m.startswith("
             "('bertdrill.cli', 'bertdrill.web'))))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == str(["bertdrill.adapters", "bertdrill.adapters.catalogs", "bertdrill.core",
+    assert result.stdout.strip() == str(["bertdrill.adapters", "bertdrill.adapters.catalogs",
+                                         "bertdrill.adapters.export", "bertdrill.adapters.export.sheets",
+                                         "bertdrill.adapters.export.sheets.formats", "bertdrill.core",
                                          "bertdrill.core.errors", "bertdrill.core.i18n", "bertdrill.core.kinds",
                                          "bertdrill.core.limits", "bertdrill.core.scheduling",
                                          "bertdrill.core.scheduling.registry"])
