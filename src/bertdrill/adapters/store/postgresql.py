@@ -39,6 +39,8 @@ from bertdrill.core.i18n import _
 T = TypeVar("T")
 RETRIED = {"40001", "40P01"}  # serialization failure, deadlock: the unit of work is run again
 RETRIES = 5
+RECONNECT_SECONDS = 20.0  # how long a store that was connected keeps trying to reconnect (a server restart)
+DROPPED = {"57P01", "57P02", "57P03"}  # the server ended the session: terminated, crash, starting up
 MIGRATION_LOCK = 0x62657274  # pg_advisory_xact_lock key: one migrating opener at a time ("bert")
 
 # SQLite DDL -> PostgreSQL DDL: the three things the two spell differently in our schema.
@@ -70,7 +72,9 @@ def describe(url: URL) -> str:
 def engine(url: URL, *, lock_timeout: float) -> Engine:
     """An engine on the class's server, through psycopg 3 (SQLAlchemy's default for postgresql:// is psycopg2).
 
-    Sessions run in UTC, and wait at most ``lock_timeout`` seconds for a row lock.
+    Sessions run in UTC, and wait at most ``lock_timeout`` seconds for a row lock. A pooled connection is
+    checked before each unit of work (``pool_pre_ping``): one the server dropped while it was idle (a
+    terminated backend, a restart, a NAT timeout) is replaced, so the next answer goes through.
     """
     try:
         import psycopg  # noqa: F401
@@ -78,7 +82,8 @@ def engine(url: URL, *, lock_timeout: float) -> Engine:
         raise StoreError(_("a PostgreSQL database needs psycopg: pip install 'bertdrill[postgres]'")) from None
     options = f"-c timezone=UTC -c lock_timeout={max(1, int(lock_timeout * 1000))}"
     return create_engine(url.set(drivername="postgresql+psycopg"),
-                         connect_args={"options": options, "connect_timeout": 10}, pool_size=2, max_overflow=2)
+                         connect_args={"options": options, "connect_timeout": 10}, pool_size=2, max_overflow=2,
+                         pool_pre_ping=True)
 
 
 class PostgresDatabase(Database):
@@ -112,16 +117,34 @@ class PostgresDatabase(Database):
             return utc(value).replace(tzinfo=None)
         return value
 
+    connected = False  # a unit of work has gone through: a connection lost from now on is reconnected
+
     def _retrying(self, attempt: Callable[[], T]) -> T:
-        for tries in range(RETRIES + 1):
+        """``attempt()``, again on a serialization failure or deadlock (a few times), and again while a
+        connection the server dropped cannot be replaced yet (up to :data:`RECONNECT_SECONDS`, once this
+        store has been connected: a URL that never connected fails at once).
+
+        A unit run again after its connection dropped may have been committed already (the server
+        committed, the reply was lost): :meth:`ReviewWrites.answer` looks for its own row before it
+        logs, so an answer is saved exactly once.
+        """
+        tries = 0
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        while True:
             try:
-                return attempt()
+                result = attempt()
+                self.connected = True
+                return result
             except DBAPIError as exc:
                 if _sqlstate(exc) in RETRIED and tries < RETRIES:
                     time.sleep(0.01 * 2**tries)
+                    tries += 1
+                    continue
+                if self.connected and _dropped(exc) and time.monotonic() < deadline:
+                    time.sleep(min(0.1 * 2**min(tries, 4), max(0.0, deadline - time.monotonic())))
+                    tries += 1
                     continue
                 raise self._error(exc) from None
-        raise AssertionError("unreachable: the last try returns or raises")
 
     def _error(self, exc: DBAPIError) -> StoreError:
         state = _sqlstate(exc)
@@ -172,6 +195,14 @@ class PostgresDatabase(Database):
 
 def _sqlstate(exc: DBAPIError) -> str | None:
     return getattr(exc.orig, "sqlstate", None)
+
+
+def _dropped(exc: DBAPIError) -> bool:
+    """Whether the connection is gone (SQLAlchemy invalidated it, or the server said it ended the session, or
+    a new one cannot be made while the server restarts), as opposed to a statement the server refused."""
+    state = _sqlstate(exc)
+    return (exc.connection_invalidated or state in DROPPED or (state or "").startswith("08")
+            or (state is None and isinstance(exc, OperationalError)))
 
 
 # --------------------------------------------------------------------------- a class: roles and row-level security

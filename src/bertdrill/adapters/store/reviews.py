@@ -168,7 +168,13 @@ class ReviewWrites(Database):
         asked = variant[:TYPED_MAX] if variant is not None else None
         duration = max(0, min(int(duration_ms), 86_400_000))
 
+        attempts = 0
+
         def work(connection: Connection) -> Answer:
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1 and (saved := _logged_already(connection, card_id, moment)) is not None:
+                return saved  # the try before committed, and its reply was lost with the connection
             before = _state(connection, card_id, self.where, lock=True).schedule
             change, logged_kind = reschedule, kind
             if once_per_day and reschedule is not None:
@@ -316,6 +322,14 @@ def _state(connection: Connection, card_id: str, where: str, *, lock: bool = Fal
     if found is None:
         raise StoreError(f"no card {card_id!r} in {where}; sync its lesson first")
     return state_of(found)
+
+
+def _logged_already(connection: Connection, card_id: str, moment: datetime) -> Answer | None:
+    """The learner's answer to the card at exactly ``moment``, if the log has it: a unit run again after
+    its connection dropped finds the answer its first try committed, and logs it no second time."""
+    found = connection.execute(_ANSWERS.where(REVIEW.c.card_id == card_id, REVIEW.c.reviewed_at == moment),
+                               {"learner": learner_of(connection)}).first()
+    return None if found is None else _answer(found)
 
 
 def _answered_on(connection: Connection, card_id: str, day: date) -> bool:
