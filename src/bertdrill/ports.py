@@ -27,7 +27,7 @@ from types import TracebackType
 from typing import Protocol, Self, assert_never
 
 from bertdrill.core.scheduling.registry import DEFAULT, SchedulerName
-from bertdrill.core.scheduling.state import AnswerKind, NextStates, Schedule
+from bertdrill.core.scheduling.state import AnswerKind, CardStage, NextStates, Schedule
 
 # --------------------------------------------------------------------------- records
 
@@ -315,7 +315,7 @@ class ReviewReports(Protocol):
     def forecast(self, today: date, days: int, *,
                  lessons: Collection[str] | None = None) -> list[tuple[date, int]]: ...
     def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention: ...
-    def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]: ...
+    def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[CardStage, int]: ...
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int: ...
     def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
         """What answering takes this learner: the log's answers and milliseconds by kind and grade."""

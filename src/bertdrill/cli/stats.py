@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
@@ -33,7 +33,7 @@ from bertdrill.cli.base import (
     texts_language,
 )
 from bertdrill.cli.review import card_count, day_count
-from bertdrill.core.i18n import N_, _, ngettext
+from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
     from rich.text import Text
 
     from bertdrill.core.cards import Card
+    from bertdrill.core.scheduling.state import CardStage
     from bertdrill.core.stats import Heatmap
     from bertdrill.ports import CardState, Retention, ReviewReports
 
@@ -48,8 +49,6 @@ LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46
 LEECHES_SHOWN = 10
 HARDEST_SHOWN = 5
 FORECAST_WIDTH = 40  # cells for the longest forecast bar
-STATE_WORDS = {"new": N_("new"), "learning": N_("learning"), "young": N_("young"), "mature": N_("mature"),
-               "suspended": N_("suspended"), "removed": N_("removed")}
 
 DaysOption = Annotated[int, typer.Option("--days", min=1, max=365, help="Days in the forecast, today included.")]
 
@@ -65,7 +64,7 @@ class Figures:
     streak: tuple[int, int]  # current, longest
     forecast: list[tuple[date, int]]
     retention: Retention
-    states: dict[str, int]
+    states: dict[CardStage, int]
     average_ef: float | None
     leeches: list[CardState]
     hardest: list[CardState]  # EF below the start, leeches left out
@@ -326,7 +325,28 @@ def draw_cards(figures: Figures, width: int) -> None:
     ef = (_("average EF {ef}").format(ef=decimal(figures.average_ef, 2)) if figures.average_ef is not None
           else _("no card reviewed yet"))
     out.print(heading(_("Cards: {count}").format(count=number(sum(states.values()))), ef))
-    out.print(Text("  " + " · ".join(f"{_(STATE_WORDS[state])} {number(count)}" for state, count in states.items())))
+    out.print(Text("  " + " · ".join(f"{stage_word(state)} {number(count)}" for state, count in states.items())))
+
+
+def stage_word(stage: CardStage) -> str:
+    """A card stage as the learner's language says it."""
+    from bertdrill.core.scheduling.state import CardStage
+
+    match stage:
+        case CardStage.NEW:
+            return _("new")
+        case CardStage.LEARNING:
+            return _("learning")
+        case CardStage.YOUNG:
+            return _("young")
+        case CardStage.MATURE:
+            return _("mature")
+        case CardStage.SUSPENDED:
+            return _("suspended")
+        case CardStage.REMOVED:
+            return _("removed")
+        case unreachable:
+            assert_never(unreachable)
 
 
 def draw_leeches(figures: Figures, width: int) -> None:

@@ -11,7 +11,6 @@ from pathlib import Path
 from bertdrill.cli.base import decimal, err, number, out
 from bertdrill.core.i18n import _
 
-INACTIVE = ("suspended", "removed")  # card states the simulation leaves out
 WIDTHS = (10, 14, 14, 13, 12)  # the table's columns
 
 
@@ -23,7 +22,7 @@ def show(store, lessons: Collection[str] | None, today: date, *, as_json: bool, 
     choice = store.scheduler_choice()
     parameters = choice.fitted.parameters if choice.fitted else default_parameters()
     times = store.answer_times(lessons=lessons)
-    cards = sum(count for state, count in store.card_states(today, lessons=lessons).items() if state not in INACTIVE)
+    cards = sum(count for state, count in store.card_states(today, lessons=lessons).items() if state.active)
     new_per_day = round(times.new_per_day) if times.days else DEFAULT_NEW
     habits = workload.habits(times.durations, max(1, cards), new_per_day)
     err.print(_("Simulating a year at {count} desired retentions with fsrs-rs...").format(

@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Self
 
 from bertdrill.adapters.store.database import learner_name, login_name, utc
-from bertdrill.adapters.store.schema import ANSWER_KINDS, CARD_STATES, MATURE_DAYS, TYPED_MAX
+from bertdrill.adapters.store.schema import ANSWER_KINDS, MATURE_DAYS, TYPED_MAX
 from bertdrill.core.errors import StoreError
 from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
@@ -31,8 +31,10 @@ from bertdrill.core.scheduling.state import (
     PASSING,
     REDRILL_BELOW,
     AnswerKind,
+    CardStage,
     Schedule,
     check_grade,
+    stage_of,
 )
 from bertdrill.ports import (
     KEEP,
@@ -308,11 +310,11 @@ class MemoryStore:
                 passed[mature] += answer.grade >= PASSING
         return Retention(passed[False], total[False], passed[True], total[True])
 
-    def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]:
-        counts = dict.fromkeys(CARD_STATES, 0)
+    def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[CardStage, int]:
+        counts = dict.fromkeys(CardStage, 0)
         for card, schedule in self._rows(lessons):
             if card.reviewed:
-                counts[_card_state(card, schedule)] += 1
+                counts[stage_of(schedule.state, suspended=schedule.suspended, removed=card.removed)] += 1
         return counts
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
@@ -382,17 +384,6 @@ class MemoryStore:
         return logs
 
 
-def _card_state(card: _Card, schedule: _Schedule) -> str:
-    """The state ``stats`` counts a card in (reports.card_states' CASE)."""
-    if card.removed:
-        return "removed"
-    if schedule.suspended:
-        return "suspended"
-    if schedule.state.due is None:
-        return "new"
-    if schedule.state.repetitions < 2:
-        return "learning"
-    return "young" if schedule.state.interval < MATURE_DAYS else "mature"
 
 
 def _digest(cards: list[SyncCard]) -> str:

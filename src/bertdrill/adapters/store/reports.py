@@ -14,7 +14,6 @@ from sqlalchemy import Date, Select, case, func, literal, select
 from bertdrill.adapters.store.database import Database, as_date, day_of
 from bertdrill.adapters.store.schema import (
     CARD,
-    CARD_STATES,
     LEARNER,
     MATURE_DAYS,
     REVIEW,
@@ -26,7 +25,7 @@ from bertdrill.adapters.store.schema import (
     reviewed_card,
     state_of,
 )
-from bertdrill.core.scheduling.state import LEECH_LAPSES, PASSING, AnswerKind
+from bertdrill.core.scheduling.state import LEECH_LAPSES, PASSING, AnswerKind, CardStage
 from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
 
 
@@ -131,7 +130,7 @@ class Reports(Database):
         young, old = found.get(False, (0, 0)), found.get(True, (0, 0))
         return Retention(young[0], young[1], old[0], old[1])
 
-    def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[str, int]:
+    def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[CardStage, int]:
         """How many of the cards a review shows are in each state: new, learning, young, mature, suspended,
         removed (a practice card is checked, never reviewed: ``status`` does not count it either).
 
@@ -139,11 +138,14 @@ class Reports(Database):
         lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
         removed only, a suspended one as suspended only; a buried card counts by its schedule.
         """
-        state = case((CARD.c.removed, "removed"), (SCHEDULE.c.suspended, "suspended"),
-                     (SCHEDULE.c.due.is_(None), "new"), (SCHEDULE.c.repetitions < 2, "learning"),
-                     (SCHEDULE.c.interval < MATURE_DAYS, "young"), else_="mature").label("state")
+        # state.stage_of, in SQL: the same order of tests
+        state = case((CARD.c.removed, CardStage.REMOVED.value), (SCHEDULE.c.suspended, CardStage.SUSPENDED.value),
+                     (SCHEDULE.c.due.is_(None), CardStage.NEW.value),
+                     (SCHEDULE.c.repetitions < 2, CardStage.LEARNING.value),
+                     (SCHEDULE.c.interval < MATURE_DAYS, CardStage.YOUNG.value),
+                     else_=CardStage.MATURE.value).label("state")
         counts = dict(self.read(_cards(select(state, func.count()), lessons).where(reviewed_card()).group_by(state)))
-        return {name: counts.get(name, 0) for name in CARD_STATES}
+        return {stage: counts.get(stage.value, 0) for stage in CardStage}
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""

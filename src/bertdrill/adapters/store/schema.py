@@ -33,13 +33,13 @@ from sqlmodel import Field, SQLModel
 
 from bertdrill.adapters.store.database import as_date, utc
 from bertdrill.core.kinds import Kind
-from bertdrill.core.scheduling.state import EF_START, AnswerKind, Schedule
+from bertdrill.core.scheduling.state import EF_START, AnswerKind, CardStage, Schedule
 from bertdrill.core.scheduling.state import MATURE_DAYS as MATURE_DAYS  # re-exported: the stores count mature cards
 from bertdrill.ports import CardState
 
 TYPED_MAX = 1000  # characters of a typed answer kept in the log
 ANSWER_KINDS = tuple(kind.value for kind in AnswerKind)  # as stored in review.kind
-CARD_STATES = ("new", "learning", "young", "mature", "suspended", "removed")
+CARD_STATES = tuple(CardStage)  # in the order stats shows them
 
 
 

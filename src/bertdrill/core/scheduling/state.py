@@ -94,6 +94,28 @@ class AnswerKind(StrEnum):
                 assert_never(unreachable)
 
 
+class CardStage(StrEnum):
+    """Where a card is in its life, as ``stats`` counts it (the order is the order it is shown in)."""
+
+    NEW = "new"  # never answered
+    LEARNING = "learning"  # answered, but not recalled twice in a row since its first answer or latest lapse
+    YOUNG = "young"  # an interval under MATURE_DAYS
+    MATURE = "mature"  # MATURE_DAYS or more
+    SUSPENDED = "suspended"  # kept out of reviews by the learner (or as a leech): counted here only
+    REMOVED = "removed"  # its lesson no longer has it: counted here only
+
+    @property
+    def active(self) -> bool:
+        """Whether reviews still reach the card (a workload forecast counts it)."""
+        match self:
+            case CardStage.NEW | CardStage.LEARNING | CardStage.YOUNG | CardStage.MATURE:
+                return True
+            case CardStage.SUSPENDED | CardStage.REMOVED:
+                return False
+            case unreachable:
+                assert_never(unreachable)
+
+
 @dataclass(frozen=True)
 class Schedule:
     """The state of one card after its latest scheduling review, whichever scheduler gave it.
@@ -124,6 +146,19 @@ class Schedule:
 
 NEW = Schedule()
 """The state of a card that has never been reviewed."""
+
+
+def stage_of(schedule: Schedule, *, suspended: bool, removed: bool) -> CardStage:
+    """The stage a card counts in (the store's reports say the same in SQL, :func:`reports.card_states`)."""
+    if removed:
+        return CardStage.REMOVED
+    if suspended:
+        return CardStage.SUSPENDED
+    if schedule.due is None:
+        return CardStage.NEW
+    if schedule.repetitions < 2:
+        return CardStage.LEARNING
+    return CardStage.YOUNG if schedule.interval < MATURE_DAYS else CardStage.MATURE
 
 
 class Bookkeeping(NamedTuple):
