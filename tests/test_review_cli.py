@@ -440,10 +440,11 @@ def test_a_newer_database_is_refused(cli, tmp_path):
     path = tmp_path / "future.db"
     shutil.copy(FIXTURES / "store-v1.db", path)
     with sqlite3.connect(path) as connection:
-        connection.execute("PRAGMA user_version = 7")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     result = cli("status", "--db", str(path))
     assert result.exit_code == 1
-    assert result.stderr == (f"Error: {path} was written by a newer bertdrill (schema version 7; this one knows up "
+    assert result.stderr == (f"Error: {path} was written by a newer bertdrill (schema version {SCHEMA_VERSION + 1}; "
+                             "this one knows up "
                              f"to {SCHEMA_VERSION}); upgrade bertdrill to open it\n")
 
 

@@ -26,6 +26,7 @@ from enum import Enum
 from types import TracebackType
 from typing import Protocol, Self, assert_never
 
+from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.registry import DEFAULT, SchedulerName
 from bertdrill.core.scheduling.state import AnswerKind, CardStage, NextStates, Schedule
 
@@ -209,7 +210,7 @@ class SyncCard(Protocol):
     @property
     def item_id(self) -> str: ...
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> Kind: ...
     @property
     def fingerprint(self) -> str: ...
 

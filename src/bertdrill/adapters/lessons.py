@@ -29,6 +29,7 @@ from bertdrill import __version__
 from bertdrill.core.cards import Card, compile_lesson
 from bertdrill.core.errors import BertdrillError, LessonError, LessonErrors
 from bertdrill.core.i18n import _
+from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import Lesson, parse, stored
 
 MAX_FILE_BYTES = 5_000_000
@@ -167,7 +168,7 @@ class CardRow(NamedTuple):
     id: str
     lesson_id: str
     item_id: str
-    kind: str
+    kind: Kind
     fingerprint: str
 
 
@@ -182,9 +183,12 @@ class LessonIndex:
 
 
 def index_of(lesson: Lesson) -> LessonIndex:
-    rows = tuple(CardRow(card.id, card.lesson_id, card.item_id, str(card.kind), card.fingerprint)
+    rows = tuple(CardRow(card.id, card.lesson_id, card.item_id, card.kind, card.fingerprint)
                  for card in compile_lesson(lesson))
     return LessonIndex(lesson.id, lesson.path, lesson.languages, rows)
+
+
+_KINDS = {kind.value: kind for kind in Kind}  # a dict lookup: Kind(name) costs microseconds, on 100,000 rows
 
 
 def _index_json(index: LessonIndex) -> bytes:
@@ -199,8 +203,11 @@ def _index_from_json(data: bytes, path: str) -> LessonIndex:
         lesson_id, languages, cards = json.loads(data)
         if type(lesson_id) is not str or type(languages) is not list or type(cards) is not list \
                 or set(map(type, languages)) - {str} or set(map(type, cards)) - {list} or set(map(len, cards)) - {5} \
-                or set(map(type, chain.from_iterable(cards))) - {str} or {card[1] for card in cards} - {lesson_id}:
+                or set(map(type, chain.from_iterable(cards))) - {str} or {card[1] for card in cards} - {lesson_id} \
+                or {card[3] for card in cards} - _KINDS.keys():
             raise ValueError("not a lesson's index")
+        for card in cards:
+            card[3] = _KINDS[card[3]]
     except (TypeError, RecursionError) as exc:
         raise ValueError(str(exc)) from None
     collecting = gc.isenabled()

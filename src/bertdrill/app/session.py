@@ -26,7 +26,6 @@ from enum import StrEnum
 
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
-from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
 from bertdrill.core.scheduling.sm2 import SM2
 from bertdrill.core.scheduling.state import (
@@ -152,7 +151,7 @@ class Session:
         self.clock = clock
         self.limits = limits
         self.lessons = sorted(lessons if lessons is not None else {card.lesson_id for card in cards})
-        self.cards = {card.id: card for card in cards if Kind(card.kind).reviewed}
+        self.cards = {card.id: card for card in cards if card.kind.reviewed}
         self.started = clock()
         self.day = self.study_day(self.started)
         self._queue: list[Entry] = self._build_queue()

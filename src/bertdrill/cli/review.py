@@ -185,7 +185,6 @@ def status(
 ) -> None:
     """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
     from bertdrill.app.session import Limits, room_today
-    from bertdrill.core.kinds import Kind
     from bertdrill.core.scheduling.state import study_day
 
     # the lessons must have the language asked for, as review requires (status --lang fr ran in English)
@@ -195,7 +194,7 @@ def status(
         found = store.status(today, lessons=lessons)
     _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
-    total = sum(Kind(card.kind).reviewed for card in cards)  # the cards a review shows, as stats counts them
+    total = sum(card.kind.reviewed for card in cards)  # the cards a review shows, as stats counts them
     data = {
         "study_day": today.isoformat(),
         "due_now": found.due_now,

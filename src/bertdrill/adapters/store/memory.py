@@ -63,14 +63,14 @@ class _Card:
     id: str
     lesson_id: str
     item_id: str
-    kind: str
+    kind: Kind
     position: int
     fingerprint: str
     removed: bool = False
 
     @property
     def reviewed(self) -> bool:
-        return Kind(self.kind).reviewed
+        return self.kind.reviewed
 
 
 @dataclass
