@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
-from bertdrill.adapters.store import Store
+from bertdrill.adapters.store import PostgresStore, Store
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling import sm2
 
@@ -22,13 +22,13 @@ def facts():
     return [card for card in all_cards(load_lessons()) if card.kind == Kind.FACT]
 
 
-def answer(url, *graded):
-    """A learner's session, through the store: (card, grade) in order; the first answer of a card schedules."""
-    with Store.open(url) as store:
-        store.sync(all_cards(load_lessons()))
-        for card, grade in graded:
-            store.answer(card.id, grade=grade, kind="new", reviewed_at=datetime(2025, 3, 3, 9, tzinfo=UTC),
-                         study_day=DAY, reschedule=lambda s, g=grade: sm2.review(s, g, today=DAY), once_per_day=True)
+def answer(store, *graded):
+    """A learner's session, through the class server's store acting as them: (card, grade) in order; the
+    first answer of a card schedules."""
+    store.sync(all_cards(load_lessons()))
+    for card, grade in graded:
+        store.answer(card.id, grade=grade, kind="new", reviewed_at=datetime(2025, 3, 3, 9, tzinfo=UTC),
+                     study_day=DAY, reschedule=lambda s, g=grade: sm2.review(s, g, today=DAY), once_per_day=True)
 
 
 @pytest.fixture
@@ -38,27 +38,32 @@ def teacher(postgres, cli, monkeypatch):
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
     result = cli("class", "init")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith(f"Class ready in {postgres.url}: 1 lesson; each learner sees only their own")
+    assert result.stdout.startswith(f"Class ready in {postgres.url}: 1 lesson.\nPublished bert-basics (version 1).")
     return postgres
 
 
-def add(cli, postgres, name):
-    role = postgres.role(name)
-    result = cli("class", "add-learner", role, "--password", "pw-" + name)
+@pytest.fixture
+def class_server(teacher):
+    with PostgresStore.serving(teacher.url_as(f"{teacher.database}_server")) as store:
+        yield store
+
+
+def add(cli, class_server, name):
+    """A learner added with `class add-learner`, logged in: the server's store acting as them."""
+    result = cli("class", "add-learner", name, "--password", "password-" + name)
     assert result.exit_code == 0, result.stderr
-    url = postgres.url_as(role).replace(f"{role}@", f"{role}:pw-{name}@")
-    assert result.stdout == (f"Added {role}: a PostgreSQL role of their own, in the class.\n"
-                             f"{role} connects with:\n  export BERTDRILL_DB='{url}'\n  bertdrill review\n")
-    return role, url
+    assert result.stdout == (f"Added {name} to the class.\nThey log in at the address bertdrill serve prints (keep it "
+                             f"with bertdrill class init --address URL) with:\n  name: {name}\n")
+    member, _token = class_server.gate().log_in(name, "password-" + name)
+    return name, class_server.acting_as(member)
 
 
-def test_a_class_from_init_to_report(teacher, cli, facts):
-    ayse, ayse_url = add(cli, teacher, "ayse")
-    bora, bora_url = add(cli, teacher, "bora")
-    answer(ayse_url, (facts[0], 5), (facts[1], 4), (facts[2], 1), (facts[2], 4))
-    answer(bora_url, (facts[0], 2), (facts[0], 5), (facts[1], 4))
-    mine = json.loads(cli("status", "--json", "--db", ayse_url).stdout)
-    assert mine["learned"] == 3 and mine["answered_today"] == 4
+def test_a_class_from_init_to_report(teacher, class_server, cli, facts):
+    ayse, as_ayse = add(cli, class_server, "ayse")
+    bora, as_bora = add(cli, class_server, "bora")
+    answer(as_ayse, (facts[0], 5), (facts[1], 4), (facts[2], 1), (facts[2], 4))
+    answer(as_bora, (facts[0], 2), (facts[0], 5), (facts[1], 4))
+    assert len(as_ayse.answers()) == 4
     report = cli("class", "report", "--json")
     assert report.exit_code == 0, report.stderr
     data = json.loads(report.stdout)
@@ -74,7 +79,9 @@ def test_a_class_from_init_to_report(teacher, cli, facts):
     only = json.loads(cli("class", "report", "--json", "--lesson", "bert-basics").stdout)
     assert only["cards"] == data["cards"] and only["learners"] == data["learners"]
     other = json.loads(cli("class", "report", "--json", "--lesson", "no-such-lesson").stdout)
-    assert other["cards"] == [] and other["learners"] == []  # nobody has a card of a lesson the class lacks
+    assert other["cards"] == []  # nobody has a card of a lesson the class lacks; every member is listed, idle
+    assert [(row["learner"], row["answered_7_days"], row["due"]) for row in other["learners"]] == [
+        (ayse, 0, 0), (bora, 0, 0)]
     assert all(card["learners"] == 0 for card in data["cards"][4:])
     text = cli("class", "report").stdout.splitlines()
     assert text[0] == (f"Class report for study day 2025-03-03: 2 learners, {len(data['cards'])} cards "
@@ -84,16 +91,13 @@ def test_a_class_from_init_to_report(teacher, cli, facts):
     assert text[8].split()[:6] == [facts[2].id, "2", "-", "1/1", "100%", "1.96"]
 
 
-def test_a_learner_sees_only_themselves(teacher, cli, facts):
-    ayse, ayse_url = add(cli, teacher, "ayse")
-    bora, bora_url = add(cli, teacher, "bora")
-    answer(bora_url, (facts[0], 5))
-    data = json.loads(cli("class", "report", "--json", "--db", ayse_url).stdout)
-    assert [row["learner"] for row in data["learners"]] == []  # ayse has no schedule yet, bora is invisible
-    assert all(card["answers"] == 0 for card in data["cards"])
-    as_bora = cli("review", "--db", ayse_url, "--learner", bora, "--new", "1", input="5\n")
-    assert as_bora.exit_code == 1
-    assert "your role may not do this" in as_bora.stderr and "row-level security" in as_bora.stderr
+def test_a_learner_sees_only_themselves(teacher, class_server, cli, facts):
+    ayse, as_ayse = add(cli, class_server, "ayse")
+    bora, as_bora = add(cli, class_server, "bora")
+    answer(as_bora, (facts[0], 5))
+    seen = as_ayse.class_report(DAY)
+    assert [row.learner for row in seen.learners] == ["ayse"]  # herself (no answer yet); bora is invisible
+    assert all(card.answers == 0 for card in seen.cards)
 
 
 def test_class_commands_need_postgresql(cli, tmp_path):
@@ -108,7 +112,8 @@ def test_learner_option_and_environment_on_sqlite(cli, tmp_path, monkeypatch, fa
     reviewed = cli("review", "--db", db, "--learner", "ayse", "--new", "1", input="5\n")
     assert reviewed.exit_code == 0 and "Saved: grade 5" in reviewed.stdout
     monkeypatch.setenv("BERTDRILL_LEARNER", "ayse")
-    answer(db, (facts[5], 5))
+    with Store.open(db) as own:
+        answer(own, (facts[5], 5))
     monkeypatch.delenv("BERTDRILL_LEARNER")
     monkeypatch.setenv("BERTDRILL_LEARNER", "bora")
     assert json.loads(cli("status", "--json", "--db", db).stdout)["learned"] == 0
@@ -117,14 +122,14 @@ def test_learner_option_and_environment_on_sqlite(cli, tmp_path, monkeypatch, fa
     assert [(row["learner"], row["answered_7_days"]) for row in report["learners"]] == [("ayse", 2), ("bora", 0)]
 
 
-def test_a_sheet_of_what_the_class_fails(teacher, cli, tmp_path, facts):
-    ayse, ayse_url = add(cli, teacher, "ayse")
-    bora, bora_url = add(cli, teacher, "bora")
+def test_a_sheet_of_what_the_class_fails(teacher, class_server, cli, tmp_path, facts):
+    ayse, as_ayse = add(cli, class_server, "ayse")
+    bora, as_bora = add(cli, class_server, "bora")
     nothing = cli("sheet", "--from-class", "-o", str(tmp_path / "none.md"), "--seed", "1")
     assert nothing.exit_code == 1
     assert nothing.stderr.startswith(f"Error: no learner in {teacher.url} has failed a card yet")
-    answer(ayse_url, (facts[0], 5), (facts[1], 4), (facts[2], 1))
-    answer(bora_url, (facts[0], 2), (facts[1], 4))
+    answer(as_ayse, (facts[0], 5), (facts[1], 4), (facts[2], 1))
+    answer(as_bora, (facts[0], 2), (facts[1], 4))
     out = tmp_path / "hard.md"
     result = cli("sheet", "--from-class", "--hardest", "5", "-o", str(out), "--seed", "1", "--key", "none")
     assert result.exit_code == 0, result.stderr

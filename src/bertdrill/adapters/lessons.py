@@ -92,6 +92,11 @@ def _read(path: Path) -> bytes:
     return data
 
 
+def source_text(path: str) -> str:
+    """A lesson file's text, as :func:`read_lesson` parsed it (for ``class init``, which publishes it)."""
+    return _read(Path(path)).decode("utf-8").removeprefix("\ufeff")
+
+
 def _verified(data: bytes, name: str, cache: LessonCache | None) -> Lesson:
     """Parse and verify a lesson file's bytes (the cache knows only bytes that were UTF-8 text)."""
     try:

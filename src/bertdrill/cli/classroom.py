@@ -30,6 +30,7 @@ from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 if TYPE_CHECKING:
     from bertdrill.adapters.store import ClassReport, PostgresStore
+    from bertdrill.core.lesson import Lesson
 
 class_app = typer.Typer(
     help="A class on one PostgreSQL database: set it up, add learners, see what the class knows.",
@@ -51,48 +52,130 @@ def _open_class(db: str | None) -> PostgresStore:
     return store
 
 
+AddressOption = Annotated[str | None, typer.Option(
+    "--address", metavar="URL", show_default=False,
+    help="The class server's address as learners type it (https://class.example.org/), kept for add-learner.")]
+PasswordOption = Annotated[str | None, typer.Option(
+    "--password", show_default=False, help="The password (default: a new random one, printed once).")]
+NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The member's name, as they type it to log in.")]
+
+
 @class_app.command()
-def init(db: DbOption = None, paths: FilesOption = None, lang: LangOption = "") -> None:
-    """Create the class's tables, load its lessons and turn on row-level security (run it again after
-    changing the lessons)."""
-    from bertdrill.adapters.lessons import all_cards
+def init(db: DbOption = None, paths: FilesOption = None, address: AddressOption = None,
+         server_password: Annotated[str | None, typer.Option(
+             "--server-password", show_default=False,
+             help="Set the password of the class server's own database role (it is created without one).")] = None,
+         lang: LangOption = "") -> None:
+    """Create the class's tables, publish its lessons (their texts, every language) and set up the class
+    server's roles and row-level security. Run it again after editing a lesson: every learner's history is kept."""
+    from bertdrill.adapters.lessons import all_cards, source_text
 
     lessons = load(paths)
+    sources = [(lesson.id, lesson.path, source_text(lesson.path)) for lesson in lessons]
     with _open_class(db) as store:
-        group = store.class_init(all_cards(lessons))
+        setup = store.open_class(all_cards(lessons), sources, address=address, server_password=server_password)
         where = store.where
-    out.print(ngettext("Class ready in {where}: {lessons} lesson; each learner sees only their own reviews "
-                       "(row-level security), the teacher's role sees them all. Learners' group role: {group}.",
-                       "Class ready in {where}: {lessons} lessons; each learner sees only their own reviews "
-                       "(row-level security), the teacher's role sees them all. Learners' group role: {group}.",
-                       len(lessons)).format(where=escape(where), lessons=len(lessons), group=escape(group)))
+    out.print(ngettext("Class ready in {where}: {lessons} lesson.", "Class ready in {where}: {lessons} lessons.",
+                       len(lessons)).format(where=escape(where), lessons=len(lessons)))
+    for lesson_id, version in setup.published:
+        out.print(_("Published {lesson} (version {version}).").format(lesson=escape(lesson_id), version=version))
+    if not setup.published:
+        out.print(_("The lessons are as published before: nothing new to publish."))
+    out.print(_("The class server connects as the role {role}, which owns nothing and sees a learner's rows only "
+                "while acting for that learner (row-level security).").format(role=escape(setup.roles.server)))
+    if setup.server_created and server_password is None:
+        out.print(_("Give that role a password (--server-password) unless the server connects over the local "
+                    "socket; then start it with: bertdrill serve --db postgresql://{role}@HOST/DATABASE").format(
+                        role=escape(setup.roles.server)))
     out.print(_("Add a learner with: bertdrill class add-learner NAME"))
 
 
-@class_app.command("add-learner")
-def add_learner(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The learner's name, which becomes their PostgreSQL role.")],
-    password: Annotated[str | None, typer.Option(
-        "--password", show_default=False, help="The role's password (default: a new random one, printed once).")] = None,
-    db: DbOption = None,
-    lang: LangOption = "",
-) -> None:
-    """Create a learner's PostgreSQL role and print how that learner connects."""
-    import secrets
+def _login_lines(name: str, address: str | None, password: str | None) -> list[str]:
+    """How a member logs in: the server's address and their name (and a generated password, once)."""
+    where = address or _("the address bertdrill serve prints (keep it with bertdrill class init --address URL)")
+    lines = [_("They log in at {address} with:").format(address=escape(where)),
+             "  " + _("name: {name}").format(name=escape(name))]
+    if password is not None:
+        lines += ["  " + _("password: {password}").format(password=escape(password)),
+                  _("The password is shown only now: pass it on privately.")]
+    return lines
 
-    chosen = password or secrets.token_urlsafe(12)
+
+def _add(name: str, password: str | None, db: str | None, teacher: bool) -> None:
+    from bertdrill.adapters.store.members import MemberRole, new_password
+
+    chosen = password or new_password()
     with _open_class(db) as store:
-        created, url = store.add_learner(name, chosen)
-    if created:
-        out.print(_("Added {name}: a PostgreSQL role of their own, in the class.").format(name=escape(name)))
-    else:
-        out.print(_("{name} already had a PostgreSQL role: it is now in the class, and its password is unchanged "
-                    "(the URL below shows the one given here).").format(name=escape(name)))
-    out.print(_("{name} connects with:").format(name=escape(name)))
-    out.print(f"  export BERTDRILL_DB='{escape(url)}'")
-    out.print("  bertdrill review")
-    if created and password is None:
-        out.print(_("The password is shown only now: pass it on privately."))
+        member = store.add_member(name, chosen, MemberRole.TEACHER if teacher else MemberRole.LEARNER)
+        address = store.server_address()
+    out.print((_("Added the teacher {name} to the class.") if teacher else _("Added {name} to the class.")).format(
+        name=escape(member.name)))
+    for line in _login_lines(member.name, address, None if password else chosen):
+        out.print(line)
+
+
+@class_app.command("add-learner")
+def add_learner(name: NameArgument, password: PasswordOption = None, db: DbOption = None, lang: LangOption = "") -> None:
+    """Add a learner to the class and print how they log in to the class server (never a database URL)."""
+    _add(name, password, db, teacher=False)
+
+
+@class_app.command("add-teacher")
+def add_teacher(name: NameArgument, password: PasswordOption = None, db: DbOption = None, lang: LangOption = "") -> None:
+    """Add a teacher, who logs in to the class server to see the dashboard and manage the members."""
+    _add(name, password, db, teacher=True)
+
+
+@class_app.command()
+def rename(name: NameArgument,
+           new_name: Annotated[str, typer.Argument(metavar="NEW_NAME", help="The name they log in with from now on.")],
+           db: DbOption = None, lang: LangOption = "") -> None:
+    """Rename a member: their history and password stay theirs."""
+    with _open_class(db) as store:
+        member = store.rename_member(name, new_name)
+    out.print(_("Renamed: {old} is now {new}; they log in with the new name.").format(
+        old=escape(name), new=escape(member.name)))
+
+
+@class_app.command()
+def archive(name: NameArgument, db: DbOption = None, lang: LangOption = "") -> None:
+    """Archive a member: they can no longer log in, their history is kept, and a new member of the same name
+    starts afresh."""
+    with _open_class(db) as store:
+        member = store.archive_member(name)
+    out.print(_("Archived {name}: logged out and unable to log in; their history is kept, and the report leaves "
+                "them out.").format(name=escape(member.name)))
+
+
+@class_app.command("reset-password")
+def reset_password(name: NameArgument, password: PasswordOption = None, db: DbOption = None,
+                   lang: LangOption = "") -> None:
+    """Give a member a new password (their logins end); printed once if generated."""
+    from bertdrill.adapters.store.members import new_password
+
+    chosen = password or new_password()
+    with _open_class(db) as store:
+        member = store.reset_password(name, chosen)
+        address = store.server_address()
+    out.print(_("New password for {name}; they are logged out everywhere.").format(name=escape(member.name)))
+    for line in _login_lines(member.name, address, None if password else chosen):
+        out.print(line)
+
+
+@class_app.command("members")
+def list_members(
+    archived: Annotated[bool, typer.Option("--archived", help="Archived members too.")] = False,
+    db: DbOption = None, lang: LangOption = "",
+) -> None:
+    """The class's members: name, learner or teacher, and whether archived."""
+    with _open_class(db) as store:
+        found = store.class_members(archived=archived)
+    if not found:
+        out.print(_("The class has no members yet: add them with bertdrill class add-learner NAME"))
+    for member in found:
+        role = _("teacher") if member.is_teacher else _("learner")
+        state = f" ({_('archived')})" if member.archived else ""
+        out.print(f"{escape(member.name)}  {role}{state}")
 
 
 @class_app.command()
@@ -136,6 +219,17 @@ def hardest_items(db: str | None, count: int) -> list[tuple[str, str]]:
         raise BertdrillError(_("no learner in {where} has failed a card yet, so there is nothing for "
                                "--from-class to choose").format(where=where))
     return items[:count]
+
+
+def class_lessons(db: str | None) -> list[Lesson] | None:
+    """The lessons as the class's teacher published them (their texts, every language), for ``sheet --from-class``;
+    None for a database that has published none (an SQLite file, a class from before publishing)."""
+    from bertdrill.adapters.store import PostgresStore, Store
+    from bertdrill.core.lesson import parse
+
+    with Store.open(db, read_only=True) as store:
+        published = store.published_lessons() if isinstance(store, PostgresStore) else []
+    return [parse(lesson.source, f"{lesson.path} (published version {lesson.version})") for lesson in published] or None
 
 
 def _percent(share: float | None) -> str:

@@ -21,7 +21,7 @@ from bertdrill.cli.base import (
     out,
     texts_language,
 )
-from bertdrill.cli.classroom import hardest_items
+from bertdrill.cli.classroom import class_lessons, hardest_items
 from bertdrill.core.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def sheet(
             check_writable(key_path(target), example="quiz.html", inputs=read)
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
-    lessons = load(paths)
+    lessons = (class_lessons(db) if from_class and not paths else None) or load(paths)
     language = texts_language(lessons, lang)
     if language != lang:  # a printed sheet speaks one language: its labels follow its texts
         use(language)

@@ -23,14 +23,17 @@ context manager: ``with Store.open(db) as store: ...`` closes it on every path.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
 from bertdrill import __version__
-from bertdrill.adapters.store import classroom, migrations, postgresql
+from bertdrill.adapters.store import classroom, members, migrations, postgresql
 from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary
 from bertdrill.adapters.store.database import learner_name, utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
@@ -60,6 +63,8 @@ from bertdrill.adapters.store.sqlite import (
     engine,
     lock_timeout_from_environment,
 )
+from bertdrill.core.errors import StoreError
+from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES
 from bertdrill.ports import KEEP, Answer, CardState, DayCounts, Retention, ReviewStore, Status, SyncCard, SyncReport
 
@@ -145,16 +150,182 @@ class SQLiteStore(Store, SQLiteDatabase):
     """The store in one SQLite file: one learner's, on their machine."""
 
 
+@dataclass(frozen=True)
+class ClassSetup:
+    """What ``class init`` did: the roles, the lessons published anew (id, version), the server's login."""
+
+    roles: postgresql.ClassRoles
+    learners_group: str  # the group of learner roles of a class from before the server (retired)
+    published: list[tuple[str, int]]
+    server_created: bool
+    address: str | None
+
+
 class PostgresStore(Store, PostgresDatabase):
-    """The store of a class, on PostgreSQL: many learners, each with a role of their own."""
+    """The store of a class, on PostgreSQL: its members, its published lessons, and every learner's reviews.
+
+    The teacher's role (the owner) runs ``bertdrill class`` with it. The class server opens it as its own
+    role (:meth:`serving`) and runs each unit of work as the acting member (:meth:`acting_as`) or, before
+    anyone is known, as the gate (:meth:`gate`).
+    """
+
+    @classmethod
+    def serving(cls, db: str | URL, *, lock_timeout: float | None = None) -> PostgresStore:
+        """The class server's store: its timeouts and pool; it acts only through :meth:`acting_as` and :meth:`gate`."""
+        if lock_timeout is None:
+            lock_timeout = lock_timeout_from_environment()
+        url = db if isinstance(db, URL) else database_url(db)
+        built = postgresql.engine(url, lock_timeout=lock_timeout, serving=True)
+        try:
+            store = cls(built, lock_timeout=lock_timeout, learner="-")
+            store.migrate(read_only=True)
+            store.roles = store._run(postgresql.class_roles)
+            if store.gate()._run(members.classroom_id) is None:
+                raise StoreError(_("{where} is no class yet: the teacher runs bertdrill class init first").format(
+                    where=store.where))
+        except StoreError as exc:
+            built.dispose()
+            if "permission denied" in str(exc) or "may not do this" in str(exc):
+                raise StoreError(_("{where}: the class server connects as its own role, which class init "
+                                   "creates ({message})").format(where=store.where, message=exc)) from None
+            raise
+        except BaseException:
+            built.dispose()
+            raise
+        return store
+
+    roles: postgresql.ClassRoles | None = None
+
+    def _view(self, role: str, learner: str, member: str) -> PostgresStore:
+        view = copy.copy(self)
+        view.acting, view.learner, view.owns_engine = (role, learner, member), learner, False
+        return view
+
+    def acting_as(self, member: members.Member) -> PostgresStore:
+        """The store as ``member`` sees it: a learner's own rows, or (a teacher) the class. Shares the engine."""
+        roles = self._server_roles()
+        return self._view(roles.teacher if member.is_teacher else roles.learner, member.learner, str(member.id))
+
+    def gate(self) -> PostgresStore:
+        """The store before anyone is known: names, password hashes and login tokens, nothing else."""
+        return self._view(self._server_roles().gate, "-", "")
+
+    def _server_roles(self) -> postgresql.ClassRoles:
+        if self.roles is None:
+            self.roles = self._run(postgresql.class_roles)
+        return self.roles
+
+    # ----------------------------------------------------------------- the teacher's commands
 
     def class_init(self, cards: Sequence[SyncCard]) -> str:
         """Sync the class's lessons and put row-level security on; returns the learners' group role."""
         self.sync(cards, schedules=False)  # the lessons; the teacher is no learner
         return self._run(lambda connection: postgresql.class_init(connection), write=True)
 
+    def open_class(self, cards: Sequence[SyncCard], sources: Sequence[tuple[str, str, str]], *,
+                   address: str | None = None, server_password: str | None = None) -> ClassSetup:
+        """``class init``: the lessons' cards synced (every history kept, by fingerprint) and their texts
+        published (``sources``: lesson id, file name, text), the class's row, the server's roles and policies."""
+        group = self.class_init(cards)
+        now = datetime.now(UTC)
+        database = self.engine.url.database or "class"
+
+        def work(connection: Connection) -> ClassSetup:
+            members.ensure_classroom(connection, database, address, now)
+            versions = [(lesson_id, version) for lesson_id, path, source in sources
+                        if (version := members.publish(connection, lesson_id, path, source, now)) is not None]
+            roles, created = postgresql.secure_class(connection, server_password)
+            return ClassSetup(roles, group, versions, created, members.server_address(connection))
+
+        return self._run(work, write=True)
+
+    def class_report(self, today: date, *, lessons: Collection[str] | None = None) -> ClassReport:
+        """:meth:`Store.class_report`, each member under their name; archived members are left out (their
+        answers still count in the cards' figures), and so is anyone's key no member has (none, after the move)."""
+        found = super().class_report(today, lessons=lessons)
+        everyone = {member.learner: member for member in self.class_members(archived=True)}
+        if not everyone:
+            return found  # a class from before the server: its learners are roles, named as such
+        shown = [dataclasses.replace(row, learner=everyone[row.learner].name) for row in found.learners
+                 if row.learner in everyone and not everyone[row.learner].archived]
+        active = {row.learner for row in found.learners}
+        shown += [LearnerSummary(member.name, 0, 0, 0, 0, 0, None) for member in everyone.values()  # not started
+                  if not member.archived and not member.is_teacher and member.learner not in active]
+        return dataclasses.replace(found, learners=sorted(shown, key=lambda row: (row.learner.casefold(), row.learner)))
+
+    def add_member(self, name: str, password: str, role: members.MemberRole = members.MemberRole.LEARNER
+                   ) -> members.Member:
+        hashed = members.hash_password(password)
+        return self._run(lambda connection: members.add(connection, name, hashed, role, datetime.now(UTC)),
+                         write=True)
+
+    def rename_member(self, name: str, new_name: str) -> members.Member:
+        return self._run(lambda connection: members.rename(connection, name, new_name), write=True)
+
+    def archive_member(self, name: str) -> members.Member:
+        return self._run(lambda connection: members.archive(connection, name, datetime.now(UTC)), write=True)
+
+    def reset_password(self, name: str, password: str) -> members.Member:
+        """A new password for the current member called ``name``; every login of theirs ends."""
+        hashed = members.hash_password(password)
+
+        def work(connection: Connection) -> members.Member:
+            member = members.find(connection, name)
+            members.set_password(connection, member.id, hashed, datetime.now(UTC))
+            return member
+
+        return self._run(work, write=True)
+
+    def class_members(self, *, archived: bool = False) -> list[members.Member]:
+        return self._run(lambda connection: members.all_members(connection, archived=archived))
+
+    def server_address(self) -> str | None:
+        return self._run(members.server_address)
+
+    def published_lessons(self) -> list[members.PublishedLesson]:
+        """The newest version of every lesson the teacher published (empty: none yet)."""
+        return self._run(members.published)
+
+    # ----------------------------------------------------------------- the server's logins (on :meth:`gate`)
+
+    def log_in(self, name: str, password: str) -> tuple[members.Member, str] | None:
+        """The member and a new login token when ``name`` and ``password`` match a current member; else None.
+
+        The hash is checked outside any transaction (scrypt takes a while), and an unknown name costs a
+        hash too, so the time taken does not tell which names exist."""
+        found = self._run(lambda connection: members.password_of(connection, name))
+        if found is None:
+            members.password_matches(password, members.UNKNOWN_NAME_HASH)
+            return None
+        member, stored = found
+        if not members.password_matches(password, stored):
+            return None
+        token, hashed = members.new_token()
+        self._run(lambda connection: members.start_login(connection, member.id, hashed, datetime.now(UTC)),
+                  write=True)
+        return member, token
+
+    def logged_in(self, token: str) -> members.Member | None:
+        hashed = members.token_hash(token)
+        return self._run(lambda connection: members.logged_in(connection, hashed, datetime.now(UTC)))
+
+    def log_out(self, token: str) -> None:
+        hashed = members.token_hash(token)
+        self._run(lambda connection: members.end_login(connection, hashed), write=True)
+
+    def change_own_password(self, member: members.Member, old: str, new: str, token: str) -> bool:
+        """The acting member's new password (run on :meth:`acting_as`); False when ``old`` is not theirs.
+        Their other logins end; this one (``token``) stays."""
+        stored = self._run(lambda connection: members.own_password(connection, member.id))
+        if stored is None or not members.password_matches(old, stored):
+            return False
+        hashed, kept = members.hash_password(new), members.token_hash(token)
+        self._run(lambda connection: members.set_password(connection, member.id, hashed, datetime.now(UTC),
+                                                          keep_login=kept), write=True)
+        return True
+
     def add_learner(self, name: str, password: str) -> tuple[bool, str]:
-        """Create the learner's role (True) or add an existing one to the class (False); and the URL
+        """A class from before the server: create the learner's role (True) or add an existing one to the class (False); and the URL
         the learner connects with."""
         learner_name(name, lambda: name)  # the same rules as any learner's name
         created = self._run(lambda connection: postgresql.add_learner(connection, name, password), write=True)

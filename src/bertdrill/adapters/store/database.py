@@ -70,6 +70,7 @@ class Database(ABC):
                 if write:
                     connection.execution_options(**self.write_options)
                 with connection.begin() as unit:
+                    self.begun(connection)
                     result = work(connection)
                     if not write:
                         unit.rollback()  # a read leaves nothing to commit
@@ -78,6 +79,9 @@ class Database(ABC):
         return self._retrying(transaction)
 
     write_options: dict[str, Any] = {}  # execution options of a write transaction (SQLite: immediate)
+
+    def begun(self, connection: Connection) -> None:  # noqa: B027 - optional: only a class server has something to do
+        """The first thing in every transaction (PostgreSQL's class server: who is acting)."""
 
     @abstractmethod
     def _retrying(self, attempt: Callable[[], T]) -> T:

@@ -14,9 +14,10 @@ from collections.abc import Callable, Mapping
 from sqlalchemy import Connection, text
 
 from bertdrill.adapters.store.database import Backend, Database
+from bertdrill.adapters.store.members import DDL_V8
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -237,7 +238,12 @@ def _script(ddl: str | Mapping[Backend, str]) -> Callable[[Connection], None]:
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4),
                                                    5: _script(_V5), 6: _script(_V6),
                                                    7: _script({Backend.sqlite: _V7_SQLITE,
-                                                               Backend.postgresql: _V7_POSTGRESQL})}
+                                                               Backend.postgresql: _V7_POSTGRESQL}),
+                                                   # Version 8: a class's members, their passwords and logins, and
+                                                   # the lessons as published (.members): PostgreSQL only, where a
+                                                   # class lives; an SQLite file has one learner, and only its
+                                                   # version number moves.
+                                                   8: _script({Backend.sqlite: "", Backend.postgresql: DDL_V8})}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -69,21 +70,25 @@ def describe(url: URL) -> str:
     return shown.replace("%2A%2A%2A", "***")
 
 
-def engine(url: URL, *, lock_timeout: float) -> Engine:
+def engine(url: URL, *, lock_timeout: float, serving: bool = False) -> Engine:
     """An engine on the class's server, through psycopg 3 (SQLAlchemy's default for postgresql:// is psycopg2).
 
     Sessions run in UTC, and wait at most ``lock_timeout`` seconds for a row lock. A pooled connection is
     checked before each unit of work (``pool_pre_ping``): one the server dropped while it was idle (a
-    terminated backend, a restart, a NAT timeout) is replaced, so the next answer goes through.
+    terminated backend, a restart, a NAT timeout) is replaced, so the next answer goes through. ``serving``:
+    the class server's engine: statement and idle-in-transaction timeouts, and a pool for its request threads.
     """
     try:
         import psycopg  # noqa: F401
     except ImportError:
         raise StoreError(_("a PostgreSQL database needs psycopg: pip install 'bertdrill[postgres]'")) from None
     options = f"-c timezone=UTC -c lock_timeout={max(1, int(lock_timeout * 1000))}"
+    if serving:
+        options += (f" -c statement_timeout={STATEMENT_TIMEOUT_MS}"
+                    f" -c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}")
+    pool = {"pool_size": 8, "max_overflow": 8, "pool_timeout": 10} if serving else {"pool_size": 2, "max_overflow": 2}
     return create_engine(url.set(drivername="postgresql+psycopg"),
-                         connect_args={"options": options, "connect_timeout": 10}, pool_size=2, max_overflow=2,
-                         pool_pre_ping=True)
+                         connect_args={"options": options, "connect_timeout": 10}, pool_pre_ping=True, **pool)
 
 
 class PostgresDatabase(Database):
@@ -96,6 +101,21 @@ class PostgresDatabase(Database):
 
     greatest = "greatest"
     writes_on_open = False  # a learner's role may not write meta; nothing is written unless migrating
+    acting: tuple[str, str, str] | None = None  # the class server's (role, learner key, member id), per transaction
+    owns_engine = True  # False for a member's view of the server's store (:meth:`acting_as`): it shares the engine
+
+    def begun(self, connection: Connection) -> None:
+        """On the class server, every transaction first takes the acting role and names the acting member, for
+        this transaction only (``SET LOCAL ROLE``, PostgREST's pattern): the policies read the member."""
+        if self.acting is not None:
+            role, learner, member = self.acting
+            connection.execute(text("SELECT set_config('role', :role, true), set_config('bertdrill.learner', "
+                                    ":learner, true), set_config('bertdrill.member', :member, true)"),
+                               {"role": role, "learner": learner, "member": member})
+
+    def close(self) -> None:
+        if self.owns_engine:
+            self.engine.dispose()
 
     def __init__(self, engine: Engine, *, lock_timeout: float, learner: str | None = None):
         self.engine = engine
@@ -261,6 +281,106 @@ def add_learner(connection: Connection, name: str, password: str) -> bool:
         connection.exec_driver_sql(statement)
     connection.exec_driver_sql(f"GRANT {_quote(connection, group)} TO {_quote(connection, name)}")
     return created
+
+
+@dataclass(frozen=True)
+class ClassRoles:
+    """The roles of a class server (roles are server-wide, so each is named after the database).
+
+    ``server`` logs in and holds no privilege of its own (NOINHERIT): every transaction of the server takes
+    one of the other three for itself (``SET LOCAL ROLE``, :meth:`PostgresDatabase.acting`), so a statement
+    run outside one is refused, and none of them owns a table, so none can turn row-level security off.
+    """
+
+    server: str  # the class server's login
+    gate: str  # before anyone is known: reads names and password hashes, keeps login tokens
+    learner: str  # a member learning: their own rows only (the policies read bertdrill.learner)
+    teacher: str  # a teacher member: reads the whole class, manages the members
+
+    @classmethod
+    def of(cls, database: str) -> ClassRoles:
+        return cls(f"{database}_server", f"{database}_gate", f"{database}_learner", f"{database}_teacher")
+
+
+ACTING_LEARNER = "current_setting('bertdrill.learner', true)"
+ACTING_MEMBER = "current_setting('bertdrill.member', true)"
+MEMBER_TABLES = ("classroom", "member", "member_password", "member_login", "published_lesson")
+STATEMENT_TIMEOUT_MS = 5000  # the class server's statements
+IDLE_IN_TRANSACTION_MS = 10000
+
+
+def class_roles(connection: Connection) -> ClassRoles:
+    return ClassRoles.of(str(connection.execute(text("SELECT current_database()")).scalar_one()))
+
+
+def secure_class(connection: Connection, server_password: str | None) -> tuple[ClassRoles, bool]:
+    """The class server's roles, their grants and the row-level security policies they run under; run as the
+    teacher's role (the owner). Run again, it changes nothing but a password given. Returns the roles and
+    whether the server's login role was created now.
+
+    Policies (permissive, so each role gets the union of its own): the learner role sees and changes the rows
+    filed under the acting member's key (``bertdrill.learner``), and their own member row and password; the
+    teacher role reads every row and manages members; the gate reads names and hashes and keeps login tokens.
+    """
+    roles = class_roles(connection)
+    created = False
+    for role in (roles.gate, roles.learner, roles.teacher):
+        if not _role_exists(connection, role):
+            connection.exec_driver_sql(f"CREATE ROLE {_quote(connection, role)} NOLOGIN")
+    server = _quote(connection, roles.server)
+    if not _role_exists(connection, roles.server):
+        connection.exec_driver_sql(f"CREATE ROLE {server} LOGIN NOINHERIT")
+        created = True
+    if server_password is not None:
+        statement = connection.execute(text("SELECT format('ALTER ROLE %I PASSWORD %L', CAST(:name AS text), "
+                                            "CAST(:password AS text))"),
+                                       {"name": roles.server, "password": server_password}).scalar_one()
+        connection.exec_driver_sql(statement)
+    connection.exec_driver_sql(f"ALTER ROLE {server} NOINHERIT NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB")
+    connection.exec_driver_sql(f"ALTER ROLE {server} SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+    connection.exec_driver_sql(f"ALTER ROLE {server} SET idle_in_transaction_session_timeout = "
+                               f"{IDLE_IN_TRANSACTION_MS}")
+    gate, learner, teacher = (_quote(connection, role) for role in (roles.gate, roles.learner, roles.teacher))
+    connection.exec_driver_sql(f"GRANT {gate}, {learner}, {teacher} TO {server}")
+    for role in (server, gate, learner, teacher):
+        connection.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
+    connection.exec_driver_sql(f"GRANT SELECT ON meta TO {server}")  # opening the store checks the version
+    grants = {
+        gate: {"classroom": "SELECT", "published_lesson": "SELECT", "member": "SELECT", "member_password": "SELECT",
+               "member_login": "SELECT, INSERT, DELETE"},
+        learner: {**{table: "SELECT" for table in (*SHARED_TABLES, "classroom", "published_lesson", "member")},
+                  "member_password": "SELECT, UPDATE", "member_login": "SELECT, DELETE",
+                  **{table: "SELECT, INSERT, UPDATE, DELETE" for table in LEARNER_TABLES}},
+        teacher: {**{table: "SELECT" for table in (*SHARED_TABLES, *LEARNER_TABLES, *MEMBER_TABLES)},
+                  "member": "SELECT, INSERT, UPDATE", "member_password": "SELECT, INSERT, UPDATE",
+                  "member_login": "SELECT, DELETE"},
+    }
+    for role, tables in grants.items():
+        for table, privileges in tables.items():
+            connection.exec_driver_sql(f"GRANT {privileges} ON {table} TO {role}")
+    connection.exec_driver_sql(f"GRANT USAGE ON SEQUENCE review_id_seq TO {learner}")
+    connection.exec_driver_sql(f"GRANT USAGE ON SEQUENCE member_id_seq TO {teacher}")
+    mine = f"learner = {ACTING_LEARNER}"
+    me = f"CAST(member_id AS text) = {ACTING_MEMBER}"
+    policies = {
+        **{table: [("acting_learner", "ALL", learner, mine), ("teacher_reads", "SELECT", teacher, "true")]
+           for table in LEARNER_TABLES},
+        "member": [("gate_reads", "SELECT", gate, "true"), ("own_member", "SELECT", learner,
+                                                              f"CAST(id AS text) = {ACTING_MEMBER}"),
+                   ("teacher_manages", "ALL", teacher, "true")],
+        "member_password": [("gate_reads", "SELECT", gate, "true"), ("own_password", "ALL", learner, me),
+                            ("teacher_manages", "ALL", teacher, "true")],
+        "member_login": [("gate_keeps", "ALL", gate, "true"), ("own_logins", "ALL", learner, me),
+                         ("teacher_manages", "ALL", teacher, "true")],
+    }
+    for table, rules in policies.items():
+        connection.exec_driver_sql(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        for name, command, role, condition in rules:
+            connection.exec_driver_sql(f"DROP POLICY IF EXISTS {name} ON {table}")
+            check = f" WITH CHECK ({condition})" if command in ("ALL", "INSERT", "UPDATE") else ""
+            connection.exec_driver_sql(f"CREATE POLICY {name} ON {table} FOR {command} TO {role} "
+                                       f"USING ({condition}){check}")
+    return roles, created
 
 
 def learner_url(url: URL, name: str, password: str) -> str:
