@@ -9,12 +9,17 @@ it: the schedules are FSRS's own again, exactly.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from typing import TYPE_CHECKING
 
 from bertdrill.cli.base import clock, decimal, err, number, out, progress
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
+
+if TYPE_CHECKING:
+    from bertdrill.ports import ReviewStore, SyncCard
 
 MIN_TARGET, MAX_TARGET = 0.70, 0.99
 SHOWN = 10  # cards named when some cannot make it
@@ -42,7 +47,7 @@ def check_target(target: float) -> float:
     return target
 
 
-def set_exam(store, cards, text: str, target: float | None, rollover_hour: int, *, new: int, limit: int) -> None:
+def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: float | None, rollover_hour: int, *, new: int, limit: int) -> None:
     """Store the exam plan ``--exam`` asks for (replaying the log if it changes) and print what it asks."""
     from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, plan
     from bertdrill.core.scheduling.registry import scheduler_chosen
@@ -109,7 +114,7 @@ class Outlook:
         return shown
 
 
-def exam_outlook(store, cards) -> Outlook | None:
+def exam_outlook(store: ReviewStore, cards: Sequence[SyncCard]) -> Outlook | None:
     """Each lesson's predicted recall on the exam day, if an exam plan is set (None otherwise)."""
     from bertdrill.core.scheduling.exam import ExamScheduler, decay_of, recall_on
     from bertdrill.core.scheduling.registry import scheduler_chosen

@@ -7,14 +7,21 @@ import json
 from collections.abc import Collection
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bertdrill.cli.base import decimal, err, number, out
 from bertdrill.core.i18n import _
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from bertdrill.core.scheduling.workload import Habits, Workload
+    from bertdrill.ports import ReviewStore
+
 WIDTHS = (10, 14, 14, 13, 12)  # the table's columns
 
 
-def show(store, lessons: Collection[str] | None, today: date, *, as_json: bool, chart: Path | None) -> None:
+def show(store: ReviewStore, lessons: Collection[str] | None, today: date, *, as_json: bool, chart: Path | None) -> None:
     from bertdrill.core.limits import DEFAULT_NEW
     from bertdrill.core.scheduling import workload
     from bertdrill.core.scheduling.fitted import default_parameters
@@ -47,7 +54,7 @@ def show(store, lessons: Collection[str] | None, today: date, *, as_json: bool, 
         out.print(_("Chart written to {path}.").format(path=chart), markup=False)
 
 
-def lines(rows, best, current: float | None, habits, *, fitted: bool) -> list[str]:
+def lines(rows: Sequence[Workload], best: Workload, current: float | None, habits: Habits, *, fitted: bool) -> list[str]:
     from bertdrill.core.scheduling.workload import DAYS
 
     whose = _("your fitted FSRS parameters") if fitted else _("FSRS's default parameters (fit yours: "
@@ -74,7 +81,7 @@ def lines(rows, best, current: float | None, habits, *, fitted: bool) -> list[st
     return shown
 
 
-def draw(path: Path, rows, best) -> None:
+def draw(path: Path, rows: Sequence[Workload], best: Workload) -> None:
     from bertdrill.adapters.export.chart import ChartRow, ChartWords, workload_svg, write_chart
 
     words = ChartWords(title=_("A year at each desired retention"), minutes=_("minutes per day"),

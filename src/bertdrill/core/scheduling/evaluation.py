@@ -33,7 +33,7 @@ SPLITS = 5
 def recall(stability: float, elapsed: int, decay: float) -> float:
     """FSRS-6's predicted recall ``elapsed`` days after a review that left ``stability``."""
     factor = 0.9 ** (-1 / decay) - 1
-    return (1 + factor * elapsed / stability) ** -decay
+    return float((1 + factor * elapsed / stability) ** -decay)
 
 
 class FittedForecast:

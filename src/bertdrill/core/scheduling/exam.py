@@ -60,7 +60,7 @@ def recall_on(state: Schedule, day: date, decay: float) -> float:
 def days_to(stability: float, target: float, decay: float) -> int:
     """Whole days after a review until predicted recall falls to ``target`` (at least 1)."""
     factor = 0.9 ** (-1 / decay) - 1
-    return max(1, math.floor(stability / factor * (target ** (-1 / decay) - 1)))
+    return max(1, math.floor(float(stability / factor * (target ** (-1 / decay) - 1))))
 
 
 @dataclass(frozen=True)

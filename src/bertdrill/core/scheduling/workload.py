@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 from bertdrill.core.scheduling.fitted import engine
 from bertdrill.core.scheduling.fsrs import RATING_OF_GRADE
@@ -101,9 +102,15 @@ def habits(durations: Mapping[tuple[str, int], tuple[int, int]], cards: int, new
                   first_seconds=seconds("new"), review_seconds=seconds("review"))
 
 
-def _shares(counts: Sequence[int], default: tuple[float, ...]) -> tuple:
+_Shares = TypeVar("_Shares", tuple[float, float, float], tuple[float, float, float, float])
+
+
+def _shares(counts: Sequence[int], default: _Shares) -> _Shares:
+    """Each count's share of their sum, in a tuple as long as ``default`` (which stands in when all are 0)."""
+    assert len(counts) == len(default)
     total = sum(counts)
-    return tuple(count / total for count in counts) if total else default
+    return cast(_Shares, tuple(count / total for count in counts)) if total else default
+
 
 
 def simulate(parameters: Sequence[float], retention: float, learner: Habits, *, days: int = DAYS,
