@@ -15,6 +15,8 @@ The rules follow Moodle's ``question/format/gift/format.php``
 - the type: no braces -> description; empty answers -> essay; answers starting
   with ``#`` -> numerical; containing ``~`` -> multichoice; ``=`` and ``->``
   -> match; ``T``/``TRUE``/``F``/``FALSE`` -> truefalse; else shortanswer;
+- comment lines are kept for the question's ``[id:...]`` (its idnumber) and ``[tag:...]`` (its tags),
+  as ``extract_idnumber_and_tags_from_comment`` reads them (a ``]`` inside escaped as ``\\]``);
 - a text starting with ``[html]``, ``[plain]``, ``[markdown]`` or
   ``[moodle]`` sets its format; ``%50%`` at an answer's start is its weight.
 
@@ -61,6 +63,8 @@ class GiftQuestion:
     subanswers: list[str] = field(default_factory=list)
     single: bool = True  # multichoice
     category: str = ""
+    idnumber: str = ""
+    tags: list[str] = field(default_factory=list)
 
 
 def read(content: str) -> list[GiftQuestion]:
@@ -106,7 +110,19 @@ def text_with_format(text: str, default: str = "moodle") -> Text:
     return Text(escaped_post(result.text).strip(PHP_WHITESPACE), result.format)
 
 
+_ID = re.compile(r"\[id:((?:\\]|[^\]\x00-\x1f\x7f])+)]")
+_TAG = re.compile(r"\[tag:((?:\\]|[^\]<>`\x00-\x1f\x7f]|)+)]")
+
+
+def extract_idnumber_and_tags(comment: str) -> tuple[str, list[str]]:
+    found = _ID.search(comment)
+    idnumber = found.group(1).strip().replace("\\]", "]") if found else ""
+    return idnumber, [tag.strip().replace("\\]", "]") for tag in _TAG.findall(comment)]
+
+
 def read_question(lines: list[str]) -> GiftQuestion | None:
+    comments = "".join(line.strip(PHP_WHITESPACE) + "\n" for line in lines
+                       if line.strip(PHP_WHITESPACE).startswith("//"))
     lines = [" " if line.strip(PHP_WHITESPACE).startswith("//") else line for line in lines]
     text = "\n".join(lines).strip(PHP_WHITESPACE)
     if not text:
@@ -168,6 +184,7 @@ def read_question(lines: list[str]) -> GiftQuestion | None:
             check = answertext[:answertext.find("#")].strip(PHP_WHITESPACE)
         question.qtype = "truefalse" if check in ("T", "TRUE", "F", "FALSE") else "shortanswer"
 
+    question.idnumber, question.tags = extract_idnumber_and_tags(comments)
     reader = {"multichoice": _multichoice, "match": _match, "shortanswer": _shortanswer,
               "numerical": _numerical, "truefalse": _truefalse}.get(question.qtype)
     if reader:

@@ -17,6 +17,16 @@ step by step:
 - shortanswer: ``usecase`` (0 ignores case); answers are plain text;
 - numerical: each answer's ``<tolerance>`` (default 0), units optional (``showunits`` 3 = none);
 - matching: ``shuffleanswers`` defaults to *true*; each subquestion has a text and an answer;
+- calculated, calculatedsimple, calculatedmulti (``import_calculated``): each answer's formula text
+  (``*`` when empty) with its ``tolerance``, ``tolerancetype``, ``correctanswerformat`` and
+  ``correctanswerlength``, which the importer reads without a default (a missing one is a PHP error
+  here); the ``dataset_definitions``, each with ``status``, ``name``, ``type``, ``distribution``,
+  ``minimum``, ``maximum``, ``decimals``, ``itemcount`` and its ``dataset_items`` (``number``,
+  ``value``); saving refuses any formula ``qtype_calculated_find_formula_errors`` rejects, in the
+  answers and in the texts' ``{=...}`` (``validate_question_data``). :meth:`MoodleQuestion.item`
+  is ``qtype_calculated_dataset_loader::get_values``: one value per dataset for an item number,
+  from 1 to the smallest ``itemcount``;
+- ``idnumber`` (read by every type but cloze) and ``tags/tag/text``;
 - cloze: the question text's ``{1:SHORTANSWER:=a~=b}``, ``{2:NUMERICAL:=42:0}``,
   ``{1:MULTICHOICE:...}`` parts become subquestions, read with Moodle's own regular expressions.
 
@@ -34,6 +44,8 @@ import html
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
+
+from moodle_calculated import find_formula_errors, find_formula_errors_in_text
 
 PHP_WHITESPACE = " \t\n\r\0\x0b"
 FORMATS = {"moodle_auto_format": "moodle", "html": "html", "plain_text": "plain", "wiki_like": "wiki",
@@ -57,6 +69,24 @@ class Answer:
     feedback: str = ""
     tolerance: str = "0"  # numerical
     format: str = "plain"
+    tolerance_type: str = "2"  # calculated: 1 relative, 2 nominal, 3 geometric
+    answer_format: str = "1"  # calculated: 1 decimals, 2 significant figures
+    answer_length: str = "2"
+
+
+@dataclass
+class Dataset:
+    """A calculated question's wildcard: its definition and its items (item number -> value, as text)."""
+
+    name: str
+    status: str
+    type: str
+    distribution: str
+    minimum: str
+    maximum: str
+    decimals: str
+    itemcount: int
+    items: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -83,6 +113,18 @@ class MoodleQuestion:
     pairs: list[tuple[Text, str]] = field(default_factory=list)  # matching: (subquestion, its answer)
     parts: list[Subquestion] = field(default_factory=list)  # cloze
     tags: list[str] = field(default_factory=list)
+    idnumber: str | None = None
+    datasets: list[Dataset] = field(default_factory=list)  # calculated
+
+    def items(self) -> int:
+        """``get_number_of_items``: how many variants Moodle can ask (the smallest itemcount)."""
+        return min(dataset.itemcount for dataset in self.datasets)
+
+    def item(self, number: int) -> dict[str, str]:
+        """``get_values(number)``: each wildcard's value for one item number (1 to :meth:`items`)."""
+        if not 1 <= number <= self.items():
+            raise MoodleXmlError(f"cannotgetdsfordependent: item {number} of {self.name}")
+        return {dataset.name: dataset.items[number] for dataset in self.datasets if number in dataset.items}
 
 
 def read(xml_text: str) -> list[MoodleQuestion]:
@@ -149,6 +191,7 @@ def _question(element: ElementTree.Element, qtype: str, category: str) -> Moodle
         qtype=qtype, category=category, name=_clean_name(_trim(_text_of(name_element))), text=text,
         general_feedback=feedback, default_mark=float(_child(element, "defaultgrade", "1")),
         tags=[_trim(_text_of(tag)) for tag in element.findall("tags/tag")],
+        idnumber=_trim(element.findtext("idnumber") or "") or None,
     )
     if qtype == "multichoice":
         question.single = _trans_single(_child(element, "single", "true"))
@@ -174,11 +217,57 @@ def _question(element: ElementTree.Element, qtype: str, category: str) -> Moodle
                           for sub in element.findall("subquestion")]
         if sum(1 for sub, answer in question.pairs if sub.text and answer) < 2:
             raise MoodleXmlError(f"{question.name}: a matching question needs two pairs or more")
+    elif qtype in ("calculated", "calculatedsimple", "calculatedmulti"):
+        _calculated(element, question)
     elif qtype in ("essay", "description", "truefalse"):
         pass
     else:
         raise MoodleXmlError(f"xmltypeunsupported: {qtype!r}")
     return question
+
+
+def _required(element: ElementTree.Element, tag: str) -> str:
+    """``$answer['#'][tag][0]['#']``: the importer reads it without a default."""
+    found = element.find(tag)
+    if found is None:
+        raise MoodleXmlError(f"PHP warning: undefined index {tag!r} in <{element.tag}>")
+    return found.text or ""
+
+
+def _calculated(element: ElementTree.Element, question: MoodleQuestion) -> None:
+    for xml_answer in element.findall("answer"):
+        answer = _answer(xml_answer, formatted=True, default_format=question.text.format)
+        answer.text = answer.text or "*"
+        answer.tolerance = _required(xml_answer, "tolerance")
+        answer.tolerance_type = _required(xml_answer, "tolerancetype")
+        answer.answer_format = _required(xml_answer, "correctanswerformat")
+        answer.answer_length = _required(xml_answer, "correctanswerlength")
+        question.answers.append(answer)
+    definitions = element.find("dataset_definitions")
+    if definitions is None or not definitions.findall("dataset_definition"):
+        raise MoodleXmlError(f"{question.name}: PHP warning: no dataset_definitions")
+    for definition in definitions.findall("dataset_definition"):
+        def text(tag: str, where: ElementTree.Element = definition) -> str:
+            found = where.find(tag)
+            if found is None:
+                raise MoodleXmlError(f"{question.name}: PHP warning: a dataset_definition without <{tag}>")
+            return _trim(_text_of(found))
+        dataset = Dataset(name=text("name"), status=text("status"), type=_required(definition, "type"),
+                          distribution=text("distribution"), minimum=text("minimum"), maximum=text("maximum"),
+                          decimals=text("decimals"), itemcount=int(_required(definition, "itemcount")))
+        for item in definition.findall("dataset_items/dataset_item"):
+            dataset.items[int(_required(item, "number"))] = _required(item, "value")
+        question.datasets.append(dataset)
+    # validate_question_data: Moodle refuses to save a bad formula anywhere (on import too).
+    for where in (question.text.text, question.general_feedback.text):
+        if (error := find_formula_errors_in_text(where)) is not None:
+            raise MoodleXmlError(f"{question.name}: {error}")
+    for answer in question.answers:
+        if (error := find_formula_errors(answer.text)) is not None:
+            raise MoodleXmlError(f"{question.name}: {error} in {answer.text!r}")
+        if (error := find_formula_errors_in_text(answer.feedback)) is not None:
+            raise MoodleXmlError(f"{question.name}: {error}")
+    _check_full_marks(question)
 
 
 def _answer(element: ElementTree.Element, formatted: bool = False, default_format: str = "html") -> Answer:

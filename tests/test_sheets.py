@@ -25,6 +25,7 @@ from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
 from bertdrill.adapters.lessons import read_lesson
 from bertdrill.core import formula
+from bertdrill.core.kinds import Kind
 from bertdrill.core.languages import sheet_labels
 from bertdrill.core.lesson import BLANK
 
@@ -328,10 +329,15 @@ def _html_text(text: gift_parser.Text) -> str:
 def check_gift_question(question, read: gift_parser.GiftQuestion) -> None:
     """The question Moodle reads has the right type, text and answer."""
     assert read.name == question.id
+    assert read.idnumber == question.id  # Moodle reads [id:...] in the comment
+    assert read.tags == [*question.tags, f"points-{question.points}"]  # GIFT has no marks: a tag says them
     if question.kind == "blank":
         before, _, after = question.code.partition(BLANK)
-        assert read.qtype == ("shortanswer" if "->" not in question.answer else "essay")
         assert _html_text(read.text) == squeeze(f"{question.prompt} {before}_____{after}")
+        if question.answer.isdigit() and not question.accept:  # a number: 4 and 4.0 are both right
+            assert (read.qtype, read.answers, read.tolerances) == ("numerical", [question.answer], ["0"])
+            return
+        assert read.qtype == ("shortanswer" if "->" not in question.answer else "essay")
         assert read.answers == [question.answer, *question.accept] and set(read.fractions) == {1.0}
         return
     assert _html_text(read.text).startswith(squeeze(question.prompt))
@@ -346,11 +352,15 @@ def check_gift_question(question, read: gift_parser.GiftQuestion) -> None:
     elif question.kind == "numeric":
         assert read.qtype == "numerical"
         assert Fraction(read.answers[0]) == question.value and read.tolerances == ["0"]
-    elif question.kind == "fact" and question.accept and not any("->" in a for a in (question.answer, *question.accept)):
+    elif question.kind == "fact" and question.claim is not None:  # one number: graded as a number
+        assert read.qtype == "numerical"
+        assert (Fraction(read.answers[0]), Fraction(read.tolerances[0])) == question.claim
+    elif question.kind == "fact" and question.accept and len(question.answer.split()) <= gift.SHORT_TERM \
+            and not any("->" in a for a in (question.answer, *question.accept)):
         assert read.qtype == "shortanswer"
         # Short answers are plain text; Moodle reads "\*" as a literal star.
         assert [a.replace("\\*", "*") for a in read.answers] == list(dict.fromkeys([question.answer, *question.accept]))
-    else:  # fact without accepted answers, practice: an essay with the model answer as general feedback
+    else:  # a fact no list of strings can judge, practice: an essay with the model answer as general feedback
         assert read.qtype == "essay"
         assert squeeze(question.answer) in text_of(read.general_feedback.text)
 
@@ -363,13 +373,13 @@ def test_gift_every_question_reads_back_with_its_type_and_answer(lesson, languag
         check_gift_question(question, parsed)
     types = {q.name.split("/")[1].split("@")[0]: q.qtype for q in read}
     assert types == {
-        "bert-definition": "shortanswer", "bert-acronym": "shortanswer", "bidirectional": "essay",
-        "pre-training": "shortanswer", "fine-tuning": "essay", "understands-not-generates": "shortanswer",
+        "bert-definition": "essay", "bert-acronym": "essay", "bidirectional": "essay",
+        "pre-training": "essay", "fine-tuning": "essay", "understands-not-generates": "essay",
         "bert-base-settings": "essay", "bert-large-settings": "essay", "total-params": "numerical",
         "head-size": "numerical", "embedding-parts": "essay", "embedding-params": "numerical",
         "attention-params": "numerical", "ffn-params": "numerical", "layer-params": "numerical",
-        "pooler-params": "numerical", "word-embedding-table": "shortanswer", "ffn-share": "essay",
-        "bert-vs-gpt": "multichoice", "attention-projections": "shortanswer", "bert-base-match": "match",
+        "pooler-params": "numerical", "word-embedding-table": "numerical", "ffn-share": "essay",
+        "bert-vs-gpt": "multichoice", "attention-projections": "numerical", "bert-base-match": "match",
         "count-bert-base": "essay",
     }
     assert len(read) == 29  # 22 items, the 7 numeric ones twice (BERT-base and BERT-large)
@@ -402,10 +412,15 @@ def test_hostile_text_is_escaped_in_gift(hostile):
         for question, parsed in zip(sheet.bank, read):
             check_gift_question(question, parsed)
         kinds = {q.name: q.qtype for q in read}
-        assert kinds["hostile/short-fact"] == "shortanswer"
+        assert kinds["hostile/short-fact"] == "essay"  # a sentence: Moodle would compare the whole string
         assert kinds["hostile/arrow-fact"] == "essay"  # "->" in a short answer would read as matching
-    short = next(q for q in read if q.name == "hostile/short-fact")
-    assert short.answers[:2] == ["x = 1 ~ #2 {} : \\ tamam", "a\\*b"]
+    # A short term is a short answer, each accepted form escaped as Moodle's importer reads it back.
+    question = model.Question(number=1, id="x/short", kind=Kind.FACT, prompt="Which?", points=2,
+                              answer="x=1~#2{}:\\tamam", accept=("a*b", "%50%yarım", "[plain]biçim"))
+    sheet = model.Sheet("t", "en", 1, sheet_labels(), (), bank=(question,), categories=(("x", "X"),))
+    _category, short = gift_parser.read(gift.render(sheet))
+    assert short.qtype == "shortanswer"
+    assert short.answers[:2] == ["x=1~#2{}:\\tamam", "a\\*b"]
     assert short.answers[2:] == ["%50%yarım", "[plain]biçim"]  # not a weight, not a format
 
 
@@ -508,7 +523,8 @@ def test_cli_format_option_beats_the_extension(cli, tmp_path):
     result = cli("sheet", "-o", str(out), "--format", "gift", "--seed", "1", "--kinds", "choice,match")
     assert result.exit_code == 0, result.stderr
     assert [q.qtype for q in gift_parser.read(out.read_text(encoding="utf-8"))] == ["category", "multichoice", "match"]
-    assert "2 questions for Moodle's question bank." in result.stdout
+    assert "2 questions for Moodle's question bank;" in result.stdout
+    assert "GIFT has no marks, so Moodle gives every question 1" in result.stdout
 
 
 def test_cli_key_separate_writes_a_second_file(cli, tmp_path):

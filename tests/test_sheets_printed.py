@@ -199,7 +199,9 @@ def test_moodle_xml_reads_back_with_types_answers_grades_and_feedback(lesson, la
     types = {}
     for question, parsed in zip(sheet.bank, read):
         assert parsed.name == question.id
-        assert parsed.default_mark == question.points
+        if parsed.qtype != "multianswer":  # a cloze's mark is its parts' (at least one each)
+            assert parsed.default_mark == question.points
+            assert parsed.idnumber == question.id and parsed.tags == list(question.tags)
         assert visible(parsed.general_feedback.text) == " ".join(question.explanation.split())
         assert visible(parsed.text.text).startswith(" ".join(question.prompt.split()))
         types[question.id.split("/")[1].split("@")[0]] = parsed.qtype
@@ -209,6 +211,9 @@ def test_moodle_xml_reads_back_with_types_answers_grades_and_feedback(lesson, la
                 assert [html_lib.unescape(a.text) for a in parsed.answers] == list(question.choices)
                 assert [a.fraction for a in parsed.answers] == [1.0 if i == question.correct[0] else 0.0
                                                                 for i in range(len(question.choices))]
+            case "numerical" if question.kind == "fact":  # one number: the claim's, within its figures
+                (answer,) = parsed.answers
+                assert (int(answer.text), int(answer.tolerance)) == question.claim and answer.fraction == 1
             case "numerical":
                 (answer,) = parsed.answers
                 assert int(answer.text) == question.value and answer.fraction == 1 and answer.tolerance == "0"
@@ -221,6 +226,15 @@ def test_moodle_xml_reads_back_with_types_answers_grades_and_feedback(lesson, la
                 assert [a.text.replace("\\*", "*") for a in parsed.answers] == list(
                     dict.fromkeys([question.answer, *question.accept]))
                 assert {a.fraction for a in parsed.answers} == {1.0}
+            case "multianswer" if question.kind == "fact":  # several numbers: a numerical part each
+                values = [value for _text, value in question.numbers if value is not None]
+                assert [(part.qtype, float(part.answers[0].text)) for part in parsed.parts] == [
+                    ("numerical", value) for value in values]
+                assert parsed.default_mark == max(question.points, len(values))
+            case "multianswer" if question.answer.isdigit():  # a number in the blank: 4 and 4.0 are right
+                (part,) = parsed.parts
+                assert (part.qtype, part.mark, part.answers[0].text) == ("numerical", question.points, question.answer)
+                assert "{#1}" in parsed.text.text
             case "multianswer":
                 (part,) = parsed.parts
                 assert part.qtype == "shortanswer" and part.mark == question.points
@@ -232,7 +246,8 @@ def test_moodle_xml_reads_back_with_types_answers_grades_and_feedback(lesson, la
                 raise AssertionError(other)
     assert types["bert-vs-gpt"] == "multichoice" and types["bert-base-match"] == "matching"
     assert types["attention-projections"] == "multianswer" and types["total-params"] == "numerical"
-    assert types["bert-acronym"] == "shortanswer" and types["bidirectional"] == "essay"
+    assert types["bert-acronym"] == "essay" and types["bidirectional"] == "essay"
+    assert types["word-embedding-table"] == "numerical" and types["bert-base-settings"] == "multianswer"
     assert types["count-bert-base"] == "essay"
 
 

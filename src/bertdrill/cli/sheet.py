@@ -89,6 +89,8 @@ def sheet(
         raise BertdrillError(_("--versions does not go with --students: each student gets a version of their own"))
     # thirty students' keys at the end of the file they print would hand every student a key
     key_mode = key or (KeyMode.separate if roster is not None else KeyMode.pages)
+    if chosen_format.is_bank:
+        key_mode = KeyMode.none  # a bank carries its answers in each question
     names = [str(index + 1) for index in range(len(roster))] if roster is not None else \
         [model.letter(index) for index in range(versions)]
     targets = [version_path(output, name) for name in names] if split else [output]
@@ -107,6 +109,7 @@ def sheet(
         lessons, language=language, seed=seed, versions=versions, count=count,
         kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
         items=hardest_items(db, hardest) if from_class else None, students=roster,
+        calculated=chosen_format is SheetFormat.moodle_xml,
     )
     files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
@@ -178,10 +181,27 @@ def _report(sheet_model: Sheet, chosen_format: SheetFormat, files: list[tuple[Pa
     """One line on what was written, and the seed that writes it again."""
     written = _(" and ").join(escape(str(path)) for path, _data in files)
     if chosen_format.is_bank:
+        from bertdrill.adapters.export.sheets import gift, moodle
+
+        written_count = moodle.count(sheet_model) if chosen_format is SheetFormat.moodle_xml else \
+            len(gift.entries_of(sheet_model))
         note = _(" (Moodle shuffles per attempt, so --versions does not apply)") if len(sheet_model.versions) > 1 else ""
-        what = ngettext("{count} question for Moodle's question bank{note}",
-                        "{count} questions for Moodle's question bank{note}", len(sheet_model.bank)).format(
-            count=number(len(sheet_model.bank)), note=note)
+        if sheet_model.versions[0].student_number:
+            what = ngettext("{count} question for {students} student, in a category of their own",
+                            "{count} questions for {students} students, each student's in a category of their "
+                            "own", len(sheet_model.versions)).format(
+                count=number(written_count), students=number(len(sheet_model.versions)))
+        else:
+            what = ngettext("{count} question for Moodle's question bank{note}",
+                            "{count} questions for Moodle's question bank{note}", written_count).format(
+                count=number(written_count), note=note)
+        if chosen_format is SheetFormat.moodle_xml and sheet_model.calculated:
+            what += ngettext("; {count} numeric item as a calculated question: Moodle draws each student's numbers",
+                             "; {count} numeric items as calculated questions: Moodle draws each student's numbers",
+                             len(sheet_model.calculated)).format(count=number(len(sheet_model.calculated)))
+        if chosen_format is SheetFormat.gift:
+            what += _("; GIFT has no marks, so Moodle gives every question 1 (each question's points are in its "
+                      "tag points-N; Moodle XML keeps them)")
     else:
         first, many = sheet_model.versions[0], len(sheet_model.versions) > 1
         letters = ", ".join(version.letter for version in sheet_model.versions)

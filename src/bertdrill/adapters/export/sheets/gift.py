@@ -27,16 +27,18 @@ block of lines that Moodle cannot misread.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from html import escape as html_escape
 from typing import assert_never
 
 from bertdrill import __version__
-from bertdrill.adapters.export.sheets.model import Question, Sheet
+from bertdrill.adapters.export.sheets.model import Question, Sheet, Version
 from bertdrill.core import formula
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import BLANK
 
+SHORT_TERM = 3  # words: a fact whose answer is this short is a term a list of strings can judge
 _GIFT_SPECIALS = {"\\": "\\\\", "~": "\\~", "=": "\\=", "#": "\\#", "{": "\\{", "}": "\\}", ":": "\\:",
                   "\n": "\\n", "\r": ""}
 # A field Moodle reads as text with a format must not start with "[" (it would be taken for a format
@@ -75,18 +77,37 @@ def plain_answer(text: str) -> str:
 
 
 def render(sheet: Sheet) -> str:
+    entries = entries_of(sheet)
     header = [
-        f"// bertdrill {__version__}: {len(sheet.bank)} questions, language {sheet.language}, seed {sheet.seed}.",
-        "// Moodle: Question bank > Import > GIFT format.",
+        f"// bertdrill {__version__}: {len(entries)} questions, language {sheet.language}, seed {sheet.seed}.",
+        "// Moodle: Question bank > Import > GIFT format. GIFT has no marks: Moodle gives each question 1;",
+        "// each question's points are in its tag points-N (Moodle XML keeps them as the question's mark).",
     ]
     blocks = ["\n".join(header)]
-    lesson = None
-    for question in sheet.bank:
-        if lesson_of(question) != lesson:
-            lesson = lesson_of(question)
-            blocks.append(f"$CATEGORY: {category(sheet, lesson)}")
+    where = None
+    for path, question in entries:
+        if path != where:
+            where = path
+            blocks.append(f"$CATEGORY: {path}")
         blocks.append(_question(sheet, question))
     return "\n\n".join(blocks) + "\n"
+
+
+def entries_of(sheet: Sheet) -> list[tuple[str, Question]]:
+    """Each question with its category: the bank's, or with ``--students`` each student's own questions
+    in a category of their own (``.../<title>/<student>``)."""
+    if sheet.versions and sheet.versions[0].student_number:
+        return [(f"{category(sheet, lesson_of(question))}/{student_label(sheet, version)}", question)
+                for version in sheet.versions for question in version.questions]
+    return [(category(sheet, lesson_of(question)), question) for question in sheet.bank]
+
+
+def student_label(sheet: Sheet, version: Version) -> str:
+    """A student's category name: ``07 Ayşe Yılmaz``, or ``07`` for a student known by number; numbered so
+    Moodle lists them in the roster's order. A ``/`` is written ``//``, as in any category path."""
+    width = len(str(len(sheet.versions)))
+    label = f"{version.student_number:0{width}d}" + (f" {version.student}" if version.student else "")
+    return html_escape(" ".join(label.split()), quote=False).replace("/", "//")
 
 
 def lesson_of(question: Question) -> str:
@@ -104,17 +125,27 @@ def category(sheet: Sheet, lesson_id: str) -> str:
 
 
 def _question(sheet: Sheet, question: Question) -> str:
-    comment = f"// {question.id}: {question.kind}"
+    # Moodle reads [id:...] and [tag:...] in a question's comment lines: its idnumber and tags.
+    tags = "".join(f" [tag:{_token(tag)}]" for tag in (*question.tags, f"points-{question.points}"))
+    comment = f"// {question.id}: {question.kind} [id:{_token(question.id)}]{tags}"
     head = f"::{escape(question.id)}::[html]{html(question.prompt)}{_given(sheet, question)}"
     if question.kind == Kind.BLANK and _short_answer(question):
         # Moodle's missing-word form: the answer stands where the blank is, and Moodle draws the blank.
         before, _, after = question.code.partition(BLANK)
-        answers = " ".join(f"=%100%{plain_answer(answer)}" for answer in _accepted(question))
+        if re.fullmatch(r"\d{1,30}(?:\.\d{1,30})?", question.answer.strip()) and not question.accept:
+            answers = f"#=%100%{question.answer.strip()}:0"  # a number: 4 and 4.0 are both right
+        else:
+            answers = " ".join(f"=%100%{plain_answer(answer)}" for answer in _accepted(question))
         blank = f"{{{answers}{_feedback(question)}}}"
         return f"{comment}\n{head}{code(before, close=False)}{blank}{code(after, open_=False)}"
     if question.kind in (Kind.BLANK, Kind.PRACTICE):
         head += code(question.code)
     return f"{comment}\n{head}{{\n{_answers(question)}{_general(question)}}}"
+
+
+def _token(text: str) -> str:
+    """Text inside Moodle's ``[id:...]`` or ``[tag:...]``: one line, a ``]`` escaped as ``\\]``."""
+    return " ".join(text.split()).replace("]", "\\]").replace("<", "").replace(">", "")
 
 
 def _given(sheet: Sheet, question: Question) -> str:
@@ -132,8 +163,9 @@ def _short_answer(question: Question) -> bool:
     An answer holding "->" would make Moodle read the question as matching, and
     GIFT has no escape for it; such a question becomes an essay instead.
     """
-    if question.kind == Kind.FACT and not question.accept:
-        return False
+    if question.kind == Kind.FACT and (question.claim is not None or not question.accept
+                                       or len(question.answer.split()) > SHORT_TERM):
+        return False  # a number, or a sentence: Moodle compares a short answer's whole string
     return not any("->" in answer for answer in _accepted(question))
 
 
@@ -160,6 +192,9 @@ def _numeric(question: Question) -> str:
 
 
 def _fact(question: Question) -> str:
+    if question.claim is not None:  # one number the formulas compute: graded as a number
+        value, tolerance = question.claim
+        return f"\t#\n\t=%100%{formula.format_number(value)}:{formula.format_number(tolerance)}\n"
     if not _short_answer(question):
         return ""  # an essay; the model answer goes into the general feedback
     return "".join(f"\t=%100%{plain_answer(answer)}\n" for answer in _accepted(question))

@@ -24,12 +24,14 @@ from __future__ import annotations
 import difflib
 import random
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import groupby
 from typing import Any, TypeVar, assert_never
 
+from bertdrill.adapters.export.sheets import calculated as calculated_question
+from bertdrill.adapters.export.sheets.calculated import Calculated
 from bertdrill.core import formula, leaks
 from bertdrill.core.cards import (
     BlankCard,
@@ -46,8 +48,9 @@ from bertdrill.core.formula import Number
 from bertdrill.core.kinds import Kind
 from bertdrill.core.languages import SheetLabels, sheet_labels, thousands_separator
 from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
+from bertdrill.core.lesson.model import PLACEHOLDER
 from bertdrill.core.lesson.variants import Variant
-from bertdrill.core.numbers import format_number
+from bertdrill.core.numbers import format_number, parse_approx
 from bertdrill.core.variants import derive_seed, draw_distinct, variant_card
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
@@ -96,6 +99,14 @@ class Question:
     tolerance: Fraction = Fraction(0)  # numeric: relative
     solution: str = ""  # practice: the lesson's sample solution
     variant: str = ""  # numeric asked with fresh numbers: the variant's key ("d=512,f=2048,n=6,h=8")
+    tags: tuple[str, ...] = ()  # the item's tags in the lesson (an LMS files questions by them)
+    item: Item | None = None  # the lesson item asked (a bank decides a question's type from it)
+    # fact: its answer as text and the numbers in it that the formulas compute ((text, None) or ("", value)),
+    # when it states two or more of them ("{n} layers, d_model = {d}, ..."): a bank asks each number
+    numbers: tuple[tuple[str, Number | None], ...] = ()
+    # fact: its one claimed number, exact, and the absolute tolerance the claim's figures allow
+    # (~23 million: 23,440,896 ± 500,000), when the claim is the whole answer
+    claim: tuple[Number, Fraction] | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,7 @@ class Sheet:
     legend: tuple[LegendRow, ...] = ()  # --given: the same on every version
     left_out: tuple[str, ...] = ()  # items left out because they would give another away
     categories: tuple[tuple[str, str], ...] = ()  # (lesson id, title) of each lesson, for an LMS
+    calculated: tuple[Calculated, ...] = ()  # numeric items as Moodle calculated questions (``calculated=True``)
 
 
 @dataclass(frozen=True)
@@ -170,6 +182,7 @@ def build_sheet(
     given: bool = False,
     instructions: str | None = None,
     students: Sequence[str] | None = None,
+    calculated: bool = False,
 ) -> Sheet:
     """Choose the questions once, then shuffle them into ``versions`` versions.
 
@@ -184,6 +197,9 @@ def build_sheet(
     and points for everyone, and every numeric question the lesson lets vary asked with the
     student's own variant of the parameters (no two students share one while the lesson has
     enough), so each has their own numbers and their own key, all from the one seed.
+
+    ``calculated`` adds every numeric item that may vary as a Moodle calculated question, with a
+    dataset of up to 100 of the lesson's variants (see :mod:`.calculated`), for the Moodle XML bank.
     """
     if students is not None:
         return _for_students(lessons, students, language=language, seed=seed, count=count, kinds=kinds,
@@ -216,7 +232,26 @@ def build_sheet(
         legend=_legend(chosen, language) if given else (),
         left_out=tuple(_key(entry) for entry in left_out),
         categories=tuple((lesson.id, lesson.title[language]) for lesson in lessons),
+        calculated=_calculated(pool if count is None else chosen, language, seed) if calculated else (),
     )
+
+
+def _calculated(chosen: list[_Entry], language: str, seed: int) -> tuple[Calculated, ...]:
+    """The chosen numeric items that may vary, as calculated questions over one draw of variants per lesson."""
+    found: list[Calculated] = []
+    drawn: dict[str, tuple[list[Variant], list[Mapping[str, Number]]]] = {}
+    for entry in chosen:
+        lesson, item = entry.lesson, entry.item
+        if not isinstance(item, NumericItem) or not item.varies or lesson.variant_space is None:
+            continue
+        if lesson.id not in drawn:
+            variants = draw_distinct(lesson, derive_seed(seed, lesson.id, 1), calculated_question.MAX_ITEMS)
+            drawn[lesson.id] = variants, [formula.resolve(variant.values, lesson.formulas) for variant in variants]
+        variants, resolved = drawn[lesson.id]
+        question = calculated_question.calculated(lesson, item, variants, resolved, language)
+        if question is not None:
+            found.append(question)
+    return tuple(found)
 
 
 MAX_STUDENTS = 1000
@@ -376,6 +411,45 @@ class _Context:
 
 
 def _question(entry: _Entry, ctx: _Context) -> Question:
+    question = replace(_asked(entry, ctx), item=entry.item)
+    if isinstance(entry.item, FactItem):
+        return _fact_numbers(entry.lesson, entry.item, question, ctx.language)
+    return question
+
+
+def _fact_numbers(lesson: Lesson, item: FactItem, question: Question, language: str) -> Question:
+    """A fact's numbers, for a bank that grades them as numbers.
+
+    A fact whose one claim is its whole answer (``~23 million (V · d = 23,440,896)``, no parts) gets
+    the claim's exact value, and a tolerance of half the last figure the claim states (23 million:
+    ± 500,000, so 23,440,896 and 23,000,000 are both right). A fact whose answer states two or more
+    of the formulas' values gets them as ``numbers``.
+    """
+    template = item.answer.get(language, "")
+    pieces: list[tuple[str, Number | None]] = []
+    end = 0
+    for match in PLACEHOLDER.finditer(template):
+        name, where = match.group(1), match.group(2)
+        pieces.append((lesson.render(template[end:match.start()], language), None))
+        end = match.end()
+        if name is None or name == "set" or where is None:
+            pieces.append((lesson.render(match.group(0), language) if name and where else match.group(0)[0], None))
+        else:
+            pieces.append(("", lesson.values(where)[name]))
+    pieces.append((lesson.render(template[end:], language), None))
+    if sum(1 for _text, value in pieces if value is not None) >= 2:
+        return replace(question, numbers=tuple(piece for piece in pieces if piece[0] or piece[1] is not None))
+    if len(item.claims) == 1 and not item.parts.get(language):
+        claim = item.claims[0]
+        value = lesson.evaluate(claim.value, claim.set)
+        digits = claim.digits or parse_approx(claim.stated)[1]
+        if not value:
+            return replace(question, claim=(value, Fraction(0)))
+        return replace(question, claim=(value, Fraction(10) ** (formula.decimal_exponent(value) - digits + 1) / 2))
+    return question
+
+
+def _asked(entry: _Entry, ctx: _Context) -> Question:
     item = entry.item
     match item:
         case FactItem():
@@ -403,7 +477,7 @@ def _common(card: Card, ctx: _Context, worth: int | None) -> dict[str, Any]:
     return dict(number=ctx.number, id=card.id, kind=card.kind, prompt=card.prompt[ctx.language],
                 points=worth if worth is not None else points(card.kind),
                 explanation=card.explanation.get(ctx.language, ""),
-                accept=tuple(card.accept.get(ctx.language, ())))
+                accept=tuple(card.accept.get(ctx.language, ())), tags=tuple(card.tags))
 
 
 def _fact(card: FactCard, ctx: _Context, worth: int | None) -> Question:
