@@ -13,6 +13,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.fitted import FittedFSRS, fit, fsrs_items
 from bertdrill.core.scheduling.fsrs import FSRS
+from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.ports import FittedSet, SchedulerChoice
 
@@ -66,7 +67,7 @@ def test_every_set_is_kept_and_switching_between_them_is_exact(cli, year, isolat
     assert result.exit_code == 0
     assert result.stdout.splitlines()[-1] == "To undo, switch back: bertdrill scheduler fsrs --retention 0.85 --parameters 1"
     with Store.open(str(path)) as store:
-        assert store.scheduler_choice() == SchedulerChoice("fsrs", 0.85)
+        assert store.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.85)
         assert all(store.state(card_id).schedule == replay(FSRS(0.85), log) for card_id, log in year.items())
     assert cli("scheduler", "sm2").exit_code == 0
     assert schedules(path) == under_sm2  # every column of every card
@@ -135,10 +136,10 @@ def test_a_class_keeps_each_learners_fitted_set_on_postgresql(postgres):
     fitted = fit(simulate(cards=60, days=200))
     for learner, retention in ((ayse, 0.9), (bora, 0.8)):
         with Store.open(postgres.url_as(learner)) as own:
-            chosen = SchedulerChoice("fsrs", retention, FittedSet(0, fitted.parameters, fitted.reviews,
+            chosen = SchedulerChoice(SchedulerName.FSRS, retention, FittedSet(0, fitted.parameters, fitted.reviews,
                                                                   datetime(2025, 4, 1, tzinfo=UTC)))
             switch = own.switch_scheduler(chosen, FittedFSRS(fitted.parameters, retention))
-            assert switch.choice == SchedulerChoice("fsrs", retention, FittedSet(
+            assert switch.choice == SchedulerChoice(SchedulerName.FSRS, retention, FittedSet(
                 1, fitted.parameters, fitted.reviews, datetime(2025, 4, 1, tzinfo=UTC)))  # every float as stored
             assert own.scheduler_choice() == switch.choice
             assert [each.number for each in own.fitted_sets()] == [1]  # only their own

@@ -11,6 +11,7 @@ from learner_store import learner_store
 from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.fsrs import FSRS
+from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.core.scheduling.state import NEW, Schedule
 from bertdrill.ports import SchedulerChoice
@@ -52,7 +53,7 @@ def test_switching_to_fsrs_replays_every_cards_log(cli, year, isolated_home):
     answers = sum(len(log) for log in year.values())
     with Store.open(str(isolated_home / "bertdrill.db")) as store:
         shipped_cards = len(schedules(isolated_home / "bertdrill.db")) - len(year)
-        assert store.scheduler_choice() == SchedulerChoice("fsrs", 0.9)
+        assert store.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.9)
         for card_id, log in year.items():
             state = store.state(card_id).schedule
             assert state == replay(FSRS(), log)  # every float as FSRS computed it
@@ -163,7 +164,7 @@ def test_a_switch_that_fails_half_way_changes_nothing(year, isolated_home):
             return FSRS().review(state, grade, today=today)
 
     with Store.open(str(path)) as store, pytest.raises(RuntimeError, match="the disk went away"):
-        store.switch_scheduler(SchedulerChoice("fsrs", 0.9), Breaking())
+        store.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.9), Breaking())
     assert Breaking.reviewed == 500
     assert schedules(path) == before
     with Store.open(str(path)) as store:
@@ -194,7 +195,7 @@ def test_a_store_from_before_fsrs_switches_to_fsrs_and_back_exactly(tmp_path):
         before = schedules(path)
         assert store.scheduler_choice() == SchedulerChoice()  # SM-2 until the learner switches
         assert all(row[-2:] == (None, None) for row in before.values())  # no FSRS state yet
-        switched = store.switch_scheduler(SchedulerChoice("fsrs", 0.9), FSRS())
+        switched = store.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.9), FSRS())
         assert switched.answers == 8 and switched.cards == sum(learner == "ayse" for learner, _card in before)
         after = schedules(path)
         assert {key: row for key, row in after.items() if key[0] == "bora"} == {
@@ -233,8 +234,8 @@ def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
                     day += timedelta(days=3)
     with Store.open(postgres.url_as(ayse)) as own:
         before = {card.id: own.state(card.id).schedule for card in cards}
-        own.switch_scheduler(SchedulerChoice("fsrs", 0.85), FSRS(0.85))
-        assert own.scheduler_choice() == SchedulerChoice("fsrs", 0.85)
+        own.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.85), FSRS(0.85))
+        assert own.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.85)
         for card in cards:
             assert own.state(card.id).schedule == replay(FSRS(0.85), logs[(ayse, card.id)])
         seen = []

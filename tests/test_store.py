@@ -20,6 +20,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.adapters.store.memory import MemoryStore
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.state import NEW, Schedule
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -622,13 +623,13 @@ def test_fitted_parameter_sets_are_numbered_kept_and_chosen(db):
     second = tuple(value * 0.9 for value in default_parameters())
     fitted_at = datetime(2025, 3, 4, 7, 30, tzinfo=UTC)
     for parameters, reviews in ((first, 120), (second, 300)):
-        switch = db.switch_scheduler(SchedulerChoice("fsrs", 0.9, FittedSet(0, parameters, reviews, fitted_at)),
+        switch = db.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.9, FittedSet(0, parameters, reviews, fitted_at)),
                                      FittedFSRS(parameters))
         assert switch.choice == db.scheduler_choice()
     assert db.fitted_sets() == [FittedSet(2, second, 300, fitted_at), FittedSet(1, first, 120, fitted_at)]
-    assert db.scheduler_choice() == SchedulerChoice("fsrs", 0.9, FittedSet(2, second, 300, fitted_at))
-    again = db.switch_scheduler(SchedulerChoice("fsrs", 0.8, db.fitted_sets()[1]), FittedFSRS(first, 0.8))
-    assert again.choice == SchedulerChoice("fsrs", 0.8, FittedSet(1, first, 120, fitted_at))
+    assert db.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.9, FittedSet(2, second, 300, fitted_at))
+    again = db.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.8, db.fitted_sets()[1]), FittedFSRS(first, 0.8))
+    assert again.choice == SchedulerChoice(SchedulerName.FSRS, 0.8, FittedSet(1, first, 120, fitted_at))
     assert len(db.fitted_sets()) == 2  # choosing a stored set stores nothing new
 
 

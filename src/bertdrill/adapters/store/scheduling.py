@@ -16,10 +16,19 @@ from itertools import chain, groupby
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, String, Update, bindparam, func, select, type_coerce, update
 
-from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, execute, execute_many
-from bertdrill.adapters.store.schema import from_review, lesson_filter
+from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, learner_of
+from bertdrill.adapters.store.schema import (
+    CARD,
+    FITTED,
+    LEARNER,
+    REVIEW,
+    SCHEDULE,
+    SCHEDULE_FIELDS,
+    SCHEDULER,
+    in_lessons,
+)
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.registry import stored_name
 from bertdrill.core.scheduling.replay import replay
@@ -27,15 +36,25 @@ from bertdrill.core.scheduling.state import LEECH_LAPSES, Schedule
 from bertdrill.ports import CardLog, FittedSet, SchedulerChoice, Switch
 from bertdrill.ports import Scheduler as SchedulerPort
 
+_CHOICE = select(SCHEDULER.c.name, SCHEDULER.c.retention, SCHEDULER.c.exam, SCHEDULER.c.exam_target,
+                 FITTED.c.number, FITTED.c.parameters, FITTED.c.reviews, FITTED.c.fitted_at).select_from(
+    SCHEDULER.outerjoin(FITTED, (FITTED.c.learner == SCHEDULER.c.learner) & (FITTED.c.number == SCHEDULER.c.parameters))
+).where(SCHEDULER.c.learner == LEARNER)
+_FITTED_SETS = select(FITTED.c.number, FITTED.c.parameters, FITTED.c.reviews, FITTED.c.fitted_at).where(
+    FITTED.c.learner == LEARNER).order_by(FITTED.c.number.desc())
+_SCHEDULED_CARDS = select(SCHEDULE.c.card_id).where(SCHEDULE.c.learner == LEARNER).order_by(SCHEDULE.c.card_id)
+# "owner", not "learner": an UPDATE keeps its columns' names for the values it sets
+_REPLAYED: Update = update(SCHEDULE).where(SCHEDULE.c.learner == bindparam("owner"),
+                                           SCHEDULE.c.card_id == bindparam("card")).values(
+    {field: bindparam(f"new_{field}") for field in (*SCHEDULE_FIELDS, "leech")})
+_LAST_SET = select(func.max(FITTED.c.number)).where(FITTED.c.learner == LEARNER)
+
 
 class Scheduling(Database):
     """The scheduler setting and the replays of the log."""
 
     def scheduler_choice(self) -> SchedulerChoice:
-        found = self.rows("SELECT s.name, s.retention, s.exam, s.exam_target, f.number, f.parameters, f.reviews, "
-                          "f.fitted_at FROM scheduler s "
-                          "LEFT JOIN fsrs_parameters f ON f.learner = s.learner AND f.number = s.parameters "
-                          "WHERE s.learner = :learner")
+        found = self.read(_CHOICE)
         if not found:
             return SchedulerChoice()
         name, retention, exam, exam_target, *fitted = found[0]
@@ -43,32 +62,28 @@ class Scheduling(Database):
                                as_date(exam), exam_target)
 
     def fitted_sets(self) -> list[FittedSet]:
-        return [_fitted_set(row) for row in self.rows(
-            "SELECT number, parameters, reviews, fitted_at FROM fsrs_parameters WHERE learner = :learner "
-            "ORDER BY number DESC")]
+        return [_fitted_set(row) for row in self.read(_FITTED_SETS)]
 
     def switch_scheduler(self, choice: SchedulerChoice, scheduler: SchedulerPort, *,
                          track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
         """Rebuild every card's state from its log under ``scheduler``, and store ``choice``: one transaction."""
 
         def work(connection: Connection) -> Switch:
-            card_ids = [row[0] for row in execute(
-                connection, "SELECT card_id FROM schedule WHERE learner = :learner ORDER BY card_id")]
+            learner = learner_of(connection)
+            card_ids = list(connection.execute(_SCHEDULED_CARDS, {"learner": learner}).scalars())
             updates, answers = [], 0
             for card_id, log in _merged(track(card_ids), _card_logs(connection, None)):
                 answers += len(log)
-                updates.append(_values(card_id, replay(scheduler, log)))
-            execute_many(connection, "UPDATE schedule SET repetitions = :repetitions, ef100 = :ef100, "
-                         "interval = :interval, due = :due, lapses = :lapses, leech = :leech, stability = :stability, "
-                         "difficulty = :difficulty WHERE learner = :learner AND card_id = :card", updates)
+                updates.append(_values(card_id, replay(scheduler, log)) | {"owner": learner})
+            if updates:
+                connection.execute(_REPLAYED, updates)
             stored = _store_fitted(connection, choice)
-            execute(connection, "INSERT INTO scheduler (learner, name, retention, switched_at, parameters, exam, "
-                    "exam_target) VALUES (:learner, :name, :retention, :at, :parameters, :exam, :exam_target) "
-                    "ON CONFLICT (learner) DO UPDATE SET name = excluded.name, retention = excluded.retention, "
-                    "switched_at = excluded.switched_at, parameters = excluded.parameters, exam = excluded.exam, "
-                    "exam_target = excluded.exam_target", name=stored.name, retention=stored.retention,
-                    at=datetime.now(UTC), parameters=stored.fitted.number if stored.fitted else None,
-                    exam=stored.exam, exam_target=stored.exam_target)
+            row = {"learner": learner, "name": stored.name.value, "retention": stored.retention,
+                   "switched_at": datetime.now(UTC), "parameters": stored.fitted.number if stored.fitted else None,
+                   "exam": stored.exam, "exam_target": stored.exam_target}
+            upsert = self.upsert(SCHEDULER).values(row)
+            connection.execute(upsert.on_conflict_do_update(index_elements=[SCHEDULER.c.learner], set_={
+                name: upsert.excluded[name] for name in row if name != "learner"}))
             return Switch(cards=len(updates), answers=answers, choice=stored)
 
         return self._run(work, write=True)
@@ -78,9 +93,8 @@ class Scheduling(Database):
         """Call ``visit`` with each card's log, (study day, grade) oldest first, for cards with answers."""
 
         def work(connection: Connection) -> int:
-            card_ids = [row[0] for row in execute(
-                connection, f"SELECT DISTINCT r.card_id {from_review(lessons)} WHERE 1 = 1 {lesson_filter(lessons)} "
-                "ORDER BY r.card_id", lessons)]
+            answered = _of_lessons(select(REVIEW.c.card_id).distinct(), lessons).order_by(REVIEW.c.card_id)
+            card_ids = list(connection.execute(answered, {"learner": learner_of(connection)}).scalars())
             answers = 0
             for _card_id, log in _merged(track(card_ids), _card_logs(connection, lessons)):
                 answers += len(log)
@@ -90,16 +104,24 @@ class Scheduling(Database):
         return self._run(work)
 
 
+def _of_lessons(columns: Any, lessons: Collection[str] | None) -> Any:
+    """``columns`` over the learner's log, joined to its cards only when a lesson filter needs them."""
+    mine = columns.where(REVIEW.c.learner == LEARNER)
+    return mine if lessons is None else mine.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
+        in_lessons(lessons))
+
+
 def _store_fitted(connection: Connection, choice: SchedulerChoice) -> SchedulerChoice:
     """The choice with its fitted set stored: a set numbered 0 becomes the learner's next set."""
     fitted = choice.fitted
     if fitted is None or fitted.number:
         return choice
-    number = 1 + (execute(connection, "SELECT max(number) FROM fsrs_parameters WHERE learner = :learner").scalar() or 0)
+    learner = learner_of(connection)
+    number = 1 + (connection.execute(_LAST_SET, {"learner": learner}).scalar() or 0)
     stored = replace(fitted, number=number)
-    execute(connection, "INSERT INTO fsrs_parameters (learner, number, parameters, reviews, fitted_at) VALUES "
-            "(:learner, :number, :parameters, :reviews, :at)", number=number,
-            parameters=json.dumps(list(fitted.parameters)), reviews=fitted.reviews, at=fitted.fitted_at)
+    connection.execute(FITTED.insert().values(learner=learner, number=number,
+                                              parameters=json.dumps(list(fitted.parameters)),
+                                              reviews=fitted.reviews, fitted_at=fitted.fitted_at))
     return replace(choice, fitted=stored)
 
 
@@ -115,8 +137,11 @@ ROWS_AT_ONCE = 4096  # answers fetched together while a log is read: few round t
 
 def _card_logs(connection: Connection, lessons: Collection[str] | None) -> Iterator[tuple[str, CardLog]]:
     """Each card's log in card order, read in one pass (the index on card_id, id gives the order)."""
-    partitions: Iterable[Sequence[Any]] = execute(connection, f"SELECT r.card_id, r.study_day, r.grade {from_review(lessons)} WHERE 1 = 1 "
-                   f"{lesson_filter(lessons)} ORDER BY r.card_id, r.id", lessons).partitions(ROWS_AT_ONCE)
+    # The day as the driver hands it (SQLite: ISO text): the Date type would parse each of a million answers,
+    # where a log has a few thousand days, each parsed once below.
+    day = type_coerce(REVIEW.c.study_day, String())
+    query = _of_lessons(select(REVIEW.c.card_id, day, REVIEW.c.grade), lessons).order_by(REVIEW.c.card_id, REVIEW.c.id)
+    partitions = connection.execute(query, {"learner": learner_of(connection)}).partitions(ROWS_AT_ONCE)
     rows: Iterable[Sequence[Any]] = chain.from_iterable(partitions)  # fetched many at a time: one fetch per row was a fifth of a switch
     days: dict[Any, date] = {}  # a long log has a million answers on a few thousand days: each read once
     for card_id, answers in groupby(rows, key=itemgetter(0)):
@@ -138,6 +163,8 @@ def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, CardLog]]) -> Ite
 
 
 def _values(card_id: str, state: Schedule) -> dict[str, Any]:
-    return {"card": card_id, "repetitions": state.repetitions, "ef100": state.ef100, "interval": state.interval,
-            "due": state.due, "lapses": state.lapses, "leech": state.lapses >= LEECH_LAPSES,
-            "stability": state.stability, "difficulty": state.difficulty}
+    """The parameters of :data:`_REPLAYED` for one card."""
+    return {"card": card_id, "new_repetitions": state.repetitions, "new_ef100": state.ef100,
+            "new_interval": state.interval, "new_due": state.due, "new_lapses": state.lapses,
+            "new_leech": state.lapses >= LEECH_LAPSES, "new_stability": state.stability,
+            "new_difficulty": state.difficulty}

@@ -194,8 +194,8 @@ def _table(model: type[SQLModel]) -> Table:
     return cast(Table, model.__table__)  # type: ignore[attr-defined]  # SQLModel sets it on table=True models
 
 
-META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER = (_table(model) for model in (
-    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow))
+META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER, FITTED = (_table(model) for model in (
+    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow, FittedParametersRow))
 
 LEARNER: BindParameter[str] = bindparam("learner", type_=String())
 """The store's learner: every statement over a learner's rows binds it."""
