@@ -65,8 +65,8 @@ def serve(
     from bertdrill.adapters.store import database_url, postgresql
 
     if postgresql.is_postgres(database_url(db)):
-        raise BertdrillError(_("serving a class from PostgreSQL is not ready yet; serve your own database "
-                               "(a file) for now"))
+        _serve_class(db, host, port, new, limit, rollover_hour, leech_action)
+        return
     if not _loopback(host):
         raise BertdrillError(_("{host} is not a loopback address: a review page with no login listens on "
                                "127.0.0.1 (or ::1) only").format(host=host))
@@ -77,6 +77,35 @@ def serve(
         out.print(_("Reviewing in the browser at {address} (Ctrl-C stops the server).").format(address=address))
         out.file.flush()
         run(local_app(desk), listener)
+
+
+def _serve_class(db: str | None, host: str, port: int, new: int, limit: int, rollover_hour: int,
+                 leech_action: LeechChoice) -> None:
+    """The class server: the lessons as the teacher published them, logins, one desk per member."""
+    from bertdrill.adapters.store import PostgresStore
+    from bertdrill.app.session import LeechAction, Limits
+    from bertdrill.cli.base import chosen_scheduler, clock
+    from bertdrill.core.lesson import parse
+
+    _web_modules()
+    from bertdrill.web.app import class_app
+    from bertdrill.web.classroom import ClassServer
+    from bertdrill.web.server import run
+
+    with PostgresStore.serving(db) as store:
+        published = store.gate().published_lessons()
+        if not published:
+            raise BertdrillError(_("{where} has no lessons published: the teacher runs bertdrill class init").format(
+                where=store.where))
+        lessons = [parse(lesson.source, f"{lesson.path} (published version {lesson.version})") for lesson in published]
+        server = ClassServer(store, lessons, clock=clock(), limits=Limits(new, limit, rollover_hour),
+                             leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler)
+        listener = _listen(host, port)
+        address = f"http://{host if ':' not in host else f'[{host}]'}:{listener.getsockname()[1]}/"
+        out.print(_("The class server of {where} is at {address} (Ctrl-C stops it); put a reverse proxy with TLS "
+                    "in front of it for anything but this machine.").format(where=store.where, address=address))
+        out.file.flush()
+        run(class_app(server), listener, proxied=True)
 
 
 def _web_modules() -> tuple[Callable[[Desk], ASGIApp], Callable[[ASGIApp, socket.socket], None]]:

@@ -6,7 +6,7 @@ as 127.0.0.1 / localhost (a Host check too, so a web page elsewhere cannot reach
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.web import pages
+from bertdrill.web.classroom import ClassPages, ClassServer, Redirect
 from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.review import ReviewPages
 
@@ -49,7 +50,9 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: Sequence[str] | None = None) -> Starlette:
+def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: Sequence[str] | None = None,
+          handlers: Mapping[type[Exception], Callable[[Request, Exception], Awaitable[Response]]] | None = None
+          ) -> Starlette:
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code >= 500:  # pragma: no cover - starlette raises only 4xx this way
@@ -64,7 +67,8 @@ def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: 
     if hosts is not None:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
     return Starlette(routes=[*routes, Mount("/static", StaticFiles(directory=pages.STATIC), name="static")],
-                     middleware=middleware, exception_handlers={HTTPException: refused, BertdrillError: failed})
+                     middleware=middleware, exception_handlers={HTTPException: refused, BertdrillError: failed,
+                                                                **(handlers or {})})
 
 
 def local_app(desk: Desk) -> Starlette:
@@ -79,6 +83,30 @@ def local_app(desk: Desk) -> Starlette:
     return build(desk.languages, routes, hosts=LOOPBACK_HOSTS)
 
 
+def class_app(server: ClassServer) -> Starlette:
+    """The class server: members log in; learners review (their own rows only), teachers read the class."""
+    review = ReviewPages(server.sittings)
+    class_pages = ClassPages(server)
+
+    async def elsewhere(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Redirect)
+        return RedirectResponse(exc.location, status_code=303)
+
+    routes = [
+        Route("/", class_pages.home),
+        Route("/login", class_pages.login_form),
+        Route("/login", class_pages.login, methods=["POST"]),
+        Route("/logout", class_pages.logout, methods=["POST"]),
+        Route("/password", class_pages.password_form),
+        Route("/password", class_pages.password, methods=["POST"]),
+        Route("/teacher", class_pages.dashboard),
+        Route("/teacher/learners.csv", class_pages.learners_csv),
+        *review_routes(review),
+        Route("/settings", settings, methods=["POST"]),
+    ]
+    return build(server.languages, routes, handlers={Redirect: elsewhere})
+
+
 def review_routes(review: ReviewPages) -> list[Route]:
     return [
         Route("/review", review.show),
@@ -91,7 +119,7 @@ def review_routes(review: ReviewPages) -> list[Route]:
     ]
 
 
-RETURN_PATHS = ("/review",)  # where the settings form may send the browser back to
+RETURN_PATHS = ("/review", "/teacher", "/password", "/login")  # where the settings form may send the browser back to
 
 
 async def settings(request: Request) -> Response:

@@ -117,6 +117,7 @@ def theme(request: Request) -> Theme:
 def render(request: Request, template: str, status_code: int = 200, /, **context: Any) -> HTMLResponse:
     """The page, in the request's language and theme (call it inside :func:`speaking`)."""
     token = csrf_token(request)
+    context.setdefault("member", request.state._state.get("member"))  # the class server's logged-in member
     html = environment().get_template(template).render(
         request=request, lang=i18n.language(), theme=theme(request).value, csrf=token,
         languages=getattr(request.state, "languages", ()), themes=list(Theme), **context)

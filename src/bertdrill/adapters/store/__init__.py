@@ -34,7 +34,7 @@ from sqlalchemy.engine import URL
 
 from bertdrill import __version__
 from bertdrill.adapters.store import classroom, members, migrations, postgresql
-from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary
+from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
 from bertdrill.adapters.store.database import learner_name, utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bertdrill.adapters.store.postgresql import PostgresDatabase
@@ -170,7 +170,7 @@ class PostgresStore(Store, PostgresDatabase):
     """
 
     @classmethod
-    def serving(cls, db: str | URL, *, lock_timeout: float | None = None) -> PostgresStore:
+    def serving(cls, db: str | URL | None, *, lock_timeout: float | None = None) -> PostgresStore:
         """The class server's store: its timeouts and pool; it acts only through :meth:`acting_as` and :meth:`gate`."""
         if lock_timeout is None:
             lock_timeout = lock_timeout_from_environment()
@@ -178,7 +178,14 @@ class PostgresStore(Store, PostgresDatabase):
         built = postgresql.engine(url, lock_timeout=lock_timeout, serving=True)
         try:
             store = cls(built, lock_timeout=lock_timeout, learner="-")
-            store.migrate(read_only=True)
+            found = store._run(lambda connection: migrations.version_of(connection, store))  # never migrates
+            if found == 0:
+                raise StoreError(_("{where} is no class yet: the teacher runs bertdrill class init first").format(
+                    where=store.where))
+            if found != SCHEMA_VERSION:
+                raise StoreError(_("{where} is at schema version {found}: the teacher runs bertdrill class init, "
+                                   "which upgrades it, before the server starts").format(where=store.where,
+                                                                                         found=found))
             store.roles = store._run(postgresql.class_roles)
             if store.gate()._run(members.classroom_id) is None:
                 raise StoreError(_("{where} is no class yet: the teacher runs bertdrill class init first").format(
@@ -252,6 +259,10 @@ class PostgresStore(Store, PostgresDatabase):
         shown += [LearnerSummary(member.name, 0, 0, 0, 0, 0, None) for member in everyone.values()  # not started
                   if not member.archived and not member.is_teacher and member.learner not in active]
         return dataclasses.replace(found, learners=sorted(shown, key=lambda row: (row.learner.casefold(), row.learner)))
+
+    def wrong_answers(self, *, lessons: Collection[str] | None = None) -> dict[str, list[WrongAnswer]]:
+        """Each card's most common wrong answers across the class (the teacher's dashboard)."""
+        return self._run(lambda connection: classroom.wrong_answers(connection, lessons=lessons))
 
     def add_member(self, name: str, password: str, role: members.MemberRole = members.MemberRole.LEARNER
                    ) -> members.Member:

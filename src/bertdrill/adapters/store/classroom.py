@@ -32,6 +32,7 @@ class LearnerSummary:
     passed: int  # of which graded 3 or more
     streak: int  # study days in a row with an answer, up to today (or yesterday)
     last_active: datetime | None  # UTC
+    learned: int = 0  # cards with a first answer (removed and practice cards left out): the learner's progress
 
     @property
     def retention(self) -> float | None:
@@ -89,9 +90,11 @@ def report(connection: Connection, database: Database, today: date, *,
         .where(REVIEW.c.study_day <= today).group_by(REVIEW.c.learner))}
     shown = ((SCHEDULE.c.due <= today) & SCHEDULE.c.suspended.is_(False)
              & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today)))
-    due: dict[str, Any] = dict(connection.execute(
-        select(SCHEDULE.c.learner, _count(shown)).join_from(SCHEDULE, CARD, CARD.c.id == SCHEDULE.c.card_id)
-        .where(CARD.c.removed.is_(False), reviewed_card(), in_lessons(lessons)).group_by(SCHEDULE.c.learner)).all())
+    counted = {row[0]: row[1:] for row in connection.execute(
+        select(SCHEDULE.c.learner, _count(shown), _count(SCHEDULE.c.due.is_not(None)))
+        .join_from(SCHEDULE, CARD, CARD.c.id == SCHEDULE.c.card_id)
+        .where(CARD.c.removed.is_(False), reviewed_card(), in_lessons(lessons)).group_by(SCHEDULE.c.learner))}
+    due = {name: figures[0] for name, figures in counted.items()}
     streaks: dict[str, int] = dict(connection.execute(_streaks(today, lessons)).all())
     learners = [
         LearnerSummary(learner=name, due=int(due.get(name) or 0),
@@ -99,7 +102,8 @@ def report(connection: Connection, database: Database, today: date, *,
                        reviews=int(answered.get(name, (0, 0))[1] or 0),
                        passed=int(answered.get(name, (0, 0, 0))[2] or 0),
                        streak=int(streaks.get(name, 0)),
-                       last_active=as_utc(answered[name][3]) if name in answered else None)
+                       last_active=as_utc(answered[name][3]) if name in answered else None,
+                       learned=int(counted.get(name, (0, 0))[1] or 0))
         for name in sorted(set(answered) | set(due))
     ]
     return ClassReport(today=today, learners=learners, cards=_cards(connection, today, lessons))
@@ -143,6 +147,35 @@ def _cards(connection: Connection, today: date, lessons: Collection[str] | None)
         for card_id, item_id, lesson_id, learned_count, failing, ef100, stability in summaries
     ]
     return sorted(cards, key=_hardness)
+
+
+@dataclass(frozen=True)
+class WrongAnswer:
+    """An answer typed wrong for a card (graded below 3), and by how many learners."""
+
+    card_id: str
+    typed: str
+    learners: int
+    times: int
+
+
+def wrong_answers(connection: Connection, *, lessons: Collection[str] | None = None, per_card: int = 3
+                  ) -> dict[str, list[WrongAnswer]]:
+    """The most common wrong answers of each card, most learners first (answers to a card asked with fresh
+    numbers are left out: they answered other numbers than the card's own)."""
+    learners = func.count(func.distinct(REVIEW.c.learner))
+    rows = connection.execute(_log(select(REVIEW.c.card_id, REVIEW.c.typed, learners, func.count())
+                                   .select_from(REVIEW), lessons)
+                              .where(REVIEW.c.grade < PASSING, REVIEW.c.typed.is_not(None), REVIEW.c.typed != "",
+                                     REVIEW.c.variant.is_(None))
+                              .group_by(REVIEW.c.card_id, REVIEW.c.typed)
+                              .order_by(REVIEW.c.card_id, learners.desc(), func.count().desc(), REVIEW.c.typed))
+    found: dict[str, list[WrongAnswer]] = {}
+    for card_id, typed, who, times in rows:
+        kept = found.setdefault(card_id, [])
+        if len(kept) < per_card:
+            kept.append(WrongAnswer(card_id, typed, int(who), int(times)))
+    return found
 
 
 def _hardness(card: CardSummary) -> tuple[Any, ...]:

@@ -1,0 +1,330 @@
+"""The class server: ``bertdrill serve --db postgresql://...``: members log in, learners review, teachers read the class.
+
+The same review pages as a learner's own server (:mod:`.review`, over the same :class:`~bertdrill.app.session.Session`,
+grading, diagnosis and scheduler); what differs is whose sittings a request reaches. A login (name and password,
+checked against the member's scrypt hash) gives the browser a random token in an HttpOnly cookie; each request
+finds its member from the token, and that member's desk holds the store *acting as them*: every transaction it
+runs first takes the learner's (or teacher's) database role and names the member, and the database's
+row-level-security policies, not this code, keep each learner to their own rows.
+
+Logins are rate-limited (per name and per client address, :class:`Throttle`). Teachers get the dashboard
+(``/teacher``, and ``/teacher/learners.csv`` for a gradebook); learners are refused there (403).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from bertdrill.app.session import LeechAction, Limits
+from bertdrill.core import i18n
+from bertdrill.core.cards import Card, compile_lesson
+from bertdrill.core.diagnosis import Diagnoser
+from bertdrill.core.grading import grade
+from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.lesson import Lesson
+from bertdrill.core.scheduling.state import study_day
+from bertdrill.web import pages
+from bertdrill.web.desk import Desk, Sittings
+from bertdrill.web.pages import check_csrf, field, read_form, render, speaking
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.store import PostgresStore
+    from bertdrill.adapters.store.members import Member
+    from bertdrill.ports import ReviewStore, Scheduler
+
+LOGIN_COOKIE = "bertdrill_login"
+LOGIN_DAYS = 30
+NAME_LIMIT = 200
+PASSWORD_LIMIT = 1024
+HARDEST_SHOWN = 20  # cards on the dashboard, hardest first
+
+
+class Redirect(Exception):  # noqa: N818 - not an error: where the browser goes instead
+    """Send the browser elsewhere (303): to the login page, or a teacher to the dashboard."""
+
+    def __init__(self, location: str):
+        super().__init__(location)
+        self.location = location
+
+
+@dataclass
+class Throttle:
+    """At most ``per_name`` failed logins for one name and ``per_address`` login attempts from one address in
+    ``window`` seconds; beyond that, 429 until the oldest attempt leaves the window."""
+
+    per_name: int = 5
+    per_address: int = 20
+    window: float = 300.0
+    clock: Callable[[], float] = time.monotonic
+    _names: dict[str, deque[float]] = dataclass_field(default_factory=dict)
+    _addresses: dict[str, deque[float]] = dataclass_field(default_factory=dict)
+    _lock: threading.Lock = dataclass_field(default_factory=threading.Lock)
+
+    def _recent(self, table: dict[str, deque[float]], key: str) -> deque[float]:
+        now = self.clock()
+        found = table.setdefault(key, deque())
+        while found and now - found[0] > self.window:
+            found.popleft()
+        if len(table) > 10_000:  # forget keys with nothing recent, so guessing names cannot fill memory
+            for stale in [k for k, v in table.items() if not v or now - v[-1] > self.window][:5_000]:
+                del table[stale]
+            table.setdefault(key, found)
+        return found
+
+    def wait(self, name: str, address: str) -> float:
+        """Seconds until a login for ``name`` from ``address`` may be tried (0: now); counts the attempt."""
+        with self._lock:
+            by_name, by_address = self._recent(self._names, name), self._recent(self._addresses, address)
+            now = self.clock()
+            waits = [self.window - (now - queue[0]) for queue, most in ((by_name, self.per_name),
+                                                                        (by_address, self.per_address))
+                     if len(queue) >= most]
+            if waits:
+                return max(1.0, max(waits))
+            by_address.append(now)
+            return 0.0
+
+    def failed(self, name: str) -> None:
+        with self._lock:
+            self._recent(self._names, name).append(self.clock())
+
+
+class ClassServer:
+    """The class's lessons (as published), one desk per member who came, and the logins."""
+
+    def __init__(self, store: PostgresStore, lessons: Sequence[Lesson], *, clock: Callable[[], datetime],
+                 limits: Limits = Limits(), leech_action: LeechAction = LeechAction.SUSPEND,
+                 scheduler: Callable[[ReviewStore], Scheduler] | None = None, throttle: Throttle | None = None):
+        self.store = store
+        self.lessons = list(lessons)
+        self.cards: list[Card] = [card for lesson in self.lessons for card in compile_lesson(lesson)]
+        self.by_id = {card.id: card for card in self.cards}
+        self.diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in self.lessons}
+        shared = [code for code in self.lessons[0].languages if all(code in lesson.languages for lesson in self.lessons)]
+        self.languages = shared or list(self.lessons[0].languages)
+        self.clock = clock
+        self.limits = limits
+        self.leech_action = leech_action
+        self.scheduler = scheduler
+        self.throttle = throttle or Throttle()
+        self._desks: dict[int, Sittings] = {}
+        self._lock = threading.Lock()
+
+    # ----------------------------------------------------------------- who is asking
+
+    def member(self, request: Request) -> Member | None:
+        """The member the request's login cookie belongs to (None: not logged in, expired, archived)."""
+        if "member" in request.state._state:
+            found: Member | None = request.state.member
+            return found
+        token = request.cookies.get(LOGIN_COOKIE)
+        found = self.store.gate().logged_in(token) if token and len(token) <= 128 else None
+        request.state.member = found
+        return found
+
+    def required(self, request: Request) -> Member:
+        member = self.member(request)
+        if member is None:
+            raise Redirect("/login")
+        return member
+
+    def sittings(self, request: Request) -> Sittings:
+        """The requesting learner's sittings (their desk is made, and their schedules synced, on first use)."""
+        member = self.required(request)
+        if member.is_teacher:
+            raise Redirect("/teacher")
+        with self._lock:
+            found = self._desks.get(member.id)
+        if found is not None:
+            return found
+        store = self.store.acting_as(member)
+        store.sync(self.cards)  # their schedule rows for the class's cards (the cards themselves are the teacher's)
+        desk = Desk(store=store, cards=self.cards, lessons=[lesson.id for lesson in self.lessons],
+                    diagnosers=self.diagnosers, languages=self.languages, clock=self.clock, limits=self.limits,
+                    leech_action=self.leech_action, scheduler=self.scheduler)
+        with self._lock:
+            return self._desks.setdefault(member.id, Sittings(desk))
+
+    def forget(self, member_id: int) -> None:
+        with self._lock:
+            self._desks.pop(member_id, None)
+
+    def teacher(self, request: Request) -> Member:
+        member = self.required(request)
+        if not member.is_teacher:
+            raise HTTPException(403, "this page is the teacher's")
+        return member
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "-"
+
+
+def login_cookie(request: Request) -> dict[str, Any]:
+    return {**pages.cookie_options(request), "max_age": LOGIN_DAYS * 24 * 3600}
+
+
+class ClassPages:
+    """Login, logout, one's own password, and the teacher's dashboard."""
+
+    def __init__(self, server: ClassServer):
+        self.server = server
+
+    # ----------------------------------------------------------------- login and logout
+
+    async def home(self, request: Request) -> Response:
+        member = await run_in_threadpool(self.server.member, request)
+        where = "/login" if member is None else "/teacher" if member.is_teacher else "/review"
+        return RedirectResponse(where, status_code=303)
+
+    async def login_form(self, request: Request) -> Response:
+        with speaking(pages.page_language(request, self.server.languages)):
+            return render(request, "login.html", name="", failed=False)
+
+    async def login(self, request: Request) -> Response:
+        form = await read_form(request)
+        return await run_in_threadpool(self._login, request, form)
+
+    def _login(self, request: Request, form: FormData) -> Response:
+        from bertdrill.adapters.store.members import name_key
+        from bertdrill.core.errors import StoreError
+
+        with speaking(pages.page_language(request, self.server.languages)):
+            check_csrf(request, form)
+            name = field(form, "name", limit=NAME_LIMIT, too_long=413)
+            password = field(form, "password", limit=PASSWORD_LIMIT, too_long=413)
+            try:
+                key = name_key(name)
+            except StoreError:
+                key = name
+            wait = self.server.throttle.wait(key, client_address(request))
+            if wait:
+                refused = render(request, "login.html", 429, name=name, failed=False, wait=round(wait))
+                refused.headers["Retry-After"] = str(round(wait))
+                return refused
+            found = self.server.store.gate().log_in(name, password)
+            if found is None:
+                self.server.throttle.failed(key)
+                return render(request, "login.html", 401, name=name, failed=True)
+            member, token = found
+            response = RedirectResponse("/teacher" if member.is_teacher else "/review", status_code=303)
+            response.set_cookie(LOGIN_COOKIE, token, **login_cookie(request))
+            return response
+
+    async def logout(self, request: Request) -> Response:
+        form = await read_form(request)
+        check_csrf(request, form)
+        token = request.cookies.get(LOGIN_COOKIE)
+        if token:
+            await run_in_threadpool(self.server.store.gate().log_out, token)
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(LOGIN_COOKIE, path="/")
+        return response
+
+    # ----------------------------------------------------------------- one's own password
+
+    async def password_form(self, request: Request) -> Response:
+        return await run_in_threadpool(self._password_page, request, None, 200)
+
+    def _password_page(self, request: Request, notice: str | None, status: int) -> Response:
+        member = self.server.required(request)
+        with speaking(pages.page_language(request, self.server.languages)):
+            return render(request, "password.html", status, member=member, notices=[notice] if notice else [])
+
+    async def password(self, request: Request) -> Response:
+        form = await read_form(request)
+        return await run_in_threadpool(self._password, request, form)
+
+    def _password(self, request: Request, form: FormData) -> Response:
+        from bertdrill.adapters.store.members import PASSWORD_MAX, PASSWORD_MIN
+
+        member = self.server.required(request)
+        check_csrf(request, form)
+        old = field(form, "old", limit=PASSWORD_LIMIT, too_long=413)
+        new = field(form, "new", limit=PASSWORD_LIMIT, too_long=413)
+        again = field(form, "again", limit=PASSWORD_LIMIT, too_long=413)
+        with speaking(pages.page_language(request, self.server.languages)):
+            if new != again:
+                return self._password_page(request, _("The two new passwords differ."), 400)
+            if not PASSWORD_MIN <= len(new) <= PASSWORD_MAX:
+                return self._password_page(request, _("A password has {least} to {most} characters.").format(
+                    least=PASSWORD_MIN, most=PASSWORD_MAX), 400)
+            token = request.cookies.get(LOGIN_COOKIE) or ""
+            if not self.server.store.acting_as(member).change_own_password(member, old, new, token):
+                return self._password_page(request, _("That is not your current password."), 403)
+            return self._password_page(request, _("Password changed; your other logins have ended."), 200)
+
+    # ----------------------------------------------------------------- the teacher's dashboard
+
+    async def dashboard(self, request: Request) -> Response:
+        return await run_in_threadpool(self._dashboard, request)
+
+    def _dashboard(self, request: Request) -> Response:
+        teacher = self.server.teacher(request)
+        store = self.server.store.acting_as(teacher)
+        today = study_day(self.server.clock(), self.server.limits.rollover_hour)
+        report = store.class_report(today)
+        wrong = store.wrong_answers()
+        with speaking(pages.page_language(request, self.server.languages)):
+            language = i18n.language()
+            hardest = []
+            for summary in report.cards[:HARDEST_SHOWN]:
+                card = self.server.by_id.get(summary.card_id)
+                if card is None:
+                    continue
+                answers = []
+                for answer in wrong.get(card.id, []):
+                    verdict = grade(card, answer.typed, language, diagnoser=self.server.diagnosers.get(card.lesson_id))
+                    answers.append((answer, verdict.note or verdict.feedback))
+                hardest.append((summary, card, answers))
+            return render(request, "teacher.html", member=teacher, report=report, hardest=hardest,
+                          total=len([card for card in self.server.cards if card.kind.reviewed]),
+                          learners_typed=learners_typed, percent=_percent)
+
+    async def learners_csv(self, request: Request) -> Response:
+        return await run_in_threadpool(self._learners_csv, request)
+
+    def _learners_csv(self, request: Request) -> Response:
+        teacher = self.server.teacher(request)
+        today = study_day(self.server.clock(), self.server.limits.rollover_hour)
+        report = self.server.store.acting_as(teacher).class_report(today)
+        total = len([card for card in self.server.cards if card.kind.reviewed])
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(["learner", "learned", "cards", "due", "answered_7_days", "retention_30_days", "streak",
+                         "last_active_utc"])
+        for row in report.learners:
+            writer.writerow([spreadsheet_safe(row.learner), row.learned, total, row.due, row.answered_week,
+                             "" if row.retention is None else f"{row.retention:.3f}", row.streak,
+                             row.last_active.strftime("%Y-%m-%d %H:%M") if row.last_active else ""])
+        return Response(buffer.getvalue(), media_type="text/csv; charset=utf-8", headers={
+            "Content-Disposition": f'attachment; filename="class-{today}.csv"'})
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A cell a spreadsheet shows as text: a name starting with = + - @ (a formula to Excel) gets a quote first."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def learners_typed(learners: int, typed: str, note: str) -> str:
+    return ngettext("{count} learner typed {typed}: {note}", "{count} learners typed {typed}: {note}",
+                    learners).format(count=learners, typed=typed, note=note)
+
+
+def _percent(share: float | None) -> str:
+    return "–" if share is None else f"{share:.0%}"

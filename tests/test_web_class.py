@@ -1,0 +1,261 @@
+"""The class server (``bertdrill serve --db postgresql://...``) on a real PostgreSQL server, driven as browsers drive it.
+
+Two learners and a teacher, members of a class made with the teacher's commands; the server runs as its own
+role and acts for one member per transaction. Each security property the issue lists has a test here: logins
+rate-limited, cookies HttpOnly/SameSite (Secure behind TLS), CSRF on every form, teacher pages refused to
+learners, ids edited in forms and cookies reaching nothing of anyone else, bad input a clear 4xx, and lesson
+text and typed answers escaped in every page.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+from test_web import LESSON
+from web_client import Browser
+
+from bertdrill.adapters.lessons import load_lessons
+from bertdrill.adapters.store import PostgresStore
+from bertdrill.web.app import class_app
+from bertdrill.web.classroom import ClassServer, Throttle
+
+NOW = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def lesson(tmp_path):
+    path = tmp_path / "web.toml"
+    path.write_text(LESSON.replace('title = { en = "Web"', f'title = {{ en = "Web {HOSTILE}"'), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def classroom(postgres, cli, lesson, monkeypatch):
+    """A class with learners Ayşe and Bora and the teacher Tülin; yields a function that opens a browser."""
+    monkeypatch.setenv("BERTDRILL_DB", postgres.url)
+    assert cli("class", "init", "--file", str(lesson)).exit_code == 0
+    for command, name in (("add-learner", "Ayşe"), ("add-learner", "Bora"), ("add-teacher", "Tülin")):
+        result = cli("class", command, name, "--password", f"{name}-password")
+        assert result.exit_code == 0, result.stderr
+    store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
+    server = ClassServer(store, load_lessons([lesson]), clock=lambda: NOW, throttle=Throttle())
+    app = class_app(server)
+    opened: list[Browser] = []
+
+    def browser(name: str | None = None, base_url: str = "http://127.0.0.1:8000") -> Browser:
+        web = Browser(app, base_url=base_url)
+        opened.append(web)
+        if name is not None:
+            web.get("/login")
+            web.submit("/login", name=name, password=f"{name}-password")
+            assert web.status == 200, web.page[:500]
+        return web
+
+    browser.server = server
+    browser.postgres = postgres
+    yield browser
+    for web in opened:
+        web.close()
+    store.close()
+
+
+def logged(postgres, sql="SELECT m.name, r.card_id, r.grade, r.typed FROM review r JOIN member m ON m.learner = "
+                         "r.learner ORDER BY r.id"):
+    with postgres.connect() as connection:
+        return connection.execute(sql).fetchall()
+
+
+def current_card(page: str) -> str:
+    return re.search(r'name="card" value="([^"]+)"', page)[1]
+
+
+def test_a_learner_logs_in_reviews_and_the_answer_is_filed_under_her_alone(classroom):
+    web = classroom()
+    assert web.client.get("/", follow_redirects=False).headers["location"] == "/login"
+    assert web.client.get("/review", follow_redirects=False).headers["location"] == "/login"
+    page = web.get("/login")
+    assert 'name="password" type="password"' in page
+    web.submit("/login", name="ayşe", password="wrong-password")
+    assert web.status == 401 and "do not match a member" in web.page
+    page = web.submit("/login", name="AYŞE", password="Ayşe-password")  # a name matches in any case
+    assert web.status == 200 and current_card(page) == "web/width@small"
+    assert "Log out (Ayşe)" in page
+    page = web.submit("/review/answer", answer="72")  # d*d + d: the factor 4 left out
+    diagnosis = re.search(r'id="diagnosis">([^<]+)<', page)[1]
+    assert diagnosis == "72 is attention of Small without the factor 4, not attention."
+    page = web.submit("/review/grade", grade="1")
+    assert "Saved: grade 1" in page
+    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 1, "72")]
+    page = web.submit("/review/undo")
+    assert "Undone: web/width@small is back as it was." in page and logged(classroom.postgres) == []
+    web.submit("/logout")
+    assert web.client.get("/review", follow_redirects=False).headers["location"] == "/login"  # the token is gone
+
+
+def test_login_cookie_is_httponly_samesite_and_secure_behind_tls(classroom):
+    for base, secure in (("http://127.0.0.1:8000", False), ("https://class.example.org", True)):
+        web = classroom(base_url=base)
+        web.get("/login")
+        response = web.client.post("/login", data={**web.forms()["/login"], "name": "Bora",
+                                                   "password": "Bora-password"}, follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"] == "/review"
+        login = [c for c in response.headers.get_list("set-cookie") if c.startswith("bertdrill_login=")]
+        assert len(login) == 1 and "HttpOnly" in login[0] and "SameSite=lax" in login[0]
+        assert ("Secure" in login[0]) is secure
+
+
+def test_logins_are_rate_limited_per_name(classroom):
+    web = classroom()
+    web.get("/login")
+    form = web.forms()["/login"]
+    for _attempt in range(5):
+        assert web.client.post("/login", data={**form, "name": "Bora", "password": "guess-guess"}).status_code == 401
+    refused = web.client.post("/login", data={**form, "name": "Bora", "password": "Bora-password"})
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0  # even the right password, now
+    assert "Too many attempts" in refused.text
+    other = web.client.post("/login", data={**form, "name": "Ayşe", "password": "Ayşe-password"},
+                            follow_redirects=False)
+    assert other.status_code == 303  # another name is not locked out by guesses at Bora's
+
+
+def test_every_form_needs_its_csrf_token(classroom):
+    web = classroom()
+    web.get("/login")
+    assert web.client.post("/login", data={"name": "Bora", "password": "Bora-password"}).status_code == 403
+    assert web.client.post("/login", data={"csrf": "forged", "name": "Bora",
+                                           "password": "Bora-password"}).status_code == 403
+    web = classroom("Bora")
+    for action in ("/review/answer", "/review/undo", "/logout", "/password", "/settings"):
+        response = web.client.post(action, data={"csrf": "forged", "answer": "1", "old": "x", "new": "y", "again": "y"})
+        assert response.status_code == 403, action
+    assert 'action="/logout"' in web.get("/review")  # still logged in: the forged logout did nothing
+
+
+def test_teacher_pages_refuse_learners_and_show_the_class_to_the_teacher(classroom):
+    ayse, bora = classroom("Ayşe"), classroom("Bora")
+    for web, typed in ((ayse, "72"), (bora, "72")):
+        page = web.get("/review")
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page  # lesson text escaped
+        web.submit("/review/answer", answer=typed)
+        web.submit("/review/grade", grade="1")
+    bora.get("/review")
+    bora.submit("/review/answer", option="1")
+    bora.submit("/review/grade", grade="1")
+    assert current_card(bora.get("/review")) == "web/capital"
+    page = bora.submit("/review/answer", answer=HOSTILE)  # a typed answer with markup, for the teacher to read
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page and "<img" not in page
+    bora.submit("/review/grade", grade="0")
+    for path in ("/teacher", "/teacher/learners.csv"):
+        assert ayse.client.get(path).status_code == 403
+    teacher = classroom("Tülin")
+    assert teacher.client.get("/review", follow_redirects=False).headers["location"] == "/teacher"
+    page = teacher.get("/teacher")
+    assert teacher.status == 200
+    names = re.findall(r'<td class="name">([^<]+)</td>', page)
+    assert names == ["Ayşe", "Bora"]
+    assert "2 learners typed 72: 72 is attention of Small without the factor 4, not attention." in page
+    assert "1 learner typed &lt;img src=x onerror=alert(1)&gt;: " in page  # escaped, as every typed answer
+    assert "<img" not in page and "<script>alert" not in page
+    csv = teacher.client.get("/teacher/learners.csv")
+    assert csv.headers["content-type"].startswith("text/csv")
+    lines = csv.text.splitlines()
+    assert lines[0] == "learner,learned,cards,due,answered_7_days,retention_30_days,streak,last_active_utc"
+    assert [line.split(",")[:5] for line in lines[1:]] == [["Ayşe", "1", "3", "0", "1"], ["Bora", "3", "3", "0", "3"]]
+
+
+def test_a_learner_editing_ids_reaches_nothing_of_anyone_else(classroom):
+    ayse, bora = classroom("Ayşe"), classroom("Bora")
+    ayse.get("/review")
+    ayse.submit("/review/answer", answer="320")
+    ayse.submit("/review/grade", grade="5")
+    bora.get("/review")
+    sitting = bora.client.cookies.get("bertdrill_sitting")
+    form = bora.forms()["/review/answer"]
+    # Ayşe's browser with Bora's sitting id: the sittings are per member, so it is nobody's here
+    ayse.client.cookies.set("bertdrill_sitting", sitting, domain="127.0.0.1")
+    stolen = ayse.client.post("/review/answer", data={**form, "csrf": ayse.client.cookies.get("bertdrill_csrf"),
+                                                      "answer": "1"})
+    assert stolen.status_code == 403
+    # card ids edited in a form: another card, an unknown one, one Ayşe answered already
+    ayse.client.cookies.delete("bertdrill_sitting")
+    page = ayse.get("/review")
+    mine = ayse.forms()["/review/answer"]
+    for card in ("web/capital", "web/no-such-card", "web/width@small", "../" * 50):
+        assert ayse.client.post("/review/answer", data={**mine, "card": card, "answer": "1"}).status_code == 409
+    assert current_card(page) == "web/pick"
+    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "320")]  # Bora's record untouched
+    assert current_card(bora.get("/review")) == "web/width@small"  # and his queue is his own
+    # a login cookie made up or copied with one letter changed is nobody's
+    bora.client.cookies.set("bertdrill_login", "x" * 43, domain="127.0.0.1")
+    assert bora.client.get("/review", follow_redirects=False).headers["location"] == "/login"
+
+
+@pytest.mark.parametrize(("action", "fields", "status"), [
+    ("/review/answer", {"answer": "x" * 1_000_000}, 413),  # a 1 MB answer
+    ("/review/answer", {"card": "web/no-such-card"}, 409),  # an unknown card id
+    ("/review/grade", {"grade": "9"}, 409),  # grading before answering
+    ("/login", {"name": "x" * 100_000}, 413),
+    ("/password", {"old": "x", "new": "y" * 2000, "again": "y" * 2000}, 413),
+])
+def test_bad_input_gets_a_clear_4xx_never_a_500(classroom, action, fields, status):
+    web = classroom("Ayşe")
+    web.get("/review")
+    form = {**web.forms()["/review/answer"], "answer": "320", "name": "n", "password": "p", **fields}
+    response = web.client.post(action, data=form)
+    assert response.status_code == status, response.text[:300]
+    assert "<h1>" in response.text and "Traceback" not in response.text
+    assert web.client.post("/review/answer", content=b"\xff\xfe=%%%", headers={
+        "content-type": "application/x-www-form-urlencoded"}).status_code in (400, 403)
+    assert web.client.post("/login", files={"name": ("a.txt", b"x")}).status_code == 400
+    assert web.client.get("/teacher/../../etc/passwd").status_code in (403, 404)
+    assert logged(classroom.postgres) == []
+
+
+def test_a_learner_changes_her_own_password_and_an_archived_member_is_logged_out(classroom, cli):
+    ayse = classroom("Ayşe")
+    ayse.get("/password")
+    ayse.submit("/password", old="Ayşe-password", new="new-password-1", again="new-password-2")
+    assert ayse.status == 400 and "The two new passwords differ." in ayse.page
+    ayse.submit("/password", old="not-my-password", new="new-password-1", again="new-password-1")
+    assert ayse.status == 403 and "not your current password" in ayse.page
+    ayse.submit("/password", old="Ayşe-password", new="new-password-1", again="new-password-1")
+    assert ayse.status == 200 and "Password changed" in ayse.page
+    again = classroom()
+    again.get("/login")
+    again.submit("/login", name="Ayşe", password="new-password-1")
+    assert again.status == 200 and "Log out (Ayşe)" in again.page
+    assert cli("class", "archive", "Ayşe").exit_code == 0
+    for web in (ayse, again):
+        assert web.client.get("/review", follow_redirects=False).headers["location"] == "/login"
+
+
+def test_serve_on_postgresql_is_the_class_server_and_refuses_a_class_not_set_up(classroom, cli):
+    import os
+    import subprocess
+    import sys
+    import urllib.request
+
+    postgres = classroom.postgres
+    url = postgres.url_as(f"{postgres.database}_server")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    server = subprocess.Popen([sys.executable, "-m", "bertdrill", "serve", "--db", url, "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = server.stdout.readline()
+        address = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert address, line + server.stderr.read()
+        assert "reverse proxy with TLS" in line
+        with urllib.request.urlopen(address[0] + "review", timeout=30) as response:  # redirected to log in
+            assert response.status == 200 and response.url.endswith("/login")
+            assert 'name="password"' in response.read().decode()
+    finally:
+        server.terminate()
+        assert server.wait(timeout=30) is not None
+        server.stdout.close()
+        server.stderr.close()
+    empty = postgres.url.rsplit("/", 1)[0] + "/postgres"
+    refused = cli("serve", "--db", empty, "--port", "0")
+    assert refused.exit_code == 1 and "no class yet" in refused.output + refused.stderr
