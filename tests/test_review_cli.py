@@ -164,7 +164,7 @@ Session over: 2 answered, 2 correct, 0 s. Due tomorrow: 2.
 
 
 def test_every_kind_asked_its_own_way(cli, mini):
-    result = cli("review", "--file", str(mini), input="5\nb\n\n16\n\n4*d*d + 4*d\n\n2\n3\n8\n\n")
+    result = cli("review", "--file", str(mini), "--no-bury-siblings", input="5\nb\n\n16\n\n4*d*d + 4*d\n\n2\n3\n8\n\n")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert "What does [bold]x[/bold] print?" in out and "The text [bold]x[/bold], as is." in out  # escaped
@@ -717,7 +717,8 @@ def test_a_question_that_names_its_formula_wants_the_number_through_the_review(c
     facts_and_more = {"fact": "4\n", "numeric": "1\n4\n", "choice": "a\n4\n", "blank": "1\n4\n", "match": "1\n4\n"}
     kinds = {card.key: card.kind for card in all_cards(load_lessons())}
     before = "".join(facts_and_more[kinds[key]] for key in order[:position])
-    result = cli("review", "--new", str(position + 1), "--limit", "100", input=before + "d/h\n64\n\n")
+    result = cli("review", "--new", str(position + 1), "--limit", "100", "--no-bury-siblings",
+                 input=before + "d/h\n64\n\n")
     assert after(result.stdout, "Your answer: d/h", 3) == "\n".join([
         "Your answer: d/h",
         "The question gives the formula: type the number it comes to",
@@ -881,3 +882,31 @@ def test_in_a_terminal_one_card_is_on_screen_at_a_time(cli, monkeypatch):
                  input="\n4\n109482240\n\n")
     assert result.exit_code == 0, result.stderr
     assert len(cleared) == 2  # before the second card and before the third, never before the first
+
+
+def test_siblings_are_buried_until_the_next_day(cli, mini, monkeypatch):
+    """issue 21: a table's pairs (one item) come one a day, as Anki buries a note's other cards: the answer says
+    which card waits, and the next day it comes."""
+    result = cli("review", "--file", str(mini), input="5\nb\n\n16\n\n4*d*d + 4*d\n\n2\n\n")
+    assert result.exit_code == 0, result.stderr
+    assert "Review: 5 cards (0 due, 0 to re-drill, 5 new)." in result.stdout  # 6 cards, one held back
+    assert "Saved: grade 4 · next review tomorrow (2025-03-04).\nUntil tomorrow: mini/table#width, whose answer " \
+           "this one showed.\n" in result.stdout
+    assert "model width → ?" not in result.stdout
+    assert store().state("mini/table#width").buried_until == DAY + timedelta(days=1)
+    assert "Nothing to review now." in cli("review", "--file", str(mini)).stdout  # a second session today
+    monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=1)}T09:00:00+03:00")
+    assert "model width → ?" not in cli("review", "--file", str(mini), input=":quit\n").stdout  # its pair is due
+    assert "Review: 6 cards (5 due, 0 to re-drill, 1 new)." in cli(  # its bury is over: only its pair holds it back
+        "review", "--file", str(mini), "--no-bury-siblings", input=":quit\n").stdout
+
+
+def test_a_day_with_nothing_due_keeps_the_streak(cli, monkeypatch):
+    """issue 21: the streak broke on a day with nothing due; with nothing due, review says when the next card is."""
+    for offset, grades in ((0, "5\n"), (1, "5\n")):  # a fact learned, then due again the next day: then in 6 days
+        monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=offset)}T09:00:00+03:00")
+        assert cli("review", "--new", "1" if offset == 0 else "0", input=grades).exit_code == 0
+    monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=4)}T09:00:00+03:00")
+    assert "Nothing to review now. Next card due in 3 days (2025-03-10)." in cli("review", "--new", "0").stdout
+    assert json.loads(cli("status", "--json").stdout)["streak"] == 2  # days 2 to 4 had nothing due
+    assert json.loads(cli("stats", "--json").stdout)["streak"] == {"current": 2, "longest": 2}

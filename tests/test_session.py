@@ -74,8 +74,10 @@ def clock():
     return Clock(datetime(2025, 3, 3, 9, 0, tzinfo=ISTANBUL))
 
 
-def session(db, cards, clock, **limits) -> Session:
-    return Session(db, cards, clock=clock, limits=Limits(**limits))
+def session(db, cards, clock, *, bury: bool = False, **limits) -> Session:
+    """A session over the lesson's cards; siblings are buried only with ``bury`` (the default of a real review,
+    tested in its own tests below), so the tests of limits and order see every card of an item."""
+    return Session(db, cards, clock=clock, limits=Limits(**limits), bury_siblings=bury)
 
 
 def queue_keys(s: Session) -> list[tuple[str, str]]:
@@ -105,6 +107,12 @@ def test_new_cards_are_interleaved_by_kind_so_the_lessons_questions_come_on_day_
         "bert-acronym", "total-params@bert-large", "bert-base-match#d-model", "bidirectional",
         "head-size@bert-base"]
     assert {entry.card.kind for entry in s._queue} == {"fact", "numeric", "choice", "blank", "match"}
+    # With siblings buried (a real review's default), every kind still comes on day one, one card of an item
+    buried = session(db, cards, clock, bury=True)
+    assert [entry.card.key for entry in buried._queue] == [
+        "bert-definition", "total-params@bert-base", "bert-vs-gpt", "attention-projections", "bert-base-match#layers",
+        "bidirectional", "head-size@bert-base", "pre-training", "embedding-params@bert-base", "fine-tuning"]
+    assert {entry.card.kind for entry in buried._queue} == {"fact", "numeric", "choice", "blank", "match"}
 
 
 def test_interleaving_keeps_lesson_order_within_a_kind_and_lessons_apart():
@@ -567,3 +575,56 @@ def test_a_carried_over_redrill_shows_no_preview_it_would_not_honour(db, cards, 
     later = session(db, cards, clock, new=0)
     assert later.show().kind == "redrill" and later.preview() is None
     assert not later.answer(4).rescheduled  # as the missing preview said
+
+
+# --- issue 21: siblings buried, as Anki buries a note's other cards ---------------------------------
+
+def test_siblings_never_share_a_day_and_wait_for_the_next(db, cards, clock):
+    """An item's parameter sets, a table's pairs, and a card whose explanation gives another's answer away
+    (bert-base-settings lists d_model, the FFN size and the vocabulary: bert-base-match asks them) are buried
+    until the next study day once one of them is answered; the new-card limit is filled by the cards after."""
+    s = session(db, cards, clock, bury=True, new=100)
+    keys = [entry.card.key for entry in s._queue]
+    for first, second in (("total-params@bert-base", "total-params@bert-large"),
+                          ("bert-base-match#layers", "bert-base-match#d-model"),
+                          ("bert-definition", "bert-acronym")):
+        assert first in keys and second not in keys
+    assert len(keys) == 17 < 32
+    ten = session(db, cards, clock, bury=True)
+    assert len(ten._queue) == 10  # the limit is met with other cards
+    first = ten.show()
+    assert first.card.key == "bert-definition"
+    outcome = ten.answer(5)
+    assert outcome.buried == ("bert-basics/bert-acronym",)  # held back from today's queue for it
+    assert db.state("bert-basics/bert-acronym").buried_until == date(2025, 3, 4)
+    while ten.show() is not None:
+        ten.answer(5)
+    again = session(db, cards, clock, bury=True, new=100)  # a second session the same day: still buried
+    assert "bert-acronym" not in [entry.card.key for entry in again._queue]
+    clock.advance(days=1)
+    assert "bert-basics/bert-acronym" in db.new_ids(date(2025, 3, 4), limit=100)  # back among the new cards
+    tomorrow = session(db, cards, clock, bury=True)  # bert-definition is due again, and holds it back again
+    assert "bert-acronym" not in [entry.card.key for entry in tomorrow._queue]
+    assert "bert-acronym" in [entry.card.key for entry in session(db, cards, clock, bury=False)._queue]
+
+
+def test_a_card_whose_explanation_gives_another_away_buries_it_and_undo_unburies(db, cards, clock):
+    """Card 5's explanation lists d_model, FFN size and vocabulary; card 8 then asked d_model (issue 21)."""
+    due = {"bert-basics/bert-base-settings", "bert-basics/bert-base-match#d-model"}
+    for card_id in due:  # both learned and due today
+        db.answer(card_id, grade=5, kind="new", reviewed_at=clock() - timedelta(days=1),
+                  study_day=date(2025, 3, 2), reschedule=lambda state: Schedule(1, 260, 1, date(2025, 3, 3)))
+    s = session(db, cards, clock, bury=True, new=0)
+    assert [entry.card.key for entry in s._queue] == ["bert-base-settings"]
+    assert s.show().card.key == "bert-base-settings"
+    outcome = s.answer(2)  # failed: it comes back, and its answer was shown all the same
+    assert outcome.buried == ("bert-basics/bert-base-match#d-model",)
+    assert db.state("bert-basics/bert-base-match#d-model").buried_until == date(2025, 3, 4)
+    s.undo()
+    assert db.state("bert-basics/bert-base-match#d-model").buried_until is None
+    assert s.show().card.key == "bert-base-settings"
+
+
+def test_without_burying_every_card_of_an_item_comes(db, cards, clock):
+    s = session(db, cards, clock, bury=False, new=100)
+    assert len(s._queue) == 32

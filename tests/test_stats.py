@@ -159,8 +159,10 @@ def test_known_history_figures_from_the_store(filled):
     assert sum(per_day.values()) == 31  # four of the mature card's answers are older than 26 weeks
     assert {offset: per_day[day(offset)] for offset in (-5, -4, -3, -2, -1)} == {-5: 1, -4: 2, -3: 4, -2: 2, -1: 5}
     assert len(per_day) == 22 and stats.heatmap(per_day, TODAY).top == 4
-    assert store.streaks(TODAY) == (5, 16)  # yesterday ends a run of 5; the leech's 16 days are the longest
-    assert store.streaks(day(1)) == (0, 16)
+    # yesterday ends a run of 5 (the leech waited from day -24); the longest is the leech's 16 days and the mature
+    # card's 5 before them: nothing was due from its last answer on day -128 until the leech's first on day -40
+    assert store.streaks(TODAY) == (5, 21)
+    assert store.streaks(day(1)) == (0, 21)
     forecast = dict(store.forecast(TODAY, 14))
     assert {d: n for d, n in forecast.items() if n} == {day(0): 6, day(2): 1, day(4): 1, day(12): 1}
     retention = store.retention()
@@ -206,7 +208,7 @@ def test_screen_reads_without_colour(cli, filled):
     sundays = next(line for line in lines if line.startswith("Sun "))
     assert sundays.endswith("█") and len(sundays.split()) == 26  # yesterday's 5 answers fill a cell
     assert "    · none   ░ 1   ▒ 2   ▓ 3   █ 4–5" in lines
-    assert "Streak  5 days now · longest 16 days  (answer a card today to keep it)" in lines
+    assert "Streak  5 days now · longest 21 days  (answer a card today to keep it)" in lines
     assert [line for line in lines if line.startswith("  Mon Mar  3")] == ["  Mon Mar  3 6 " + "█" * 40]
     assert "  Wed Mar  5 1 " + "██████▋" in lines  # 1 of 6 on 40 cells
     assert "  young    57.1%  12 of 21  32.9 points below  (interval under 21 days)" in lines
@@ -238,7 +240,7 @@ def test_json_has_the_same_figures(cli, filled):
     assert [(level["glyph"], level["from"], level["to"]) for level in heat["levels"]] == [
         ("·", 0, 0), ("░", 1, 1), ("▒", 2, 2), ("▓", 3, 3), ("█", 4, 5)]
     assert heat["days"]["2025-03-02"] == 5 and "2024-09-08" not in heat["days"]
-    assert data["streak"] == {"current": 5, "longest": 16}
+    assert data["streak"] == {"current": 5, "longest": 21}
     assert data["forecast"] == [{"day": "2025-03-03", "due": 6}, {"day": "2025-03-04", "due": 0},
                                 {"day": "2025-03-05", "due": 1}, {"day": "2025-03-06", "due": 0},
                                 {"day": "2025-03-07", "due": 1}]
@@ -522,3 +524,15 @@ def test_a_narrow_terminal_never_wraps_a_number_from_its_percent_sign(cli, fille
     lines = cli("stats", "--file", str(edited), "--days", "3").stdout.splitlines()
     assert not any(line.lstrip().startswith("%") for line in lines), lines
     assert any(line.endswith("90%") for line in lines), lines
+
+
+def test_a_day_with_nothing_due_neither_breaks_nor_counts_in_a_streak():
+    """issue 21: runs count the days studied; only a day when a card waited (owed) breaks one."""
+    day = date(2025, 3, 3)
+    studied = [day - timedelta(days=n) for n in (10, 9, 3)]
+    assert stats.streaks(studied, [], day) == (3, 3)
+    assert stats.streaks(studied, [(day - timedelta(days=6), day - timedelta(days=6))], day) == (1, 2)
+    assert stats.streaks(studied, [(day - timedelta(days=1), day)], day) == (0, 3)  # yesterday owed: broken
+    assert stats.streaks(studied, [(day, day)], day) == (3, 3)  # today can still be studied
+    assert stats.streaks([], [], day) == (0, 0)
+    assert stats.streaks([day + timedelta(days=1)], [], day) == (0, 0)  # after today: not counted

@@ -545,6 +545,25 @@ def test_status_streaks_and_forecast(db, cards):
         DAY - timedelta(days=3): 1, DAY - timedelta(days=2): 1, DAY - timedelta(days=1): 1, DAY: 1}
 
 
+def test_a_day_with_nothing_due_keeps_the_streak(db, cards):
+    """issue 21: the streak broke on a day with nothing due. A run counts the days studied; a day between them
+    breaks it only when a card was due on it and waited."""
+    card = cards[0].id
+    review(db, card, 5, day=DAY - timedelta(days=10), kind="new")  # due the next day
+    review(db, card, 5, day=DAY - timedelta(days=9))  # due in 6 days: nothing due from day -8 to day -4
+    review(db, card, 5, day=DAY - timedelta(days=3))  # due in 16 days
+    assert db.streaks(DAY) == (3, 3)  # days -2 and -1 had nothing due either
+    assert db.status(DAY).streak == 3
+    review(db, cards[1].id, 5, day=DAY - timedelta(days=3), kind="new")  # due on day -2, and never answered
+    assert db.streaks(DAY) == (0, 3)
+    assert db.streaks(DAY - timedelta(days=2)) == (3, 3)  # that day itself can still be studied
+    late = cards[2].id
+    review(db, late, 5, day=DAY - timedelta(days=30), kind="new")  # due on day -29, answered on day -27
+    review(db, late, 5, day=DAY - timedelta(days=27))
+    db.set_flags(late, suspended=True)  # a suspended card waits for nothing: only its late answer counts
+    assert db.streaks(DAY) == (0, 4)  # day -30 alone (days -29 and -28 owed it); then days -27, -10, -9, -3
+
+
 def test_retention_states_and_ease(db, cards):
     young, mature = cards[0].id, cards[1].id
     review(db, young, 5, day=DAY - timedelta(days=40))
@@ -647,3 +666,56 @@ def test_answered_today_finds_the_cards_answers_through_its_index(sqlite_db, car
     review(sqlite_db, cards[0].id, 4)
     assert sqlite_db._run(lambda connection: reviews._answered_on(connection, cards[0].id, DAY))
     assert not sqlite_db._run(lambda connection: reviews._answered_on(connection, cards[0].id, DAY + timedelta(1)))
+
+
+# --------------------------------------------------------------------------- card actions (issue 21)
+
+
+def test_card_actions_are_logged_and_undone(db, cards):
+    """bertdrill cards: suspend, unsuspend, forget, reset and reschedule each change the card in one transaction
+    and are logged with its state before and after; undo puts the latest back, and refuses once the card moved."""
+    from bertdrill.core.scheduling.actions import CardAction
+
+    card = cards[0].id
+    for offset in (9, 8):
+        review(db, card, 5, day=DAY - timedelta(days=offset), kind="new" if offset == 9 else "review")
+    learned = db.state(card).schedule
+    suspended = db.manage(card, CardAction.SUSPEND, at=MORNING, study_day=DAY)
+    assert (suspended.action, suspended.suspended_before, suspended.suspended_after) == ("suspend", False, True)
+    assert db.state(card).suspended and card not in db.due_ids(DAY)
+    db.manage(card, CardAction.UNSUSPEND, at=MORNING, study_day=DAY)
+    assert not db.state(card).suspended and db.state(card).schedule == learned  # back with its schedule
+    forgotten = db.manage(card, CardAction.FORGET, at=MORNING, study_day=DAY)
+    assert forgotten.before == learned and db.state(card).schedule.is_new and card in db.new_ids(DAY, limit=100)
+    db.undo_action()
+    assert db.state(card).schedule == learned
+    moved = db.manage(card, CardAction.RESCHEDULE, at=MORNING, study_day=DAY, due=DAY + timedelta(days=3))
+    assert moved.after == dataclasses.replace(learned, due=DAY + timedelta(days=3))
+    assert db.status(DAY).next_due == DAY + timedelta(days=3)
+    assert [done.action for done in db.actions(card)] == ["suspend", "unsuspend", "reschedule"]
+    review(db, card, 4, day=DAY + timedelta(days=3))  # answered since: the reschedule stays
+    with pytest.raises(StoreError, match="has changed since its reschedule"):
+        db.undo_action()
+    assert len(db.actions()) == 3 and len(db.answers(card)) == 3
+
+
+def test_reset_clears_a_leech_and_forget_keeps_it(db, cards):
+    from bertdrill.core.scheduling.actions import CardAction
+
+    leech, other = cards[0].id, cards[1].id
+    for card_id in (leech, other):
+        review(db, card_id, 5, day=DAY - timedelta(days=30), kind="new")
+        for offset in range(29, 21, -1):  # failed eight days: eight lapses
+            review(db, card_id, 1, day=DAY - timedelta(days=offset))
+        db.set_flags(card_id, suspended=True)  # as a review suspends a leech
+    assert db.state(leech).leech and db.state(leech).schedule.lapses == 8
+    db.manage(leech, CardAction.RESET, at=MORNING, study_day=DAY)
+    state = db.state(leech)
+    assert (state.schedule, state.suspended, state.leech) == (NEW, False, False)
+    db.manage(other, CardAction.FORGET, at=MORNING, study_day=DAY)
+    state = db.state(other)
+    assert state.schedule.is_new and state.schedule.lapses == 8 and state.leech and state.suspended
+    assert [s.card_id for s in db.leeches()] == [other]
+    with pytest.raises(ValueError, match="before today"):
+        db.manage(other, CardAction.RESCHEDULE, at=MORNING, study_day=DAY, due=DAY - timedelta(days=1))
+    assert len(db.actions()) == 2  # the refused one logged nothing

@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Protocol, Self, assert_never
 
 from bertdrill.core.kinds import Kind
+from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.registry import DEFAULT, SchedulerName
 from bertdrill.core.scheduling.state import AnswerKind, CardStage, NextStates, Schedule
 
@@ -69,6 +70,21 @@ class Answer:
     before: Schedule
     after: Schedule
     variant: str | None = None  # a card asked with fresh numbers: "seed:key" (core.variants.logged)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One row of the card actions' log: what a learner did to a card outside a review (``bertdrill cards``)."""
+
+    id: int
+    card_id: str
+    at: datetime  # UTC, aware
+    study_day: date
+    action: CardAction
+    before: Schedule
+    after: Schedule
+    suspended_before: bool
+    suspended_after: bool
 
 
 @dataclass(frozen=True)
@@ -348,6 +364,29 @@ class SchedulerSettings(Protocol):
                   track: Callable[[list[str]], Iterable[str]] = ...) -> int:
         """Call ``visit`` with each card's log (cards with answers only), inside one read; returns the answers read.
         ``track`` wraps the card ids (the CLI passes a progress bar)."""
+        ...
+
+
+class CardManagement(Protocol):
+    """What ``bertdrill cards`` does to a learner's cards, each action logged and undoable (Anki's browser)."""
+
+    def manage(self, card_id: str, action: CardAction, *, at: datetime, study_day: date,
+               due: date | None = None) -> Action:
+        """Apply ``action`` (:func:`bertdrill.core.scheduling.actions.managed`) and log it, in one transaction;
+        ``due``: the day a reschedule asks for. Returns the action as logged."""
+        ...
+
+    def undo_action(self, action_id: int | None = None) -> Action:
+        """Put the card back as it was before the action (None: the learner's latest) and delete it from the log.
+        Refused (StoreError) when the card was answered or changed since."""
+        ...
+
+    def actions(self, card_id: str | None = None) -> list[Action]:
+        """The actions' log, oldest first: for one card, or all of it."""
+        ...
+
+    def answers(self, card_id: str | None = None, *, since: date | None = None) -> list[Answer]:
+        """The review log, oldest first: for one card, or all of it (from a study day on)."""
         ...
 
 

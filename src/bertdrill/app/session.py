@@ -26,6 +26,7 @@ from enum import StrEnum
 
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
+from bertdrill.core.leaks import siblings
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
 from bertdrill.core.scheduling.sm2 import SM2
 from bertdrill.core.scheduling.state import (
@@ -98,6 +99,7 @@ class Outcome:
     kind: AnswerKind  # as logged: the entry's kind, or REDRILL when another session answered the card first today
     suspended: bool = False  # the answer made the card a leech, and the session suspended it
     study_day: date | None = None  # the study day it was logged on
+    buried: tuple[str, ...] = ()  # its siblings, buried until the next study day: the answer gave theirs away
 
     @property
     def rescheduled(self) -> bool:
@@ -126,7 +128,7 @@ class _Step:
     queue: tuple[Entry, ...]
     answered: int
     review_id: int | None = None  # an answer: delete it and restore the schedule
-    flags: CardState | None = None  # a suspend or bury (or a leech's suspension): the flags before it, to put back
+    flags: tuple[CardState, ...] = ()  # a suspend or bury, a leech's suspension, siblings buried: the flags before
 
 
 class Session:
@@ -143,8 +145,10 @@ class Session:
         scheduler: Scheduler = SM2(),
         leech_action: LeechAction = LeechAction.SUSPEND,
         numbers: FreshNumbers | None = None,
+        bury_siblings: bool = True,
     ):
         self.store = store
+        self.bury_siblings = bury_siblings  # Anki's "bury siblings": see _build_queue
         self.numbers = numbers  # fresh variants for numeric cards; None: every card asks its own set
         self.scheduler = scheduler
         self.leech_action = leech_action
@@ -154,6 +158,8 @@ class Session:
         self.cards = {card.id: card for card in cards if card.kind.reviewed}
         self.started = clock()
         self.day = self.study_day(self.started)
+        self._siblings: dict[str, frozenset[str]] = {}  # card -> the cards its answer gives away (core.leaks)
+        self._held: set[str] = set()  # cards left out of today's queue for a sibling in it: buried once it is answered
         self._queue: list[Entry] = self._build_queue()
         self._answers: list[Outcome] = []
         self._steps: list[_Step] = []
@@ -165,19 +171,40 @@ class Session:
         return study_day(moment, self.limits.rollover_hour)
 
     def _build_queue(self) -> list[Entry]:
+        """Due cards, then today's re-drills, then new cards; with :attr:`bury_siblings`, no card after one
+        whose answer gives it away (:func:`bertdrill.core.leaks.siblings`): it waits for another day, and
+        the daily limits are filled with the cards after it, as Anki gathers its queue."""
         counts = self.store.day_counts(self.day, lessons=self.lessons)
-        due = self.store.due_ids(self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0])
-        new = self._new_cards(room_today(counts, self.limits, len(due))[1])
-        redrill = self.store.redrill_ids(self.day, lessons=self.lessons)
-        queue: list[Entry] = []
+        due = [self.cards[card_id] for card_id in self.store.due_ids(
+            self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0]) if card_id in self.cards]
+        redrill = [self.cards[card_id] for card_id in self.store.redrill_ids(self.day, lessons=self.lessons)
+                   if card_id in self.cards]
+        spare = 3 if self.bury_siblings else 1  # new cards beyond the room, to take the place of held siblings
+        new = self._new_cards(room_today(counts, self.limits, 0 if self.bury_siblings else len(due))[1] * spare)
+        if self.bury_siblings:
+            self._siblings = siblings([*due, *redrill, *new])
+        given_away: set[str] = set()  # the cards whose answers the queue so far shows
         seen: set[str] = set()
-        for kind, ids in ((AnswerKind.REVIEW, due), (AnswerKind.REDRILL, redrill),
-                          (AnswerKind.NEW, [card.id for card in new])):
-            for card_id in ids:
-                if card_id in self.cards and card_id not in seen:
-                    seen.add(card_id)
-                    queue.append(Entry(self.cards[card_id], kind))
-        return queue
+
+        def gather(cards: Sequence[Card], kind: AnswerKind, room: int | None = None) -> list[Entry]:
+            taken: list[Entry] = []
+            for card in cards:
+                if room is not None and len(taken) >= room:
+                    break
+                if card.id in seen:
+                    continue
+                if kind is not AnswerKind.REDRILL and card.id in given_away:  # a re-drill was answered already
+                    self._held.add(card.id)
+                    continue
+                seen.add(card.id)
+                given_away.update(self._siblings.get(card.id, ()))
+                taken.append(Entry(card, kind))
+            return taken
+
+        due_entries = gather(due, AnswerKind.REVIEW)
+        redrills = gather(redrill, AnswerKind.REDRILL)
+        return [*due_entries, *redrills,
+                *gather(new, AnswerKind.NEW, room_today(counts, self.limits, len(due_entries))[1])]
 
     def _new_cards(self, room: int) -> list[Card]:
         """At most ``room`` new cards, interleaved by kind, lesson by lesson.
@@ -280,22 +307,37 @@ class Session:
             variant=logged_variant(entry.card) if isinstance(entry.card, NumericCard) else None,
         )
         suspend = self.leech_action is LeechAction.SUSPEND and became_leech(logged.before, logged.after)
-        flags = self.store.set_flags(entry.card.id, suspended=True) if suspend else None
+        flags: tuple[CardState, ...] = (self.store.set_flags(entry.card.id, suspended=True),) if suspend else ()
+        buried = self._bury_siblings(entry.card.id, day)
+        flags += buried
         drilled = sum(outcome.entry.card.id == entry.card.id and outcome.kind is AnswerKind.REDRILL for outcome in self._answers)
         drilled += logged.kind is AnswerKind.REDRILL
         again = redrill_needed(grade) and not suspend and drilled < MAX_REDRILLS
         self._queue.pop(0)
-        if suspend:
-            self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
+        gone = {state.card_id for state in buried} | ({entry.card.id} if suspend else set())
+        if gone:
+            self._queue = [queued for queued in self._queue if queued.card.id not in gone]
         if again:  # after the rest of the queue, or sooner once its learning step has passed
             step = LEARNING_STEPS[min(drilled, len(LEARNING_STEPS) - 1)]
             self._queue.append(Entry(entry.card, AnswerKind.REDRILL, ready_at=now + step))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
                           after=logged.after, again=again, kind=logged.kind, suspended=suspend,
-                          study_day=logged.study_day)
+                          study_day=logged.study_day, buried=tuple(state.card_id for state in buried))
         self._answers.append(outcome)
         self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags))
         return outcome
+
+    def _bury_siblings(self, card_id: str, day: date) -> tuple[CardState, ...]:
+        """Bury until the next study day the cards this answer gave away that today's queue held back or still
+        holds (not re-drills: those were answered today already); the flags before, for undo."""
+        given_away = self._siblings.get(card_id, frozenset())
+        if not given_away:
+            return ()
+        waiting = {entry.card.id for entry in self._queue if entry.kind is not AnswerKind.REDRILL}
+        answered = {outcome.entry.card.id for outcome in self._answers}  # and those buried already, by an answer
+        answered.update(other for outcome in self._answers for other in outcome.buried)
+        chosen = sorted(given_away & (self._held | waiting) - answered - {card_id})
+        return tuple(self.store.set_flags(other, buried_until=day + timedelta(days=1)) for other in chosen)
 
     def suspend(self) -> Entry:
         """Suspend the current card: it leaves this session and every later one until unsuspended."""
@@ -313,7 +355,7 @@ class Session:
         else:
             before = self.store.set_flags(entry.card.id, buried_until=buried_until)
         self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
-        self._steps.append(_Step(queue, answered, flags=before))
+        self._steps.append(_Step(queue, answered, flags=(before,)))
         return entry
 
     @property
@@ -331,8 +373,7 @@ class Session:
         if not self._steps:
             return None
         step = self._steps.pop()
-        if step.flags is not None:  # a suspend or bury, or a leech suspended by the answer below
-            flags = step.flags
+        for flags in reversed(step.flags):  # a suspend or bury, or a leech suspended and siblings buried by the answer
             self.store.set_flags(flags.card_id, suspended=flags.suspended, buried_until=flags.buried_until)
         if step.review_id is not None:
             self.store.undo(step.review_id)

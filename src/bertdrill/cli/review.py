@@ -95,6 +95,13 @@ NumbersOption = Annotated[NumbersChoice, typer.Option(
          "(fresh), its own sets until a card is mature and then fresh ones (mature), or as the lesson says.")]
 
 
+SiblingsOption = Annotated[bool, typer.Option(
+    "--bury-siblings/--no-bury-siblings", envvar="BERTDRILL_BURY_SIBLINGS",
+    help="Once a card is answered, keep until tomorrow the cards whose answer it showed: its item's other "
+         "cards (parameter sets, table pairs) and the cards its question, answer or explanation gives away "
+         "(as Anki buries siblings).")]
+
+
 LeechOption = Annotated[LeechChoice, typer.Option(
     "--leech-action", envvar="BERTDRILL_LEECH_ACTION", case_sensitive=False,
     help="What happens to a card that lapses 8 times: suspend it (as Anki does) or only tag it.")]
@@ -135,6 +142,7 @@ def review(
         help="With --exam: the predicted recall every card should have on the exam day, 0.70 to 0.99 "
              "(default 0.90).")] = None,
     numbers: NumbersOption = NumbersChoice.lesson,
+    bury_siblings: SiblingsOption = True,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
@@ -165,7 +173,7 @@ def review(
             set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit)
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
                           leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store),
-                          numbers=fresh)
+                          numbers=fresh, bury_siblings=bury_siblings)
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, diagnosers).run()
     raise typer.Exit(code)
@@ -405,6 +413,8 @@ class Review:
                 out.print(leech_suspended(card.id, outcome.after.lapses, undo))
             elif outcome.became_leech:
                 out.print(leech_warning(card.id, outcome.after.lapses))
+            if outcome.buried:
+                out.print(buried_siblings(outcome.buried), style="dim")
 
     def grade(self, card: Card, typed: str) -> Verdict:
         from bertdrill.core.grading import grade
@@ -625,6 +635,13 @@ def leech_suspended(card_id: str, lapses: int, undo: str | None = None) -> str:
     line = "[bold]{}[/bold] ".format(_("Leech:")) + _(
         "{card} has lapsed {lapses} times and is suspended: rewrite it.").format(card=escape(card_id), lapses=lapses)
     return line + (" " + _("({undo} undoes this)").format(undo=undo) if undo else "")
+
+
+def buried_siblings(card_ids: tuple[str, ...]) -> str:
+    """One line: the cards an answer gave away, kept until tomorrow."""
+    return ngettext("Until tomorrow: {cards}, whose answer this one showed.",
+                    "Until tomorrow: {cards}, whose answers this one showed.", len(card_ids)).format(
+        cards=", ".join(escape(card_id) for card_id in card_ids))
 
 
 def interval_preview(states: NextStates, today: date) -> str:

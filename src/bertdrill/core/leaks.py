@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from itertools import groupby, islice
 from typing import assert_never
@@ -335,3 +335,49 @@ def exposure(cards: Sequence[Card], language: str) -> Exposure:
             return Exposure(item_id, (prompt, first.code[language]), ())
         case _:
             assert_never(first)
+
+
+# --- siblings: what a review buries ---------------------------------------------------------------
+
+def siblings(cards: Sequence[Card]) -> dict[str, frozenset[str]]:
+    """For each card, the other cards whose answer a learner has seen once it is answered: Anki's siblings.
+
+    Two kinds, as a review buries them until the next study day (as Anki buries a note's other cards):
+
+    - the other cards of its item (an item's parameter sets, a table's pairs): they ask the same thing;
+    - the cards of every item whose answer its question, answer, explanation or source shows (card 5's
+      explanation lists d_model, FFN size and vocabulary: card 8 asks d_model), by :func:`find_leaks`,
+      in each of the card's languages.
+
+    Not symmetric: a card that gives another's answer away need not be given away by it. Cards of different
+    lessons are never siblings. Cards that reveal nothing are left out of the result. Linear in the texts, so
+    a caller passes the cards it may show (a day's queue), not every card it knows.
+    """
+    lessons: dict[str, dict[str, list[Card]]] = {}
+    for card in cards:
+        lessons.setdefault(card.lesson_id, {}).setdefault(card.item_id, []).append(card)
+    found: dict[str, frozenset[str]] = {}
+    for items in lessons.values():
+        groups = list(items.values())
+        languages = sorted({language for group in groups for card in group for language in card.answer})
+        given_away: dict[str, set[str]] = {item_id: set() for item_id in items}
+        for language in languages:
+            shown = [_after_answering(group, language) for group in groups if language in group[0].answer]
+            for leak in find_leaks(shown, thousands=thousands_separator(language)):
+                given_away[leak.source].add(leak.target)
+        for item_id, group in items.items():
+            others = {other.id for target in given_away[item_id] for other in items[target]}
+            for card in group:
+                revealed = frozenset(others | {other.id for other in group if other.id != card.id})
+                if revealed:
+                    found[card.id] = revealed
+    return found
+
+
+def _after_answering(cards: Sequence[Card], language: str) -> Exposure:
+    """An item's exposure in a review: what the question shows, and after the answer also its
+    explanation and source (a review prints both with the answer)."""
+    seen = exposure(cards, language)
+    extra = tuple(text for card in cards for text in (card.explanation.get(language), card.cited.get(language))
+                  if text)
+    return replace(seen, shown_after=(*seen.shown_after, *dict.fromkeys(extra)))

@@ -7,7 +7,8 @@ so every shape on it can be tested with plain numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -159,3 +160,39 @@ def bar(value: int, top: int, width: int) -> str:
 def share(passed: int, total: int) -> float | None:
     """passed / total, or None when there is nothing to divide."""
     return passed / total if total else None
+
+
+def streaks(days: Iterable[date], owed: Iterable[tuple[date, date]], today: date) -> tuple[int, int]:
+    """(current, longest) runs of study days with an answer, up to ``today``.
+
+    A day without an answer breaks a run only when something was due on it: ``owed`` holds spans of days
+    (first, last, both included) when a card was due and not answered. A day with nothing due neither
+    breaks a run nor counts in it: a run counts the days studied. The current run is the latest one while
+    every day between its last study day and today (today itself excepted: it can still be studied) was
+    free; else 0.
+    """
+    studied = sorted({day for day in days if day <= today})
+    if not studied:
+        return 0, 0
+    spans = sorted(owed)
+    starts = [first for first, _last in spans]
+    reach: list[date] = []  # the latest last day of the spans up to each one: where owed days reach so far
+    for _first, last in spans:
+        reach.append(max(last, reach[-1]) if reach else last)
+
+    def free(first: date, last: date) -> bool:
+        """No owed day in [first, last]."""
+        if first > last:
+            return True
+        before = bisect_right(starts, last)  # spans starting on or before ``last``
+        return before == 0 or reach[before - 1] < first
+
+    longest = run = 0
+    previous: date | None = None
+    for day in studied:
+        run = run + 1 if previous is not None and free(previous + timedelta(days=1), day - timedelta(days=1)) else 1
+        longest = max(longest, run)
+        previous = day
+    assert previous is not None
+    current = run if free(previous + timedelta(days=1), today - timedelta(days=1)) else 0
+    return current, longest

@@ -66,7 +66,18 @@ from bertdrill.adapters.store.sqlite import (
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES
-from bertdrill.ports import KEEP, Answer, CardState, DayCounts, Retention, ReviewStore, Status, SyncCard, SyncReport
+from bertdrill.ports import (
+    KEEP,
+    Answer,
+    CardManagement,
+    CardState,
+    DayCounts,
+    Retention,
+    ReviewStore,
+    Status,
+    SyncCard,
+    SyncReport,
+)
 
 __all__ = [
     "ANSWER_KINDS", "BUSY_TIMEOUT_MS", "CardSummary", "ClassReport", "LearnerSummary", "PostgresStore", "SQLiteStore", "CARD_STATES", "EF_START", "KEEP", "LEECH_LAPSES", "LOCK_TIMEOUT", "MATURE_DAYS",
@@ -346,3 +357,5 @@ class PostgresStore(Store, PostgresDatabase):
 # mypy checks here that each backend's store has every method of the protocol (Store itself is abstract).
 _sqlite: type[ReviewStore] = SQLiteStore
 _postgres: type[ReviewStore] = PostgresStore
+_sqlite_manages: type[CardManagement] = SQLiteStore
+_postgres_manages: type[CardManagement] = PostgresStore

@@ -24,6 +24,7 @@ from bertdrill.adapters.store.schema import ANSWER_KINDS, MATURE_DAYS, TYPED_MAX
 from bertdrill.core.errors import StoreError
 from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
+from bertdrill.core.scheduling.actions import CardAction, Managed, managed
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.core.scheduling.state import (
     LEECH_LAPSES,
@@ -36,11 +37,14 @@ from bertdrill.core.scheduling.state import (
     check_grade,
     stage_of,
 )
+from bertdrill.core.stats import streaks
 from bertdrill.ports import (
     KEEP,
+    Action,
     Answer,
     AnswerTimes,
     CardLog,
+    CardManagement,
     CardState,
     DayCounts,
     FittedSet,
@@ -91,7 +95,9 @@ class MemoryStore:
         self._cards: dict[str, _Card] = {}
         self._schedules: dict[str, _Schedule] = {}
         self._log: list[Answer] = []
+        self._actions: list[Action] = []  # bertdrill cards' actions, in id order
         self._next_id = 1
+        self._next_action = 1
         self._digests: dict[str, str] = {}
         self._choice = SchedulerChoice()
         self._fitted: list[FittedSet] = []  # oldest first
@@ -242,6 +248,36 @@ class MemoryStore:
             schedule.buried_until = buried_until
         return before
 
+    def manage(self, card_id: str, action: CardAction, *, at: datetime, study_day: date,
+               due: date | None = None) -> Action:
+        state = self._state(card_id)
+        after = managed(Managed(state.schedule, state.suspended), CardAction(action), today=study_day, due=due)
+        self._schedules[card_id].state = after.schedule
+        self._schedules[card_id].suspended = after.suspended
+        done = Action(self._next_action, card_id, utc(at), study_day, CardAction(action), state.schedule,
+                      after.schedule, state.suspended, after.suspended)
+        self._actions.append(done)
+        self._next_action += 1
+        return done
+
+    def undo_action(self, action_id: int | None = None) -> Action:
+        found = (self._actions[-1] if self._actions else None) if action_id is None else next(
+            (done for done in self._actions if done.id == action_id), None)
+        if found is None:
+            raise StoreError("no card action to undo" if action_id is None
+                             else f"card action {action_id} is not in the log (already undone?)")
+        state = self._state(found.card_id)
+        if (state.schedule, state.suspended) != (found.after, found.suspended_after):
+            raise StoreError(f"{found.card_id} has changed since its {found.action} (answered, or changed again), "
+                             "so it is left as it is")
+        self._schedules[found.card_id].state = found.before
+        self._schedules[found.card_id].suspended = found.suspended_before
+        self._actions.remove(found)
+        return found
+
+    def actions(self, card_id: str | None = None) -> list[Action]:
+        return [done for done in self._actions if card_id is None or done.card_id == card_id]
+
     def answers(self, card_id: str | None = None, *, since: date | None = None) -> list[Answer]:
         return [answer for answer in self._log if (card_id is None or answer.card_id == card_id)
                 and (since is None or answer.study_day >= since)]
@@ -281,14 +317,22 @@ class MemoryStore:
         return dict(sorted(counts.items()))
 
     def streaks(self, today: date, *, lessons: Collection[str] | None = None) -> tuple[int, int]:
-        longest = run = 0
-        previous = None
-        for day in sorted({answer.study_day for answer in self._answers_of(lessons) if answer.study_day <= today}):
-            run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
-            longest = max(longest, run)
-            previous = day
-        current = run if previous is not None and (today - previous).days <= 1 else 0
-        return current, longest
+        """As the SQL stores: a day with nothing due does not break a run (core.stats.streaks)."""
+        answers = [answer for answer in self._answers_of(lessons)
+                   if answer.study_day <= today and answer.kind is not AnswerKind.PRACTICE]
+        owed: list[tuple[date, date]] = []
+        following: dict[str, date] = {}  # each card's next answer, walking the log backwards
+        for answer in reversed(answers):
+            later = following.get(answer.card_id)
+            if later is not None and answer.after.due is not None and later > answer.after.due:
+                owed.append((answer.after.due, later - timedelta(days=1)))
+            following[answer.card_id] = answer.study_day
+        waiting = [schedule.state.due for card, schedule in self._rows(lessons) if schedule.state.due is not None
+                   and not schedule.suspended and not card.removed and card.reviewed]
+        if waiting and min(waiting) <= today:
+            owed.append((min(waiting), today))
+        return streaks([answer.study_day for answer in self._answers_of(lessons) if answer.study_day <= today],
+                       owed, today)
 
     def forecast(self, today: date, days: int, *, lessons: Collection[str] | None = None) -> list[tuple[date, int]]:
         days = max(days, 1)
@@ -392,4 +436,5 @@ def _digest(cards: list[SyncCard]) -> str:
     return hashlib.sha256(joined.encode()).hexdigest()
 
 
-_conforms: type[ReviewStore] = MemoryStore  # mypy checks the protocol here, as for the SQL stores
+_conforms: type[ReviewStore] = MemoryStore
+_manages: type[CardManagement] = MemoryStore  # mypy checks the protocol here, as for the SQL stores

@@ -17,7 +17,7 @@ from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.adapters.store.members import DDL_V8
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # Each migration brings the file from version - 1 to version. The DDL is written out
 # rather than generated from the models in .schema, so version 1 stays version 1 when the
@@ -216,6 +216,38 @@ ALTER TABLE scheduler DROP CONSTRAINT scheduler_name_check;
 """
 
 
+# Version 9: what a learner does to a card outside a review (bertdrill cards suspend, unsuspend, forget, reset,
+# reschedule) is logged with the card's state before and after, as each answer is, so it can be undone and
+# read back in the card's history.
+_V9 = """
+CREATE TABLE card_action (
+    id INTEGER NOT NULL PRIMARY KEY,
+    learner TEXT NOT NULL,
+    card_id TEXT NOT NULL REFERENCES card (id),
+    at DATETIME NOT NULL,
+    study_day DATE NOT NULL,
+    action TEXT NOT NULL,
+    reps_before INTEGER NOT NULL,
+    ef100_before INTEGER NOT NULL,
+    interval_before INTEGER NOT NULL,
+    due_before DATE,
+    lapses_before INTEGER NOT NULL,
+    stability_before DOUBLE PRECISION,
+    difficulty_before DOUBLE PRECISION,
+    suspended_before BOOLEAN NOT NULL,
+    reps_after INTEGER NOT NULL,
+    ef100_after INTEGER NOT NULL,
+    interval_after INTEGER NOT NULL,
+    due_after DATE,
+    lapses_after INTEGER NOT NULL,
+    stability_after DOUBLE PRECISION,
+    difficulty_after DOUBLE PRECISION,
+    suspended_after BOOLEAN NOT NULL
+);
+CREATE INDEX ix_card_action_card ON card_action (learner, card_id, id);
+"""
+
+
 def _script(ddl: str | Mapping[Backend, str]) -> Callable[[Connection], None]:
     """A migration that runs ``ddl``'s statements in order, in the backend's words, with ``:learner`` bound
     (the backend is the connection's ``info["database"]``, set by :func:`upgrade`). ``ddl`` is one script
@@ -243,7 +275,8 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _scri
                                                    # the lessons as published (.members): PostgreSQL only, where a
                                                    # class lives; an SQLite file has one learner, and only its
                                                    # version number moves.
-                                                   8: _script({Backend.sqlite: "", Backend.postgresql: DDL_V8})}
+                                                   8: _script({Backend.sqlite: "", Backend.postgresql: DDL_V8}),
+                                                   9: _script(_V9)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

@@ -85,20 +85,35 @@ class Reports(Database):
         return {day_of(day): count for day, count in self.read(query)}
 
     def streaks(self, today: date, *, lessons: Collection[str] | None = None) -> tuple[int, int]:
-        """(current, longest) runs of study days with at least one answer, up to ``today``.
+        """(current, longest) runs of study days with an answer, up to ``today``; a day with nothing due does
+        not break a run (:func:`bertdrill.core.stats.streaks`).
 
-        The current run ends today, or yesterday when nothing was answered yet today.
+        The current run ends today, or on the last study day when nothing was due since.
         """
+        from bertdrill.core.stats import streaks
+
         query = (_log(select(REVIEW.c.study_day).distinct(), lessons).where(REVIEW.c.study_day <= today)
                  .order_by(REVIEW.c.study_day))
-        longest = run = 0
-        previous = None
-        for day in (day_of(row[0]) for row in self.read(query)):
-            run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
-            longest = max(longest, run)
-            previous = day
-        current = run if previous is not None and (today - previous).days <= 1 else 0
-        return current, longest
+        days = [day_of(row[0]) for row in self.read(query)]
+        gaps = any((later - earlier).days > 1 for earlier, later in zip(days, days[1:], strict=False))
+        if not days or (not gaps and (today - days[-1]).days <= 1):
+            return streaks(days, [], today)  # no day without an answer to judge: the owed days are not read
+        return streaks(days, self._owed(today, lessons), today)
+
+    def _owed(self, today: date, lessons: Collection[str] | None) -> list[tuple[date, date]]:
+        """Spans of days when some card was due and not answered: from each answer whose card came back after
+        its due day (the log's next answer to it), and from every card due now and still waiting."""
+        following = func.lead(REVIEW.c.study_day).over(partition_by=REVIEW.c.card_id, order_by=REVIEW.c.id)
+        answers = (_log(select(REVIEW.c.due_after.label("due"), following.label("next")), lessons)
+                   .where(REVIEW.c.kind != "practice", REVIEW.c.study_day <= today).subquery("answers"))
+        late = select(answers.c.due, answers.c.next).where(answers.c.due.is_not(None), answers.c.next.is_not(None),
+                                                           answers.c.next > answers.c.due)
+        spans = [(day_of(due), day_of(next_day) - timedelta(days=1)) for due, next_day in self.read(late)]
+        waiting = self._first(_cards(select(func.min(SCHEDULE.c.due)), lessons).where(  # buried or not: it was due
+            SCHEDULE.c.suspended.is_(False), CARD.c.removed.is_(False), reviewed_card()))
+        if waiting is not None and day_of(waiting) <= today:
+            spans.append((day_of(waiting), today))
+        return spans
 
     def forecast(self, today: date, days: int, *, lessons: Collection[str] | None = None) -> list[tuple[date, int]]:
         """Cards due on today and each of the next ``days - 1`` days, as review will show them.

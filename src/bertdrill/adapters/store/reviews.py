@@ -21,6 +21,7 @@ from sqlalchemy.orm import aliased
 
 from bertdrill.adapters.store.database import Database, learner_of, utc
 from bertdrill.adapters.store.schema import (
+    ACTION,
     ANSWER_KINDS,
     CARD,
     LEARNER,
@@ -39,8 +40,9 @@ from bertdrill.adapters.store.schema import (
 )
 from bertdrill.core.errors import StoreError
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
+from bertdrill.core.scheduling.actions import CardAction, Managed, managed
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES, REDRILL_BELOW, AnswerKind, Schedule, check_grade
-from bertdrill.ports import KEEP, Answer, CardState, Keep, SyncCard, SyncReport
+from bertdrill.ports import KEEP, Action, Answer, CardState, Keep, SyncCard, SyncReport
 
 
 class ReviewWrites(Database):
@@ -228,6 +230,63 @@ class ReviewWrites(Database):
 
         return self._run(work, write=True)
 
+    # ----------------------------------------------------------------- card actions (bertdrill cards)
+
+    def manage(self, card_id: str, action: CardAction, *, at: datetime, study_day: date,
+               due: date | None = None) -> Action:
+        """Apply a card action (:func:`bertdrill.core.scheduling.actions.managed`) and log it, in one transaction."""
+        action = CardAction(action)
+        moment = utc(at)
+
+        def work(connection: Connection) -> Action:
+            state = _state(connection, card_id, self.where, lock=True)
+            after = managed(Managed(state.schedule, state.suspended), action, today=study_day, due=due)
+            _set_schedule(connection, card_id, after.schedule)
+            connection.execute(update(SCHEDULE).where(SCHEDULE.c.learner == self.learner,
+                                                      SCHEDULE.c.card_id == card_id).values(suspended=after.suspended))
+            action_id = connection.execute(insert(ACTION).returning(ACTION.c.id), {
+                "learner": self.learner, "card_id": card_id, "at": moment, "study_day": study_day, "action": action,
+                **_columns(state.schedule, "before"), **_columns(after.schedule, "after"),
+                "suspended_before": state.suspended, "suspended_after": after.suspended}).scalar_one()
+            return Action(action_id, card_id, moment, study_day, action, state.schedule, after.schedule,
+                          state.suspended, after.suspended)
+
+        return self._run(work, write=True)
+
+    def undo_action(self, action_id: int | None = None) -> Action:
+        """Put the card back as it was before the action (None: the learner's latest) and delete the action.
+
+        Refused when the card is no longer as the action left it (answered, or changed by another action since)."""
+
+        def work(connection: Connection) -> Action:
+            query = _ACTIONS.order_by(ACTION.c.id.desc()).limit(1)
+            if action_id is not None:
+                query = query.where(ACTION.c.id == action_id)
+            found = connection.execute(query, {"learner": self.learner}).first()
+            if found is None:
+                raise StoreError("no card action to undo" if action_id is None
+                                 else f"card action {action_id} is not in the log (already undone?)")
+            done = _action(found)
+            state = _state(connection, done.card_id, self.where, lock=True)
+            if (state.schedule, state.suspended) != (done.after, done.suspended_after):
+                raise StoreError(f"{done.card_id} has changed since its {done.action} (answered, or changed again), "
+                                 "so it is left as it is")
+            _set_schedule(connection, done.card_id, done.before)
+            connection.execute(update(SCHEDULE).where(SCHEDULE.c.learner == self.learner,
+                                                      SCHEDULE.c.card_id == done.card_id).values(
+                                                          suspended=done.suspended_before))
+            connection.execute(delete(ACTION).where(ACTION.c.id == done.id, ACTION.c.learner == self.learner))
+            return done
+
+        return self._run(work, write=True)
+
+    def actions(self, card_id: str | None = None) -> list[Action]:
+        """The card actions' log, oldest first: for one card, or all of it."""
+        query = _ACTIONS.order_by(ACTION.c.id)
+        if card_id is not None:
+            query = query.where(ACTION.c.card_id == card_id)
+        return [_action(row) for row in self.read(query)]
+
     def answers(self, card_id: str | None = None, *, since: date | None = None) -> list[Answer]:
         """The log, oldest first: for one card, or all of it (from a study day on)."""
         query = _ANSWERS.order_by(REVIEW.c.id)
@@ -246,6 +305,10 @@ _ANSWER_COLUMNS = (REVIEW.c.id, REVIEW.c.card_id, REVIEW.c.reviewed_at, REVIEW.c
                    REVIEW.c.variant)
 _ANSWERS = select(*_ANSWER_COLUMNS).where(REVIEW.c.learner == LEARNER)
 """The learner's log, as :func:`_answer` reads it."""
+_ACTION_COLUMNS = (ACTION.c.id, ACTION.c.card_id, ACTION.c.at, ACTION.c.study_day, ACTION.c.action,
+                   *(ACTION.c[name] for name in _LOGGED), ACTION.c.suspended_before, ACTION.c.suspended_after)
+_ACTIONS = select(*_ACTION_COLUMNS).where(ACTION.c.learner == LEARNER)
+"""The learner's card actions, as :func:`_action` reads them."""
 _LOG = insert(REVIEW).returning(REVIEW.c.id)  # the values are the parameters, by column name
 _STATE_OF_CARD = STATE.where(SCHEDULE.c.card_id == bindparam("card"))
 _LOCKED_STATE_OF_CARD = _STATE_OF_CARD.with_for_update(of=SCHEDULE)  # PostgreSQL's row lock; SQLite's write
@@ -353,3 +416,10 @@ def _answer(row: Sequence[Any]) -> Answer:
     review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
     before, after = (Schedule(*values) for values in (row[8:15], row[15:22]))
     return Answer(review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, before, after, row[22])
+
+
+def _action(row: Sequence[Any]) -> Action:
+    """An :class:`Action` from a row of ``_ACTION_COLUMNS``."""
+    action_id, card_id, at, study_day, action = row[:5]
+    before, after = (Schedule(*values) for values in (row[5:12], row[12:19]))
+    return Action(action_id, card_id, at, study_day, CardAction(action), before, after, bool(row[19]), bool(row[20]))

@@ -166,6 +166,35 @@ class FittedParametersRow(SQLModel, table=True):
 
 
 
+class ActionRow(SQLModel, table=True):
+    """What a learner did to a card outside a review (``bertdrill cards``), with its state before and after (v8)."""
+
+    __tablename__ = "card_action"
+    __table_args__ = (Index("ix_card_action_card", "learner", "card_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    learner: str
+    card_id: str = Field(foreign_key="card.id")
+    at: datetime = Field(sa_type=UTCTime)  # UTC
+    study_day: date
+    action: str  # core.scheduling.actions.CardAction
+    reps_before: int
+    ef100_before: int
+    interval_before: int
+    due_before: date | None = None
+    lapses_before: int
+    stability_before: float | None = None
+    difficulty_before: float | None = None
+    suspended_before: bool
+    reps_after: int
+    ef100_after: int
+    interval_after: int
+    due_after: date | None = None
+    lapses_after: int
+    stability_after: float | None = None
+    difficulty_after: float | None = None
+    suspended_after: bool
+
+
 # --------------------------------------------------------------------------- shared by the queries
 
 def from_review(lessons: Collection[str] | None) -> str:
@@ -194,8 +223,8 @@ def _table(model: type[SQLModel]) -> Table:
     return cast(Table, model.__table__)  # type: ignore[attr-defined]  # SQLModel sets it on table=True models
 
 
-META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER, FITTED = (_table(model) for model in (
-    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow, FittedParametersRow))
+META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER, FITTED, ACTION = (_table(model) for model in (
+    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow, FittedParametersRow, ActionRow))
 
 LEARNER: BindParameter[str] = bindparam("learner", type_=String())
 """The store's learner: every statement over a learner's rows binds it."""
