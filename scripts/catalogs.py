@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
@@ -68,12 +68,18 @@ def mo_bytes(catalog: Catalog) -> bytes:
     return buffer.getvalue()
 
 
-def key(message) -> tuple:
+Text = str | tuple[str, ...]  # a message's text: one string, or its singular and plural forms
+Key = tuple[Text, str | None]
+
+
+def key(message: Message) -> Key:
     """What names a message: its text (singular and plural) and its context."""
-    return (_frozen(message.id), message.context)
+    text = _frozen(message.id)
+    assert text is not None, message  # a message's id is never None (its string may be)
+    return (text, message.context)
 
 
-def _frozen(value):
+def _frozen(value: str | tuple[str, ...] | list[str] | None) -> Text | None:
     return tuple(value) if isinstance(value, list | tuple) else value
 
 
@@ -92,7 +98,7 @@ def problems(path: Path, catalog: Catalog, wanted: Catalog) -> Iterator[str]:
             yield f"{path}: not translated {shown!r}{context}"
 
 
-def translations(catalog: Catalog) -> dict[tuple, object]:
+def translations(catalog: Catalog) -> dict[Key, Text | None]:
     """(message, context) -> translation, for what a compiled catalog holds: translated, not fuzzy."""
     # write_mo fills an untranslated plural with the English forms: that is no translation either.
     return {key(message): _frozen(message.string) for message in catalog

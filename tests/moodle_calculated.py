@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 PHP_INT_MAX = 2**63 - 1
 PRECISION = 14  # PHP's ini precision, which Moodle's tolerance slack uses
@@ -143,7 +143,10 @@ def _mod(a: PhpNumber, b: PhpNumber) -> PhpNumber:
 def _pow(a: PhpNumber, b: PhpNumber) -> PhpNumber:
     if isinstance(a, int) and isinstance(b, int) and b >= 0:
         return _int_or_float(a**b) if abs(a) < 2**63 and b < 64 or a in (0, 1, -1) else float(a) ** b
-    return float(a) ** float(b)
+    result: float | complex = float(a) ** float(b)
+    if isinstance(result, complex):  # a negative base to a fractional power: PHP's pow() is NAN, Python's complex
+        return math.nan
+    return result
 
 
 def _round(value: PhpNumber, digits: PhpNumber = 0) -> float:
@@ -153,7 +156,7 @@ def _round(value: PhpNumber, digits: PhpNumber = 0) -> float:
     return math.copysign(rounded / scale, float(value))
 
 
-_PHP_FUNCTIONS = {
+_PHP_FUNCTIONS: dict[str, Callable[..., PhpNumber]] = {
     "abs": lambda x: abs(x), "min": lambda *a: min(a), "max": lambda *a: max(a), "pow": _pow,
     "sqrt": lambda x: math.sqrt(x), "floor": lambda x: float(math.floor(x)), "ceil": lambda x: float(math.ceil(x)),
     "round": _round, "exp": lambda x: math.exp(x), "log": lambda x, b=math.e: math.log(x) / math.log(b),

@@ -24,7 +24,7 @@ SAVED = re.compile(r"^Saved: grade (?P<grade>[0-5])\b")
 KINDS = {"new": "new", "due": "review", "re-drill": "redrill"}
 
 
-def start(command: str, db: Path, now: str, *args: str) -> subprocess.Popen:
+def start(command: str, db: Path, now: str, *args: str) -> subprocess.Popen[bytes]:
     """``bertdrill COMMAND`` in its own process, unbuffered, on ``db`` with its clock at ``now``."""
     env = dict(os.environ, BERTDRILL_DB=str(db), BERTDRILL_NOW=now, NO_COLOR="1", PYTHONUNBUFFERED="1",
                COLUMNS="200")
@@ -32,7 +32,7 @@ def start(command: str, db: Path, now: str, *args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
-def start_review(db: Path, now: str, *args: str) -> subprocess.Popen:
+def start_review(db: Path, now: str, *args: str) -> subprocess.Popen[bytes]:
     return start("review", db, now, *args)
 
 
@@ -55,7 +55,7 @@ def acknowledged(transcript: str) -> tuple[list[Acknowledged], str | None]:
         if header := HEADER.match(line):
             card, kind = header["card"], KINDS[header["why"]]
         elif saved := SAVED.match(line):
-            assert card is not None, f"Saved: before any card in:\n{transcript}"
+            assert card is not None and kind is not None, f"Saved: before any card in:\n{transcript}"
             # another session may have answered the card first today: then it was logged as a re-drill
             logged = "redrill" if "re-drill, schedule unchanged" in line else kind
             answers.append(Acknowledged(card, logged, int(saved["grade"])))
@@ -100,11 +100,12 @@ def integrity(db: Path) -> str:
         return "\n".join(row[0] for row in connection.execute("PRAGMA integrity_check"))
 
 
-def log_rows(db: Path, after_id: int = 0) -> list[tuple]:
+def log_rows(db: Path, after_id: int = 0) -> list[tuple[int, str, str, int]]:
     """(id, card_id, kind, grade) of every logged answer with an id above ``after_id``."""
     with sqlite3.connect(db) as connection:
-        return connection.execute("SELECT id, card_id, kind, grade FROM review WHERE id > ? ORDER BY id",
+        rows: list[tuple[int, str, str, int]] = connection.execute("SELECT id, card_id, kind, grade FROM review WHERE id > ? ORDER BY id",
                                   (after_id,)).fetchall()
+        return rows
 
 
 def last_id(db: Path) -> int:
@@ -113,7 +114,8 @@ def last_id(db: Path) -> int:
     with sqlite3.connect(db) as connection:
         if not connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'review'").fetchone():
             return 0
-        return connection.execute("SELECT coalesce(max(id), 0) FROM review").fetchone()[0]
+        last: int = connection.execute("SELECT coalesce(max(id), 0) FROM review").fetchone()[0]
+        return last
 
 
 def audit(db: Path) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bertdrill.core.scheduling import sm2
-from bertdrill.core.scheduling.state import NEW, REDRILL_BELOW
+from bertdrill.core.scheduling.state import NEW, REDRILL_BELOW, Schedule
 
 START = date(2025, 1, 6)
 
@@ -51,7 +51,7 @@ def simulate(cards: int = 500, days: int = 365, seed: int = 20261201, new_per_da
             continue  # a day off: what was due waits
         if rng.random() < break_chance:  # a holiday starts tomorrow
             back = today + timedelta(days=rng.randint(5, 30))
-        due = [index for index in range(introduced) if schedules[index].due <= today]
+        due = [index for index in range(introduced) if _due(schedules[index]) <= today]
         fresh = list(range(introduced, min(cards, introduced + new_per_day)))
         introduced += len(fresh)
         for index in due + fresh:
@@ -106,7 +106,7 @@ def simulate_fsrs(parameters: tuple[float, ...] = TRUE_PARAMETERS, cards: int = 
     decay = parameters[20]
     factor = 0.9 ** (-1 / decay) - 1
     rng = random.Random(seed)
-    memories: list = [None] * cards
+    memories: list[rs.MemoryState | None] = [None] * cards
     last: list[date | None] = [None] * cards
     schedules = [NEW] * cards
     logs: list[list[tuple[date, int]]] = [[] for _ in range(cards)]
@@ -115,7 +115,7 @@ def simulate_fsrs(parameters: tuple[float, ...] = TRUE_PARAMETERS, cards: int = 
         today = START + timedelta(days=offset)
         if rng.random() > study_chance:
             continue
-        due = [index for index in range(introduced) if schedules[index].due <= today]
+        due = [index for index in range(introduced) if _due(schedules[index]) <= today]
         fresh = list(range(introduced, min(cards, introduced + new_per_day)))
         introduced += len(fresh)
         for index in due + fresh:
@@ -124,10 +124,12 @@ def simulate_fsrs(parameters: tuple[float, ...] = TRUE_PARAMETERS, cards: int = 
                 rating = _weighted(rng, FIRST_RATINGS)
                 states = model.next_states(None, 0.9, 0)
             else:
+                memory = memories[index]
+                assert memory is not None, "a card met before has a memory state"
                 elapsed = (today - previous).days
-                recall = (1 + factor * elapsed / memories[index].stability) ** -decay
+                recall = (1 + factor * elapsed / memory.stability) ** -decay
                 rating = _weighted(rng, RECALLED_RATINGS) if rng.random() < recall else 1
-                states = model.next_states(memories[index], 0.9, elapsed)
+                states = model.next_states(memory, 0.9, elapsed)
             memories[index] = getattr(states, ("again", "hard", "good", "easy")[rating - 1]).memory
             last[index] = today
             grade = rng.choice((0, 1, 2)) if rating == 1 else GRADE_OF_RATING[rating]
@@ -137,6 +139,12 @@ def simulate_fsrs(parameters: tuple[float, ...] = TRUE_PARAMETERS, cards: int = 
                 grade = rng.choice((2, 4, 4, 5))
                 logs[index].append((today, grade))
     return logs
+
+
+def _due(schedule: Schedule) -> date:
+    """The day a card met before is due (a card never met has none)."""
+    assert schedule.due is not None, f"a reviewed card has a due day: {schedule}"
+    return schedule.due
 
 
 def _weighted(rng: random.Random, choices: tuple[tuple[int, float], ...]) -> int:

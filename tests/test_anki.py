@@ -26,11 +26,13 @@ from anki.import_export_pb2 import (
     ImportAnkiPackageRequest,
     ImportAnkiPackageUpdateCondition,
 )
+from anki.notes import Note
 
 from bertdrill.adapters.export import anki as bertdrill_anki
 from bertdrill.adapters.export.files import write_atomic
-from bertdrill.core.cards import compile_lesson
+from bertdrill.core.cards import BlankCard, compile_lesson
 from bertdrill.core.errors import BertdrillError
+from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import parse
 
 SHIPPED_KINDS = {"fact": 12, "choice": 1, "blank": 1, "numeric": 14, "match": 4, "practice": 1}
@@ -65,12 +67,13 @@ def clean(new: int = 0, updated: int = 0, duplicate: int = 0) -> dict[str, int]:
                 missing_notetype=0, missing_deck=0, empty_first_field=0)
 
 
-def notes_by_guid(col: Collection) -> dict:
+def notes_by_guid(col: Collection) -> dict[str, Note]:
     return {note.guid: note for note in (col.get_note(nid) for nid in col.find_notes(""))}
 
 
 def guid(key: str, language: str = "en", lesson_id: str = "bert-basics") -> str:
-    return genanki.guid_for(lesson_id, key, language)
+    value: str = genanki.guid_for(lesson_id, key, language)  # genanki is untyped
+    return value
 
 
 def visible(rendered: str) -> str:
@@ -122,7 +125,7 @@ def test_note_types_are_frozen():
     actual = {kind: (m.model_id, m.name, [f["name"] for f in m.fields], m.templates[0]["name"])
               for kind, m in bertdrill_anki.note_types().items()}
     assert actual == frozen
-    assert bertdrill_anki.note_types()["blank"].model_type == genanki.Model.CLOZE
+    assert bertdrill_anki.note_types()[Kind.BLANK].model_type == genanki.Model.CLOZE
     assert all(len(m.templates) == 1 for m in bertdrill_anki.note_types().values())
 
 
@@ -152,7 +155,7 @@ def test_text_is_escaped_and_cloze_syntax_in_lesson_text_is_inert():
     assert bertdrill_anki.prose(" <b>x</b> & y\nz ") == "&lt;b&gt;x&lt;/b&gt; &amp; y<br>z"
     assert bertdrill_anki.code("\n  if a < b:\n    pass\n") == "  if a &lt; b:\n    pass"
     lesson = parse(_lesson(blank_text="{{c2::x}} = ____ * d", blank_answer="2"), "l.toml")
-    (card,) = [c for c in compile_lesson(lesson) if c.kind == "blank"]
+    (card,) = [c for c in compile_lesson(lesson) if isinstance(c, BlankCard)]
     assert bertdrill_anki.cloze(card, "en") == "&#123;&#123;c2::x&#125;&#125; = {{c1::2}} * d"
 
 
@@ -233,11 +236,13 @@ def test_language_the_lesson_lacks(cli, tmp_path):
 
 def test_package_has_the_collection_genanki_writes(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where genanki leaves its temporary database
-    def schema(package: Path) -> list:
+    def schema(package: Path) -> list[tuple[str, str, str | None]]:
         database = tmp_path / f"{package.stem}.anki2"
         database.write_bytes(zipfile.ZipFile(package).read("collection.anki2"))
         with sqlite3.connect(database) as db:
-            return db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+            rows: list[tuple[str, str, str | None]] = db.execute(
+                "SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+            return rows
 
     lesson = parse(_lesson(), "tiny.toml")
     bertdrill_anki.export([lesson], tmp_path / "ours.apkg")

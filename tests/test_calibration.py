@@ -65,7 +65,7 @@ def independent_records(logs):
 
 
 def benchmark_rmse(records, column):
-    buckets = defaultdict(lambda: [0, 0.0, 0.0])
+    buckets: defaultdict[tuple[float, float, float], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for record in records:
         elapsed, number, lapses, y = record[:4]
         key = (round(2.48 * 3.62 ** math.floor(math.log(elapsed) / math.log(3.62)), 2),
@@ -163,6 +163,7 @@ def test_the_groups_are_srs_benchmarks():
 
 def test_sm2s_prediction_is_90_percent_on_the_due_day():
     state = sm2.review(sm2.review(NEW, 4, today=date(2026, 1, 1)), 4, today=date(2026, 1, 2))
+    assert state.due is not None
     assert sm2_recall(state, state.due) == pytest.approx(0.9)
     assert sm2_recall(state, state.due + timedelta(days=state.interval)) == pytest.approx(0.81)
     with pytest.raises(ValueError):

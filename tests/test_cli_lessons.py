@@ -72,9 +72,11 @@ def generated_lesson(items: int) -> str:
 
     spec = importlib.util.spec_from_file_location(
         "bench_lessons", Path(__file__).resolve().parent.parent / "benchmarks" / "lessons.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.generated_lesson(items)
+    text: str = module.generated_lesson(items)
+    return text
 
 
 def test_cards_json_costs_about_what_check_costs(cli, tmp_path):

@@ -38,14 +38,16 @@ SEED = 7
 
 def generated_lesson(items: int, lesson_id: str) -> str:
     spec = importlib.util.spec_from_file_location("bench_lessons", REPO / "benchmarks" / "lessons.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.generated_lesson(items, lesson_id)
+    text: str = module.generated_lesson(items, lesson_id)
+    return text
 
 
 @pytest.fixture(scope="module")
 def second_lesson(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("lessons") / "second.toml"
+    path: Path = tmp_path_factory.mktemp("lessons") / "second.toml"
     path.write_text(generated_lesson(40, "second"), encoding="utf-8")
     return path
 
@@ -61,7 +63,7 @@ def review_together(db: Path, day: date, sessions: list[list[str]], rng: random.
     # finish before the other starts, and the two would never meet.
     shown = [first_card(process) for process in processes]
     feeds = [feed(rng, 150) for _ in processes]
-    results: list = [None] * len(processes)
+    results: list[tuple[bytes, bytes]] = [(b"", b"")] * len(processes)
 
     def run(index: int) -> None:
         out, err = processes[index].communicate(feeds[index], timeout=120)
@@ -82,8 +84,9 @@ def review_together(db: Path, day: date, sessions: list[list[str]], rng: random.
     return transcripts
 
 
-def first_card(process: subprocess.Popen) -> bytes:
+def first_card(process: subprocess.Popen[bytes]) -> bytes:
     """What a review printed until it showed its first card (it then waits for an answer)."""
+    assert process.stdout is not None
     seen = b""
     while b"Card 1 of" not in seen:
         chunk = os.read(process.stdout.fileno(), 65536)
@@ -155,6 +158,7 @@ def test_status_reads_while_a_review_writes(tmp_path):
     Store.open(str(db)).close()
     now = "2025-03-03T09:00:00+03:00"
     writer = start_review(db, now, "--new", "25")
+    assert writer.stdin is not None and writer.stdout is not None and writer.stderr is not None
     writer.stdin.write(feed(random.Random(SEED + 2), 100))
     writer.stdin.close()
     statuses = 0
@@ -184,8 +188,10 @@ def test_the_same_card_answered_in_two_sessions_is_rescheduled_once(tmp_path):
     clock = lambda: MORNING  # noqa: E731
     window_a = Session(first, cards, clock=clock, limits=Limits(new=3))
     window_b = Session(second, cards, clock=clock, limits=Limits(new=3))
-    card = window_a.show().card
-    assert window_b.show().card == card
+    shown_a, shown_b = window_a.show(), window_b.show()
+    assert shown_a is not None and shown_b is not None
+    card = shown_a.card
+    assert shown_b.card == card
     a = window_a.answer(5)
     b = window_b.answer(3)
     assert (a.kind, a.rescheduled) == ("new", True)

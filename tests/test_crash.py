@@ -25,6 +25,7 @@ import random
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
@@ -38,9 +39,11 @@ MAX_RUNS_PER_LANE = 40  # runs that end without a kill (nothing left to review) 
 FIRST_DAY = date(2025, 3, 3)
 
 
-def read_until(process: subprocess.Popen, seen: bytearray, done, timeout: float = 30) -> bool:
+def read_until(process: subprocess.Popen[bytes], seen: bytearray, done: Callable[[bytearray], bool],
+               timeout: float = 30) -> bool:
     """Read the process's stdout into ``seen`` until ``done(seen)``; False if it ended first."""
     deadline = time.monotonic() + timeout
+    assert process.stdout is not None
     fd = process.stdout.fileno()
     while not done(seen):
         if time.monotonic() > deadline:
@@ -70,6 +73,7 @@ def one_run(db: Path, day: date, rng: random.Random) -> tuple[bool, str]:
     """Start a session, kill it the way the RNG says, check the database. Returns (killed, how)."""
     before = last_id(db)
     process = start_review(db, f"{day.isoformat()}T09:00:00+03:00", "--new", "12")
+    assert process.stdin is not None
     process.stdin.write(grades(rng, 200))  # stdin stays open: the session never ends by itself
     process.stdin.flush()
     seen = bytearray()

@@ -64,6 +64,7 @@ def test_the_other_models_value_is_named_as_such():
     large = lesson().evaluate("embeddings", "bert-large")
     found = diagnoser().diagnose(large, expected=lesson().evaluate("embeddings", "bert-base"),
                                  name="embeddings", set_name="bert-base")
+    assert found is not None
     assert found.slip is Slip.OTHER_SET
     assert describe(found, shown="31,782,912") == \
         "31,782,912 is embeddings of BERT-large: the value for the other parameter set."
@@ -83,6 +84,7 @@ def test_the_other_models_value_is_named_as_such():
 def test_slips_of_the_fingers(typed, slip, sentence):
     expected = 31 if typed == 13 else 23837184
     found = diagnoser().diagnose(typed, expected=expected, name="embeddings", set_name="bert-base")
+    assert found is not None
     assert (found.slip, describe(found, shown=str(typed))) == (slip, sentence)
 
 
@@ -96,6 +98,7 @@ def test_unrelated_numbers_get_no_diagnosis(typed, expected):
 def test_an_expression_is_named_only_when_it_matches_on_every_set():
     values = {s: formula.evaluate("4*d*d", lesson().values(s)) for s in lesson().params}
     found = diagnoser().diagnose_everywhere(values, name="attention")
+    assert found is not None
     assert describe(found, shown="4*d*d", expected_name="attention") == \
         "4*d*d is attention of BERT-base with its biases left out (d), not attention."
     # 768 is d in BERT-base only: as an expression it is nothing of the lesson's
@@ -138,16 +141,19 @@ def test_slips_are_derived_from_any_lessons_formulas(lesson_text):
     # four projections for three, carried into every layer of the total
     five = found.diagnose(values["total"] + n * (d * d + d), expected=values["total"], name="total",
                           set_name="bert-large")
-    assert five is not None and five.quantity.change.replaced == "4 * (d * d + d)"
+    assert five is not None and five.quantity is not None and five.quantity.change is not None
+    assert five.quantity.change.replaced == "4 * (d * d + d)"
     # every 3 * d left out, wherever it is added: embeddings and every layer
     none = found.diagnose(values["total"] - 3 * d - n * 6 * d, expected=values["total"], name="total",
                           set_name="bert-large")
-    assert none is not None and none.quantity.change.everywhere and none.quantity.change.dropped == ("3 * d",)
+    assert none is not None and none.quantity is not None and none.quantity.change is not None
+    assert none.quantity.change.everywhere and none.quantity.change.dropped == ("3 * d",)
 
 
 def test_a_count_on_the_blank_is_named_on_every_set():
     values = {s: formula.evaluate("3 * (d * d + d)", lesson().values(s)) for s in lesson().params}
     found = diagnoser().diagnose_everywhere(values, name="attention")
+    assert found is not None
     assert describe(found, shown="3", expected_name="attention") == \
         "3 is attention of BERT-base with 3 * (d * d + d) for 4 * (d * d + d), not attention."
 
@@ -163,8 +169,8 @@ def test_the_index_is_bounded_and_fast():
     capped = Diagnoser(fresh.params, fresh.formulas, limit=50)
     capped.index()
     assert capped.size == 50  # plain formulas and parameters come first, slips are what a cap loses
-    assert capped.diagnose(2362368, expected=23837184, name="embeddings", set_name="bert-base").slip \
-        is Slip.OTHER_QUANTITY
+    slipped = capped.diagnose(2362368, expected=23837184, name="embeddings", set_name="bert-base")
+    assert slipped is not None and slipped.slip is Slip.OTHER_QUANTITY
 
 
 def test_a_huge_formula_gets_no_slip_variants(lesson_text):
@@ -183,8 +189,8 @@ def test_a_set_where_a_formula_fails_is_skipped(lesson_text):
     formulas = dict(parse(lesson_text, "x.toml").formulas)
     formulas["odd"] = formula.parse("d / (n - 12)")
     found = Diagnoser(params, formulas)
-    assert found.diagnose(lesson().evaluate("attention", "bert-large"), name="embeddings",
-                          set_name="bert-large").quantity.name == "attention"
+    named = found.diagnose(lesson().evaluate("attention", "bert-large"), name="embeddings", set_name="bert-large")
+    assert named is not None and named.quantity is not None and named.quantity.name == "attention"
     assert text  # the edited text is only the story of this test
 
 
@@ -192,7 +198,8 @@ def test_a_power_of_ten_needs_digits_to_compare():
     """``1`` for 109,482,240 is not "10^8 times too small": one digit says nothing about a cut-off number."""
     assert digit_slip(1, 109482240) is None
     assert digit_slip(10, 109482240) is None
-    assert digit_slip(109, 109482240).slip is Slip.POWER_OF_TEN
+    slipped = digit_slip(109, 109482240)
+    assert slipped is not None and slipped.slip is Slip.POWER_OF_TEN
 
 
 def test_a_slip_that_leaves_a_bare_number_explains_nothing():

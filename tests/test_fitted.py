@@ -88,8 +88,12 @@ def test_scheduling_with_fitted_parameters_is_fsrs_rs_own(fitted, seed):
         state, reviews, last = NEW, [], None
         for day, grade in first_answers(log):
             previews = ours.next_states(state, today=day)
-            expected_next = model.next_states(None if last is None else rs.MemoryState(state.stability, state.difficulty),
-                                              retention, 0 if last is None else (day - last).days)
+            if last is None:
+                before = None
+            else:
+                assert state.stability is not None and state.difficulty is not None
+                before = rs.MemoryState(state.stability, state.difficulty)
+            expected_next = model.next_states(before, retention, 0 if last is None else (day - last).days)
             for each_grade, preview in previews.items():
                 item = getattr(expected_next, NAMES[RATING[each_grade]])
                 assert (preview.stability, preview.difficulty) == (item.memory.stability, item.memory.difficulty)

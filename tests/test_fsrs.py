@@ -102,6 +102,7 @@ def test_replaying_a_log_with_same_day_repeats_gives_the_librarys_card(history):
 
 def test_next_states_are_what_each_grade_would_give():
     scheduler, state = FSRS(), FSRS().review(NEW, 4, today=START)
+    assert state.due is not None
     today = state.due + timedelta(days=3)
     previews = scheduler.next_states(state, today=today)
     assert [grade for grade, _state in previews.items()] == [0, 1, 2, 3, 4, 5]
@@ -119,6 +120,7 @@ def test_retrievability_is_the_librarys_and_falls_to_the_desired_retention_by_th
     for days in (0, 1, 5, state.interval, 100):
         moment = card.last_review + timedelta(days=days)
         assert FSRS().retrievability(state, today=moment.date()) == scheduler.get_card_retrievability(card, moment)
+    assert state.due is not None
     assert FSRS().retrievability(state, today=state.due) == pytest.approx(0.9, abs=0.01)
     assert FSRS().retrievability(NEW, today=START) == 0
 

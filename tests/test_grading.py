@@ -16,23 +16,23 @@ from timing import cpu_seconds
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.core import formula
-from bertdrill.core.cards import compile_lesson
+from bertdrill.core.cards import Card, MatchCard, compile_lesson
 from bertdrill.core.grading import (
     MAX_ANSWER,
     Verdict,
-    clean_text,
     grade,
     normalise_text,
     parse_number,
 )
 from bertdrill.core.languages import thousands_separator as grouping
 from bertdrill.core.lesson import parse
+from bertdrill.core.text import clean_text
 
 LANGUAGES = ("en", "tr")
 
 
 @cache
-def shipped() -> dict:
+def shipped() -> dict[str, Card]:
     return {card.key: card for card in all_cards(load_lessons())}
 
 
@@ -567,6 +567,7 @@ def test_matching_pair_with_a_text_meaning(lesson_text):
         ' meaning = { en = "attention heads", tr = "DİKKAT BAŞLARI" } },',
     )
     pair = next(c for c in compile_lesson(parse(text)) if c.key == "bert-base-match#heads")
+    assert isinstance(pair, MatchCard)
     assert pair.value is None
     assert grade(pair, "Attention heads", "en").correct
     assert grade(pair, "dikkat başları", "tr").correct
@@ -621,7 +622,7 @@ def test_empty_answers(key, typed):
 def test_a_one_megabyte_line_is_refused_quickly():
     line = "4" * 1_000_000
     graded = [(card(key), language) for key in shipped() for language in LANGUAGES]
-    results = []
+    results: list[Verdict] = []
     # 50 ms per card and language at most, measured over all of them at once
     assert cpu_seconds(lambda: results.extend(grade(c, line, language) for c, language in graded)) < 0.05 * len(graded)
     for result in results:
@@ -711,13 +712,16 @@ def test_one_typo_in_an_alternative_is_a_near_miss(language, data):
     typed = target[:at] + letter + target[at + 1:]  # one substitution by a letter the words lack
     result = grade(c, typed, language)
     assert (result.correct, result.suggested) == (True, 3)
+    assert result.diff is not None
     assert f"→{letter}]" not in result.diff and f"[{letter}→" in result.diff
 
 
 # --- purity ------------------------------------------------------------------------------------
 
 def test_grading_imports_only_the_standard_library_and_the_core():
-    source = Path(sys.modules["bertdrill.core.grading"].__file__).read_text(encoding="utf-8")
+    path = sys.modules["bertdrill.core.grading"].__file__
+    assert path is not None
+    source = Path(path).read_text(encoding="utf-8")
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             assert all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names)
@@ -853,7 +857,7 @@ def test_wrong_numbers_are_diagnosed(key, typed, language, note):
     result = diagnosed(key, typed, language)
     assert (result.correct, result.suggested) == (False, 1)
     assert result.note == note
-    assert result.expected not in result.feedback + result.note  # the answer is shown once, on its own line
+    assert result.expected not in result.feedback + note  # the answer is shown once, on its own line
 
 
 def test_right_answers_and_unreadable_ones_get_no_diagnosis():
@@ -886,7 +890,7 @@ def test_a_too_precise_answer_says_so():
 
 def formula_name_answers() -> list[tuple[str, str]]:
     lines = (Path(__file__).parent / "corpus" / "typed" / "formula-names.tsv").read_text(encoding="utf-8")
-    return [tuple(line.split("\t")) for line in lines.splitlines() if not line.startswith("#")]
+    return [(key, typed) for key, typed in (line.split("\t") for line in lines.splitlines() if not line.startswith("#"))]
 
 
 @pytest.mark.parametrize("key, typed", formula_name_answers())

@@ -17,6 +17,7 @@ from timing import cpu_seconds
 
 from bertdrill.core import formula, leaks
 from bertdrill.core.diagnosis import Diagnoser
+from bertdrill.core.errors import FormulaError
 from bertdrill.core.leaks import Clashes, Exposure
 from bertdrill.core.number_words import parse_words
 from bertdrill.core.textmatch import gives_away
@@ -90,7 +91,7 @@ def test_thousands_of_formulas_written_last_first_resolve_without_recursion():
     values = formula.resolve({"a": 3, "b": 5}, formulas)
     # 3, 5, 2, -3, -5, -2, then again: g2999 is the sixth of its round
     assert [values[f"g{k}"] for k in range(7)] == [3, 5, 2, -3, -5, -2, 3] and values["g2999"] == -2
-    with pytest.raises(formula.FormulaError, match="cycle: g1 -> g2 -> g1"):
+    with pytest.raises(FormulaError, match="cycle: g1 -> g2 -> g1"):
         formula.order({"g1": formula.parse("g2 + 1"), "g2": formula.parse("g1")}, {"g1", "g2"})
 
 

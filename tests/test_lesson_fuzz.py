@@ -33,7 +33,7 @@ values = st.recursive(scalars, lambda inner: st.one_of(
 ), max_leaves=8)
 
 
-def to_toml(document: dict) -> str:
+def to_toml(document: dict[str, object]) -> str:
     """Write a document as TOML, every top-level key as an inline value (valid for any nesting)."""
     return "\n".join(f"{_key(key)} = {_value(value)}" for key, value in document.items()) + "\n"
 

@@ -102,5 +102,5 @@ def test_an_error_after_a_title_with_triple_quotes_names_its_own_line():
     broken = Path(__file__).parent / "lessons" / "broken" / "blank-fill-wrong.toml"
     text = broken.read_text(encoding="utf-8").replace('title = { en = "Mini"', 'title = { en = "Mini (\'\'\' quotes)"')
     with pytest.raises(LessonErrors) as raised:
-        parse(text, broken)
+        parse(text, str(broken))
     assert [error.line for error in raised.value.errors] == [43]

@@ -25,7 +25,7 @@ def test_each_test_gets_a_fresh_database_that_is_dropped(postgres):
                                   (other.database,)).fetchone() == (0,)
 
 
-def run_pytest_with_no_server(tmp_path, ci: str) -> subprocess.CompletedProcess:
+def run_pytest_with_no_server(tmp_path, ci: str) -> subprocess.CompletedProcess[str]:
     test = tmp_path / "test_needs_server.py"
     test.write_text(textwrap.dedent("""
         def test_it(postgres):

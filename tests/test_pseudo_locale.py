@@ -15,6 +15,7 @@ import re
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,8 +80,8 @@ def _pseudo_texts(value, key: str = ""):
     return value
 
 
-def pseudo_lesson(path: Path) -> dict:
-    data = _pseudo_texts(tomllib.loads((REPO / "decks" / "bert-basics.toml").read_text(encoding="utf-8")))
+def pseudo_lesson(path: Path) -> dict[str, Any]:  # a TOML document, as tomllib reads one
+    data: dict[str, Any] = _pseudo_texts(tomllib.loads((REPO / "decks" / "bert-basics.toml").read_text(encoding="utf-8")))
     data["lesson"]["languages"].append(PSEUDO)
     lines = ["[lesson]"] + [f"{json.dumps(k)} = {_toml(v, k)}" for k, v in data["lesson"].items()]
     for name, values in data["params"].items():

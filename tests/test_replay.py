@@ -34,7 +34,8 @@ logs = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5), st.integers(0, 
 @given(logs)
 def test_replaying_sm2_gives_the_schedule_a_session_would_have_stored(entries):
     """What the session does: review the first answer of a day, log re-drills without rescheduling."""
-    day, schedule, log = DAY, NEW, []
+    day, schedule = DAY, NEW
+    log: list[tuple[date, int]] = []
     for gap, grade, repeats in entries:
         day += timedelta(days=gap)
         if all(logged_day != day for logged_day, _ in log):

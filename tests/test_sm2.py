@@ -195,6 +195,7 @@ def test_due_past_year_9999_raises_overflow():
     with pytest.raises(OverflowError, match="past"):
         for _ in range(30):
             schedule = review(schedule, 5, today=today)
+            assert schedule.due is not None
             today = schedule.due
     assert schedule.repetitions >= 10
 
@@ -321,6 +322,7 @@ def test_reference_model_reproduces_a_golden_row():
     for q in [5, 5, 5, 2, 4, 4, 5]:
         ref.grade(q, today)
         seen.append(ref.i)
+        assert ref.due is not None
         today = ref.due
     assert seen == [1, 6, 17, 1, 1, 6, 15]
 
