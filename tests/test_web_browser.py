@@ -1,0 +1,196 @@
+"""The class server in a real browser: Debian's Chromium, driven by Selenium through /usr/bin/chromedriver.
+
+A learner logs in, reviews ten cards with the keyboard only (type, Enter, a grade key, ``u``), sees a wrong
+number diagnosed and undoes it; the teacher logs in and reads the class's report. Screenshots at 390 px and
+1280 px, light and dark, go to ``$BERTDRILL_SHOTS`` if set (else the test's temporary folder).
+
+Nothing here may hang the suite: the server runs in a thread of this process and is told to exit, the
+browser and its driver are quit (and killed by their process id if quitting fails), every wait has a
+timeout, every database connection is closed, and a watchdog ends the whole run if the test outlives
+:data:`DEADLINE` seconds.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from test_web import LESSON
+
+from bertdrill.adapters.lessons import load_lessons
+from bertdrill.adapters.store import PostgresStore
+from bertdrill.web.app import class_app
+from bertdrill.web.classroom import ClassServer
+
+selenium = pytest.importorskip("selenium", reason="selenium is in the test extra: pip install -e '.[test]'")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+requires_browser = pytest.mark.skipif(
+    not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)) and not os.environ.get("CI"),
+    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver; see .ci/run)")
+DEADLINE = 300  # seconds for the whole test, browser start included
+WAIT = 20  # seconds for any one page
+FACTS = "".join(f"""
+[[item]]
+id = "fact-{n}"
+kind = "fact"
+question = {{ en = "Fact number {n}?", tr = "Bilgi {n}?" }}
+answer = {{ en = "answer {n}", tr = "yanıt {n}" }}
+""" for n in range(1, 9))
+
+
+@pytest.fixture
+def served(postgres, cli, tmp_path, monkeypatch):
+    """A class of one learner (Ayşe) and a teacher (Tülin) on a server in this process; yields its address."""
+    lesson = tmp_path / "web.toml"
+    lesson.write_text(LESSON + FACTS, encoding="utf-8")
+    monkeypatch.setenv("BERTDRILL_DB", postgres.url)
+    assert cli("class", "init", "--file", str(lesson)).exit_code == 0
+    assert cli("class", "add-learner", "Ayşe", "--password", "ayse-password").exit_code == 0
+    assert cli("class", "add-teacher", "Tülin", "--password", "tulin-password").exit_code == 0
+    import uvicorn
+
+    store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
+    server = ClassServer(store, load_lessons([lesson]), clock=__import__("datetime").datetime.now)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    config = uvicorn.Config(class_app(server), log_level="warning", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=2)
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", postgres
+    finally:
+        running.should_exit = True
+        thread.join(timeout=15)
+        listener.close()
+        store.close()  # every pooled connection of the server's store
+        assert not thread.is_alive(), "the server thread did not stop"
+
+
+@pytest.fixture
+def browser(tmp_path):
+    faulthandler.dump_traceback_later(DEADLINE, exit=True)  # a hung browser ends the run, never stalls it
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-extensions", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
+                 "--window-size=1280,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path=CHROMEDRIVER, log_output=str(tmp_path / "chromedriver.log"))
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(WAIT)
+    driver.set_script_timeout(WAIT)
+    try:
+        yield driver
+    finally:
+        process = service.process
+        try:
+            driver.quit()
+        finally:
+            if process is not None and process.poll() is None:
+                process.kill()  # the driver we started, by its own handle
+                process.wait(timeout=10)
+            faulthandler.cancel_dump_traceback_later()
+
+
+def shots_folder(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("BERTDRILL_SHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def wait_for(driver, css: str):
+    return WebDriverWait(driver, WAIT).until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def press(driver, keys: str) -> None:
+    """Keys sent to the page (not to a field): the page's own shortcuts."""
+    driver.find_element(By.TAG_NAME, "body").send_keys(keys)
+
+
+def shoot(driver, folder: Path, name: str) -> list[Path]:
+    """The page at a phone's width and a desktop's, light and dark (the theme cookie, as the page's form sets it)."""
+    made = []
+    for theme in ("light", "dark"):
+        driver.add_cookie({"name": "bertdrill_theme", "value": theme, "path": "/"})
+        for width in (390, 1280):
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500})
+            driver.refresh()
+            wait_for(driver, "main")
+            assert driver.execute_script("return document.documentElement.scrollWidth") <= width, (
+                f"{name} scrolls sideways at {width} px")
+            path = folder / f"{name}-{width}-{theme}.png"
+            driver.get_screenshot_as_file(str(path))
+            made.append(path)
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    driver.delete_cookie("bertdrill_theme")
+    return made
+
+
+def log_in(driver, address: str, name: str, password: str) -> None:
+    driver.get(address + "/")
+    wait_for(driver, "#name").send_keys(name)
+    driver.find_element(By.ID, "password").send_keys(password + Keys.ENTER)
+
+
+def answered(postgres) -> list[tuple]:
+    with postgres.connect() as connection:  # closed on leaving the block: nothing left open after the test
+        return connection.execute("SELECT card_id, grade, typed FROM review ORDER BY id").fetchall()
+
+
+@requires_browser
+def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, browser, tmp_path):
+    address, postgres = served
+    driver = browser
+    folder = shots_folder(tmp_path)
+    log_in(driver, address, "Ayşe", "ayse-password")
+    field = wait_for(driver, "#answer")
+    assert "How wide is Small?" in driver.find_element(By.ID, "question").text
+    assert driver.switch_to.active_element == field  # the answer field has the focus: type at once
+    field.send_keys("72" + Keys.ENTER)
+    diagnosis = wait_for(driver, "#diagnosis").text
+    assert diagnosis == "72 is attention of Small without the factor 4, not attention."
+    shots = shoot(driver, folder, "diagnosis")
+    press(driver, "1")  # grade 1: saved
+    wait_for(driver, "#answer")
+    assert answered(postgres) == [("web/width@small", 1, "72")]
+    press(driver, "u")  # undo: the answer is gone and the card is back
+    wait_for(driver, "#answer")
+    assert "Undone: web/width@small is back as it was." in driver.find_element(By.TAG_NAME, "main").text
+    assert answered(postgres) == []
+    for number in range(10):
+        field = wait_for(driver, "#answer")
+        field.send_keys(("72" if number == 0 else "2" if number == 1 else f"answer {number - 1}") + Keys.ENTER)
+        wait_for(driver, "button[data-key='3']")
+        press(driver, "1" if number == 0 else "4")
+        WebDriverWait(driver, WAIT).until(lambda d, n=number: len(answered(postgres)) == n + 1)
+    log = answered(postgres)
+    assert len(log) == 10 and log[0] == ("web/width@small", 1, "72") and len({row[0] for row in log}) == 10
+    severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert severe == []  # no script error, no CSP violation, no missing file
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    log_in(driver, address, "Tülin", "tulin-password")
+    wait_for(driver, "table.report")
+    main = driver.find_element(By.TAG_NAME, "main").text
+    assert "Ayşe" in main and "1 learner typed 72: 72 is attention of Small without the factor 4" in main
+    shots += shoot(driver, folder, "teacher")
+    assert all(path.stat().st_size > 5_000 for path in shots)
