@@ -25,15 +25,19 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import errno
+import os
+import shutil
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
 from bertdrill import __version__
-from bertdrill.adapters.store import classroom, members, migrations, postgresql
+from bertdrill.adapters.store import classroom, members, migrations, postgresql, reading
 from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
 from bertdrill.adapters.store.database import learner_name, utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
@@ -100,27 +104,30 @@ class Store(ReviewWrites, Reports, Scheduling):
         """Open (creating or migrating) the database named by ``db`` or the environment.
 
         ``lock_timeout`` (seconds) defaults to ``$BERTDRILL_LOCK_TIMEOUT``, else :data:`LOCK_TIMEOUT`.
-        ``read_only``: for a command that only reads (``status``, ``stats``): a database already at
-        the current schema is not written at all, so a read-only copy (a backup), a full disk
-        or another program's write lock does not stop it. A file still to create or migrate is
-        created or migrated all the same. ``learner``: whose reviews (default ``$BERTDRILL_LEARNER``,
-        else the login name on SQLite, the database role on PostgreSQL).
+        ``read_only``: for a command that only reads (``status``, ``stats``, ``class report``): nothing is
+        ever written to the database, not even created or upgraded, so a backup on read-only media, a
+        full disk or another program's write lock does not stop it (:mod:`.reading` says how).
+        ``learner``: whose reviews (default ``$BERTDRILL_LEARNER``, else the login name on SQLite, the
+        database role on PostgreSQL).
         """
         if lock_timeout is None:
             lock_timeout = lock_timeout_from_environment()
         url = db if isinstance(db, URL) else database_url(db)
         store: Store
         if postgresql.is_postgres(url):
-            built = postgresql.engine(url, lock_timeout=lock_timeout)
+            built = postgresql.engine(url, lock_timeout=lock_timeout, pinned=read_only)
             try:
                 store = PostgresStore(built, lock_timeout=lock_timeout, learner=learner)
             except BaseException:
                 built.dispose()
                 raise
+            store.reading = read_only
+        elif read_only:
+            store = SQLiteStore.reader(url, lock_timeout=lock_timeout, learner=learner)
         else:
             busy_timeout_ms = min(BUSY_TIMEOUT_MS, int(lock_timeout * 1000))
-            store = SQLiteStore(engine(url, busy_timeout_ms=busy_timeout_ms, read_only=read_only),
-                                lock_timeout=lock_timeout, learner=learner)
+            store = SQLiteStore(engine(url, busy_timeout_ms=busy_timeout_ms), lock_timeout=lock_timeout,
+                                learner=learner)
         try:
             store.migrate(read_only=read_only)
         except BaseException:
@@ -139,6 +146,8 @@ class Store(ReviewWrites, Reports, Scheduling):
         found = self._run(lambda connection: migrations.version_of(connection, self))
         if found == migrations.SCHEMA_VERSION and (read_only or not self.writes_on_open):
             return found
+        if self.reading:
+            self.upgrade_elsewhere(found)  # SQLite: a copy in memory; PostgreSQL: refused
         self.prepare()
 
         def work(connection: Connection) -> int:
@@ -159,6 +168,50 @@ class Store(ReviewWrites, Reports, Scheduling):
 
 class SQLiteStore(Store, SQLiteDatabase):
     """The store in one SQLite file: one learner's, on their machine."""
+
+    copied: Path | None = None  # a reader's temporary folder holding a copy of the file, removed on close
+
+    @classmethod
+    def reader(cls, url: URL, *, lock_timeout: float, learner: str | None) -> SQLiteStore:
+        """A store that reads the file without ever writing it (:mod:`.reading`): a file not there is an empty
+        database in memory; one in a folder that cannot be written is read as it is, or from a copy."""
+        busy_timeout_ms = min(BUSY_TIMEOUT_MS, int(lock_timeout * 1000))
+        path = reading.sqlite_file(url)
+        copied = None
+        if path is not None and not path.exists():
+            folder = next(parent for parent in path.parents if parent.exists())
+            if not folder.is_dir():  # the file could never be made: say so, as a writer would
+                raise StoreError(_("cannot create the folder for the database {path}: {value}").format(
+                    path=path, value=os.strerror(errno.ENOTDIR)))
+        on_disk = path is not None and path.exists()  # else an empty database in memory: no one's file
+        if path is None or not path.exists():
+            opened = URL.create("sqlite", database=":memory:")
+        elif path.is_dir():
+            raise StoreError(_("{path} is a folder, not a database file").format(path=path))
+        else:
+            opened, copied = reading.sqlite_reader(path)
+        store = cls(engine(opened, busy_timeout_ms=busy_timeout_ms, read_only=True, pinned=True, guarded=on_disk),
+                    lock_timeout=lock_timeout, learner=learner)
+        store.where, store.copied, store.reading = describe(url), copied, on_disk
+        return store
+
+    def upgrade_elsewhere(self, found: int) -> None:
+        """An older file, for a reader: copied into memory (SQLite's backup), where it is upgraded."""
+        memory = engine(URL.create("sqlite", database=":memory:"), pinned=True)
+        source, target = self.engine.raw_connection(), memory.raw_connection()
+        try:
+            source.driver_connection.backup(target.driver_connection)  # type: ignore[union-attr]
+        finally:
+            source.close()
+            target.close()
+        self.engine.dispose()
+        self.engine, self.reading = memory, False
+
+    def close(self) -> None:
+        super().close()
+        if self.copied is not None:
+            shutil.rmtree(self.copied, ignore_errors=True)
+            self.copied = None
 
 
 @dataclass(frozen=True)
@@ -234,6 +287,12 @@ class PostgresStore(Store, PostgresDatabase):
         return self.roles
 
     # ----------------------------------------------------------------- the teacher's commands
+
+    def upgrade_elsewhere(self, found: int) -> None:
+        """A reader never creates or upgrades a class's tables: the teacher does, with ``class init``."""
+        raise StoreError(_("{where} holds no class of this bertdrill yet (schema version {found}, this one "
+                           "needs {wanted}); the teacher sets it up with: bertdrill class init").format(
+                               where=self.where, found=found, wanted=SCHEMA_VERSION))
 
     def class_init(self, cards: Sequence[SyncCard]) -> str:
         """Sync the class's lessons and put row-level security on; returns the learners' group role."""

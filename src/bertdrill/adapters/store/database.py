@@ -55,14 +55,21 @@ class Database(ABC):
 
     # ------------------------------------------------------------- the backend's part
 
-    def _run(self, work: Callable[[Connection], T], *, write: bool = False) -> T:
+    reading = False
+    """A reader's store (``status``, ``stats``...): it writes nothing to the database, ever; its
+    connection is the only one (lessons it has not synced live in temporary tables: :mod:`.reading`)."""
+
+    def _run(self, work: Callable[[Connection], T], *, write: bool = False, temporary: bool = False) -> T:
         """Run ``work`` in one transaction on a connection of its own, committed if ``write``, else rolled
         back; the whole unit is run again while the backend says the failure is passing (:meth:`_retrying`).
 
         The one runner of both backends: a write asks the backend for its write transaction
         (:attr:`write_options`: SQLite's ``BEGIN IMMEDIATE``). The connection's ``info["database"]`` is
-        this store, for :func:`execute` and the learner.
+        this store, for :func:`execute` and the learner. ``temporary``: the unit writes temporary tables
+        only (a reader's shadows), and is committed so they last; a reader's store refuses any other write.
         """
+        if write and self.reading:
+            raise AssertionError(f"a reader writes nothing, and {self.where} was opened for reading")
 
         def transaction() -> T:
             with self.engine.connect() as connection:
@@ -71,12 +78,17 @@ class Database(ABC):
                     connection.execution_options(**self.write_options)
                 with connection.begin() as unit:
                     self.begun(connection)
+                    if self.reading and not temporary:
+                        self.reading_unit(connection)
                     result = work(connection)
-                    if not write:
+                    if not (write or temporary):
                         unit.rollback()  # a read leaves nothing to commit
                 return result
 
         return self._retrying(transaction)
+
+    def reading_unit(self, connection: Connection) -> None:  # noqa: B027 - optional: SQLite's file is guarded already
+        """What a reader's transaction says first (PostgreSQL: ``READ ONLY``, so the server refuses any write)."""
 
     write_options: dict[str, Any] = {}  # execution options of a write transaction (SQLite: immediate)
 
@@ -145,6 +157,11 @@ class Database(ABC):
 
     def prepare(self) -> None:  # noqa: B027 - optional: only SQLite has something to do
         """Anything to do once the version is known good and before the first write (SQLite: WAL)."""
+
+    def upgrade_elsewhere(self, found: int) -> None:
+        """For a reader (:attr:`reading`) of a database at an older schema ``found``: upgrade a copy, or refuse."""
+        raise StoreError(_("{where} is at schema version {found}; run bertdrill review once to upgrade it").format(
+            where=self.where, found=found))
 
     writes_on_open = True  # note ``opened_at`` in meta on every open (False: only when migrating)
 

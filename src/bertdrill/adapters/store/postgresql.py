@@ -32,6 +32,7 @@ from sqlalchemy import Connection, Engine, Table, create_engine, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.pool import StaticPool
 
 from bertdrill.adapters.store.database import Backend, Database, learner_name, utc
 from bertdrill.core.errors import StoreError
@@ -70,13 +71,14 @@ def describe(url: URL) -> str:
     return shown.replace("%2A%2A%2A", "***")
 
 
-def engine(url: URL, *, lock_timeout: float, serving: bool = False) -> Engine:
+def engine(url: URL, *, lock_timeout: float, serving: bool = False, pinned: bool = False) -> Engine:
     """An engine on the class's server, through psycopg 3 (SQLAlchemy's default for postgresql:// is psycopg2).
 
     Sessions run in UTC, and wait at most ``lock_timeout`` seconds for a row lock. A pooled connection is
     checked before each unit of work (``pool_pre_ping``): one the server dropped while it was idle (a
     terminated backend, a restart, a NAT timeout) is replaced, so the next answer goes through. ``serving``:
     the class server's engine: statement and idle-in-transaction timeouts, and a pool for its request threads.
+    ``pinned``: one connection for the engine's life (a reader's temporary tables live in it).
     """
     try:
         import psycopg  # noqa: F401
@@ -86,7 +88,8 @@ def engine(url: URL, *, lock_timeout: float, serving: bool = False) -> Engine:
     if serving:
         options += (f" -c statement_timeout={STATEMENT_TIMEOUT_MS}"
                     f" -c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}")
-    pool = {"pool_size": 8, "max_overflow": 8, "pool_timeout": 10} if serving else {"pool_size": 2, "max_overflow": 2}
+    pool: dict[str, Any] = ({"pool_size": 8, "max_overflow": 8, "pool_timeout": 10} if serving
+                            else {"poolclass": StaticPool} if pinned else {"pool_size": 2, "max_overflow": 2})
     return create_engine(url.set(drivername="postgresql+psycopg"),
                          connect_args={"options": options, "connect_timeout": 10}, pool_pre_ping=True, **pool)
 
@@ -125,6 +128,9 @@ class PostgresDatabase(Database):
 
     def _role(self) -> str:
         return str(self._run(lambda connection: connection.execute(text("SELECT current_user")).scalar_one()))
+
+    def reading_unit(self, connection: Connection) -> None:
+        connection.execute(text("SET TRANSACTION READ ONLY"))  # the server itself refuses a reader's write
 
     lock_row = "FOR UPDATE OF s"  # the learner's schedule row of the card, until the transaction ends
 

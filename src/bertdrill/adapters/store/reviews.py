@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, delete, exists, func, insert, literal, select, update
 from sqlalchemy.orm import aliased
 
+from bertdrill.adapters.store import reading
 from bertdrill.adapters.store.database import Database, learner_of, utc
 from bertdrill.adapters.store.schema import (
     ACTION,
@@ -93,6 +94,15 @@ class ReviewWrites(Database):
 
         if not self._run(stale) and not (schedules and self._run(_schedules_missing)):
             return SyncReport()
+        if self.reading:  # the lessons are synced into temporary copies of the tables: the database is untouched
+
+            def shadowed(connection: Connection) -> SyncReport:
+                if not connection.info.get("shadowed"):
+                    reading.shadow(connection)
+                    connection.info["shadowed"] = True
+                return apply(connection)
+
+            return self._run(shadowed, temporary=True)
         return self._run(apply, write=True)
 
     # ----------------------------------------------------------------- the queue

@@ -39,8 +39,10 @@ from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.pool import StaticPool
 
 from bertdrill.adapters.store.database import Backend, Database, learner_name, login_name, utc, utc_text  # noqa: F401 (utc: re-exported)
+from bertdrill.adapters.store.reading import refuse_writes
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import _
 
@@ -124,15 +126,18 @@ def describe(url: URL) -> str:
     return database
 
 
-def engine(db: str | URL | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS, read_only: bool = False) -> Engine:
+def engine(db: str | URL | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS, read_only: bool = False,
+           pinned: bool = False, guarded: bool = False) -> Engine:
     """An engine for the database, its folder created if needed; the schema is not touched yet.
 
-    ``read_only``: a file that cannot be written is fine (a reader never writes to it).
+    ``read_only``: a file that cannot be written is fine (a reader never writes to it). ``pinned``: one
+    connection for the engine's life (an in-memory database, a reader's temporary tables). ``guarded``: a
+    reader's; SQLite refuses every write to the file (:func:`.reading.refuse_writes`), temporary tables in memory.
     """
     url = db if isinstance(db, URL) else database_url(db)
     _check_file(url, read_only=read_only)
     try:
-        built = create_engine(url)
+        built = create_engine(url, poolclass=StaticPool) if pinned else create_engine(url)
     except (ArgumentError, NoSuchModuleError) as exc:
         raise StoreError(f"{describe(url)}: {exc}") from None
 
@@ -143,6 +148,9 @@ def engine(db: str | URL | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_M
         dbapi_connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         dbapi_connection.execute("PRAGMA foreign_keys = ON")
         dbapi_connection.execute("PRAGMA synchronous = FULL")
+        if guarded:
+            dbapi_connection.execute("PRAGMA temp_store = MEMORY")
+            dbapi_connection.set_authorizer(refuse_writes)
         # WAL is set once by Store.migrate, after the version check: it rewrites the file's header.
 
     @event.listens_for(built, "begin")
@@ -167,6 +175,8 @@ def _check_file(url: URL, *, read_only: bool = False) -> None:
         raise StoreError(_('cannot create the folder for the database {path}: {value}').format(path=path, value=exc.strerror or exc)) from None
     if path.exists() and not read_only and not os.access(path, os.W_OK):
         raise StoreError(read_only_message(path))
+    if not read_only and not os.access(path.parent, os.W_OK):
+        raise StoreError(folder_message(path))
 
 
 def lock_timeout_from_environment() -> float:
@@ -185,6 +195,14 @@ def lock_timeout_from_environment() -> float:
 def read_only_message(where: object) -> str:
     return (f"{where} is read-only; bertdrill writes every answer to it. "
             "Make it writable, or point --db / BERTDRILL_DB at another file")
+
+
+def folder_message(where: object) -> str:
+    """The file may be writable, but its folder is not: SQLite keeps a WAL database's -wal and -shm beside it."""
+    folder = Path(str(where)).parent
+    return _("the folder {folder} cannot be written, and bertdrill saves every answer to {where} through files "
+             "SQLite keeps beside it (-wal and -shm): make the folder writable, or copy the database to one "
+             "that is (status and stats read it where it is)").format(folder=folder, where=where)
 
 
 def _is_locked(exc: Exception) -> bool:
@@ -232,6 +250,10 @@ class SQLiteDatabase(Database):
             return StoreError(_('{where} is not a bertdrill database (SQLite says: {message})').format(where=self.where, message=message))
         if "malformed" in lowered or "corrupt" in lowered:
             return StoreError(_('{where} is damaged (SQLite says: {message}); restore it from a backup').format(where=self.where, message=message))
+        code = getattr(getattr(exc, "orig", exc), "sqlite_errorname", "")
+        folder_fails = code in ("SQLITE_READONLY_DIRECTORY", "SQLITE_CANTOPEN", "SQLITE_READONLY_CANTINIT")
+        if folder_fails and Path(self.where).exists() and os.access(self.where, os.W_OK):
+            return StoreError(folder_message(self.where))  # the file could be written: its folder cannot
         if "readonly" in lowered or "read-only" in lowered:
             return StoreError(read_only_message(self.where))
         if "unable to open" in lowered:
