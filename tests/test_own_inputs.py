@@ -23,7 +23,7 @@ def lesson(tmp_path) -> Path:
 
 @pytest.fixture
 def database(cli, lesson) -> Path:
-    assert cli("status", "--file", str(lesson)).exit_code == 0  # the learner's database, with its tables
+    assert cli("review", "--new", "0", "--file", str(lesson)).exit_code == 0  # the learner's database, with its tables
     path = Path(os.environ["BERTDRILL_DB"])
     assert path.exists()
     return path

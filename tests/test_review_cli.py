@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import closing
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -235,7 +236,8 @@ def test_status_after_a_session(cli):
 def test_status_on_a_fresh_install_creates_nothing_surprising(cli, tmp_path):
     data = json.loads(cli("status", "--json").stdout)
     assert (data["due_now"], data["new_today"], data["learned"], data["next_due"], data["streak"]) == (0, 10, 0, None, 0)
-    assert Path(os.environ["BERTDRILL_DB"]).is_file()
+    # a reader writes nothing (issue 23): neither the database nor its folder; the first review makes them
+    assert not Path(os.environ["BERTDRILL_DB"]).exists() and not Path(os.environ["BERTDRILL_DB"]).parent.exists()
 
 
 def test_nothing_to_review(cli):
@@ -390,7 +392,7 @@ def test_a_read_only_database(cli, tmp_path):
 
 
 def test_a_database_locked_by_another_process(cli, monkeypatch):
-    cli("status")
+    cli("review", "--new", "0")  # the file (a reader would not make it)
     monkeypatch.setenv("BERTDRILL_LOCK_TIMEOUT", "0.3")
     holder = sqlite3.connect(os.environ["BERTDRILL_DB"], isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
@@ -405,7 +407,7 @@ def test_a_database_locked_by_another_process(cli, monkeypatch):
 
 
 def test_a_lock_that_passes_is_never_seen(cli):
-    cli("status")
+    cli("review", "--new", "0")
     holder = sqlite3.connect(os.environ["BERTDRILL_DB"], isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN EXCLUSIVE")
     threading.Timer(0.5, lambda: holder.execute("ROLLBACK")).start()
@@ -461,7 +463,11 @@ def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert (data["learned"], data["due_now"], data["next_due"]) == (4, 3, "2025-01-30")  # ffn-share is back
-    with sqlite3.connect(path) as connection:
+    with closing(sqlite3.connect(path)) as connection:  # status read an upgraded copy: a reader writes nothing
+        assert connection.execute("PRAGMA user_version").fetchone() == (1,)
+    assert cli("review", "--new", "0", "--db", str(path)).exit_code == 0  # a writer migrates the file
+    assert json.loads(cli("status", "--json", "--db", str(path)).stdout) == data
+    with closing(sqlite3.connect(path)) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (following,)
 
 
