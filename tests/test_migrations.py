@@ -47,11 +47,26 @@ def tables(path: Path) -> dict[str, list[tuple]]:
         return found
 
 
-def schema(path: Path) -> list[tuple[str, str, str]]:
-    """The schema as SQLite keeps it, whitespace normalised, in a stable order."""
-    with sqlite3.connect(path) as connection:
-        rows = connection.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name")
-        return [(kind, name, " ".join(sql.split())) for kind, name, sql in rows]
+CHECK = re.compile(r"CHECK \(((?:[^()]|\([^()]*\))*)\)")  # a CHECK's condition, one level of parentheses inside
+
+
+def schema(path: Path) -> dict[str, tuple]:
+    """The schema as SQLite reads it, table by table: columns (name, type, not null, default, key position),
+    indexes (name, unique, columns), foreign keys and CHECK conditions. What a database does, not how its
+    DDL was spelled: a new database's tables are compiled by SQLAlchemy, an old file's were written by hand."""
+    found = {}
+    with closing(sqlite3.connect(path)) as connection:
+        tables = connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
+        for name, sql in tables:
+            columns = [(column, kind.upper(), notnull, default, key)
+                       for _, column, kind, notnull, default, key in connection.execute(f'PRAGMA table_info("{name}")')]
+            indexes = sorted((index, unique, tuple(row[2] for row in connection.execute(f'PRAGMA index_info("{index}")')))
+                             for _, index, unique, origin, _partial in connection.execute(f'PRAGMA index_list("{name}")')
+                             if origin == "c")  # made by CREATE INDEX (not a primary key's own index)
+            foreign = sorted(row[2:5] for row in connection.execute(f'PRAGMA foreign_key_list("{name}")'))
+            checks = sorted(" ".join(condition.split()) for condition in CHECK.findall(sql))
+            found[name] = (columns, indexes, foreign, checks)
+    return found
 
 
 def digest(path: Path) -> str:

@@ -9,7 +9,7 @@ The only package that knows SQL. Its modules:
 - :mod:`.sqlite`: everything SQLite-specific: the file's URL, pragmas, WAL, locks and retries,
   error messages, the file's formats of values;
 - :mod:`.postgresql`: everything PostgreSQL-specific: the engine (psycopg 3), row locks and
-  retries, errors, the version in ``meta``, DDL words, a class's roles and row-level security;
+  retries, errors, the version in ``meta``, a class's roles and row-level security;
 - :mod:`.classroom`: the teacher's report over every learner;
 - :mod:`.reviews`: what a review session writes and reads (sync, queue, answer, flags, undo);
 - :mod:`.reports`: the figures of ``status`` and ``stats`` (reads only);

@@ -4,7 +4,8 @@
 (:mod:`.reviews`), the reports (:mod:`.reports`, :mod:`.classroom`) and the migrations are
 written once, in SQL both run, against it. What the two spell differently lives in the backend
 that needs it: locking (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's row locks), pragmas, the
-version's home (``PRAGMA user_version``, or the ``meta`` table), DDL words, date values.
+version's home (``PRAGMA user_version``, or the ``meta`` table), date values. (DDL words are SQLAlchemy's:
+:mod:`.migrations` compiles each version's tables for the dialect.)
 """
 
 from __future__ import annotations
@@ -147,10 +148,6 @@ class Database(ABC):
         """
         found = connection.execute(text("SELECT value FROM meta WHERE key = 'created_by'")).first()
         return found is not None and isinstance(found[0], str) and found[0].startswith("bertdrill ")
-
-    def ddl(self, statement: str) -> str:
-        """A migration's statement (written in SQLite's words) as this backend spells it."""
-        return statement
 
     def lock_schema(self, connection: Connection) -> None:  # noqa: B027 - optional: SQLite's BEGIN IMMEDIATE does it
         """Keep another opener from migrating at the same time, until the transaction ends."""

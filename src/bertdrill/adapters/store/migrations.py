@@ -1,17 +1,42 @@
 """The schema's versions: the DDL of each, and bringing a database up to the newest.
 
-One history for both backends: each version's DDL is written once (in SQLite's words; the
-PostgreSQL backend translates the few that differ, :meth:`.database.Database.ddl`). SQLite
-keeps the version in ``PRAGMA user_version``, PostgreSQL in the ``meta`` table (which
-repeats it, with dates, on SQLite too); :data:`MIGRATIONS` brings older databases up to date
-and a newer one is refused, before anything is written to it, rather than misread.
+One history for both backends. Each version is a list of steps: tables and columns as SQLAlchemy
+constructs (:class:`Table`, :class:`Column`), compiled for the database at hand, so each dialect's words
+(``DATETIME`` or ``TIMESTAMP``, ``0`` or ``false``, a rowid or an identity column) come from SQLAlchemy,
+not from rewriting one dialect's text into another's; and statements both dialects spell alike (indexes,
+renames, copies) as SQL text. SQLite keeps the version in ``PRAGMA user_version``, PostgreSQL in the
+``meta`` table (which repeats it, with dates, on SQLite too); :data:`MIGRATIONS` brings older databases up
+to date and a newer one is refused, before anything is written to it, rather than misread.
+
+The tables of each version are written out here rather than taken from the models in :mod:`.schema`, so
+version 1 stays version 1 when the models move on; tests check that the newest version matches the models.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import (
+    DOUBLE_PRECISION,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    Connection,
+    Date,
+    DateTime,
+    ForeignKey,
+    Identity,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    false,
+    text,
+)
+from sqlalchemy.schema import CreateColumn, CreateTable
 
 from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.adapters.store.members import DDL_V8
@@ -19,264 +44,256 @@ from bertdrill.core.errors import StoreError
 
 SCHEMA_VERSION = 9
 
-# Each migration brings the file from version - 1 to version. The DDL is written out
-# rather than generated from the models in .schema, so version 1 stays version 1 when the
-# models move on; tests check that the newest migration matches the models.
-_V1 = """
-CREATE TABLE meta (
-    key TEXT NOT NULL PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE lesson (
-    id TEXT NOT NULL PRIMARY KEY,
-    digest TEXT NOT NULL,
-    cards INTEGER NOT NULL,
-    synced_at DATETIME NOT NULL
-);
-CREATE TABLE card (
-    id TEXT NOT NULL PRIMARY KEY,
-    lesson_id TEXT NOT NULL,
-    item_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    fingerprint TEXT NOT NULL,
-    removed BOOLEAN NOT NULL DEFAULT 0,
-    first_seen DATETIME NOT NULL,
-    updated DATETIME NOT NULL
-);
-CREATE INDEX ix_card_lesson ON card (lesson_id, position);
-CREATE TABLE schedule (
-    card_id TEXT NOT NULL PRIMARY KEY REFERENCES card (id),
-    repetitions INTEGER NOT NULL DEFAULT 0,
-    ef100 INTEGER NOT NULL DEFAULT 250,
-    interval INTEGER NOT NULL DEFAULT 0,
-    due DATE,
-    lapses INTEGER NOT NULL DEFAULT 0,
-    suspended BOOLEAN NOT NULL DEFAULT 0,
-    buried_until DATE,
-    leech BOOLEAN NOT NULL DEFAULT 0
-);
-CREATE INDEX ix_schedule_due ON schedule (due);
-CREATE TABLE review (
-    id INTEGER NOT NULL PRIMARY KEY,
-    card_id TEXT NOT NULL REFERENCES card (id),
-    reviewed_at DATETIME NOT NULL,
-    study_day DATE NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('review', 'new', 'redrill', 'practice')),
-    grade INTEGER NOT NULL CHECK (grade BETWEEN 0 AND 5),
-    typed TEXT,
-    duration_ms INTEGER NOT NULL DEFAULT 0,
-    reps_before INTEGER NOT NULL,
-    ef100_before INTEGER NOT NULL,
-    interval_before INTEGER NOT NULL,
-    due_before DATE,
-    lapses_before INTEGER NOT NULL,
-    reps_after INTEGER NOT NULL,
-    ef100_after INTEGER NOT NULL,
-    interval_after INTEGER NOT NULL,
-    due_after DATE,
-    lapses_after INTEGER NOT NULL
-);
-CREATE INDEX ix_review_card ON review (card_id, id);
-CREATE INDEX ix_review_day ON review (study_day);
-"""
+Step = Callable[[Connection], None]
+"""One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
 
 
+def _create(table: Table) -> Step:
+    """CREATE TABLE, compiled for the connection's dialect."""
 
-# Version 2: every schedule and answer belongs to a learner. SQLite cannot change a primary key in place,
-# so the schedule table is rebuilt; the rows a file already has go to the learner who opens it first
-# (``:learner``): a file had one learner until now. (A class's PostgreSQL database starts empty.)
-_V2 = """
-CREATE TABLE schedule_v2 (
-    card_id TEXT NOT NULL REFERENCES card (id),
-    repetitions INTEGER NOT NULL DEFAULT 0,
-    ef100 INTEGER NOT NULL DEFAULT 250,
-    interval INTEGER NOT NULL DEFAULT 0,
-    due DATE,
-    lapses INTEGER NOT NULL DEFAULT 0,
-    suspended BOOLEAN NOT NULL DEFAULT 0,
-    buried_until DATE,
-    leech BOOLEAN NOT NULL DEFAULT 0,
-    learner TEXT NOT NULL,
-    PRIMARY KEY (learner, card_id)
-);
-INSERT INTO schedule_v2 SELECT schedule.*, :learner FROM schedule;
-DROP TABLE schedule;
-ALTER TABLE schedule_v2 RENAME TO schedule;
-CREATE INDEX ix_schedule_due ON schedule (learner, due);
-ALTER TABLE review ADD COLUMN learner TEXT NOT NULL DEFAULT '';
-UPDATE review SET learner = :learner;
-DROP INDEX ix_review_card;
-CREATE INDEX ix_review_card ON review (learner, card_id, id);
-DROP INDEX ix_review_day;
-CREATE INDEX ix_review_day ON review (learner, study_day);
-"""
+    def create(connection: Connection) -> None:
+        connection.execute(CreateTable(table))
 
-# Version 3: FSRS beside SM-2. A schedule and each logged answer keep FSRS's memory state (stability and
-# difficulty, NULL until FSRS schedules the card), and each learner's choice of scheduler has a row (none:
-# SM-2). DOUBLE PRECISION keeps every bit of py-fsrs's floats on both backends (SQLite reads it as REAL),
-# so a stored state is exactly the one FSRS computed.
-_V3 = """
-ALTER TABLE schedule ADD COLUMN stability DOUBLE PRECISION;
-ALTER TABLE schedule ADD COLUMN difficulty DOUBLE PRECISION;
-ALTER TABLE review ADD COLUMN stability_before DOUBLE PRECISION;
-ALTER TABLE review ADD COLUMN difficulty_before DOUBLE PRECISION;
-ALTER TABLE review ADD COLUMN stability_after DOUBLE PRECISION;
-ALTER TABLE review ADD COLUMN difficulty_after DOUBLE PRECISION;
-CREATE TABLE scheduler (
-    learner TEXT NOT NULL PRIMARY KEY,
-    name TEXT NOT NULL CHECK (name IN ('sm2', 'fsrs')),
-    retention DOUBLE PRECISION,
-    switched_at DATETIME NOT NULL
-);
-"""
-
-# Version 4: FSRS fitted to each learner's own log. Every fitted set is a row (numbered per learner, never
-# overwritten, so the previous set stays), and the scheduler row names the set FSRS runs with (NULL: defaults).
-_V4 = """
-CREATE TABLE fsrs_parameters (
-    learner TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    parameters TEXT NOT NULL,
-    reviews INTEGER NOT NULL,
-    fitted_at DATETIME NOT NULL,
-    PRIMARY KEY (learner, number)
-);
-ALTER TABLE scheduler ADD COLUMN parameters INTEGER;
-"""
-
-# Version 5: an exam date FSRS plans for (bertdrill review --exam), with the recall wanted on the day.
-_V5 = """
-ALTER TABLE scheduler ADD COLUMN exam DATE;
-ALTER TABLE scheduler ADD COLUMN exam_target DOUBLE PRECISION;
-"""
+    return create
 
 
-# Version 6: a card asked with fresh numbers (a variant of its parameters) logs what was asked with the answer:
-# the seed that drew the variant and the variant's values ("seed:key"), NULL for a card asked with its own set.
-_V6 = """
-ALTER TABLE review ADD COLUMN variant TEXT;
-"""
+def _add(table: Table, column: Column[Any]) -> Step:
+    """ALTER TABLE ... ADD COLUMN, the column's words compiled for the connection's dialect."""
+    table.append_column(column)  # a column compiles as part of its table (its name, its constraints)
+
+    def add(connection: Connection) -> None:
+        words = CreateColumn(column).compile(dialect=connection.dialect)
+        connection.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {words}")
+
+    return add
 
 
-# Version 7: the scheduler's name and the answer's kind are no longer listed in CHECK constraints, so a third
-# scheduler or a new kind of answer is one module and one registry entry, with no table rebuilt (the code's
-# enums, core.scheduling.registry and AnswerKind, say what is valid). SQLite cannot drop a constraint, so it
-# rebuilds the two tables as its ALTER TABLE page says (new table, copy, drop, rename, indexes), in the one
-# migration transaction; PostgreSQL drops the constraints by the names it gave them, keeping grants and
-# row-level security. The columns keep their order, so ``SELECT *`` copies them.
-_V7_SQLITE = """
-CREATE TABLE review_v7 (
-    id INTEGER NOT NULL PRIMARY KEY,
-    card_id TEXT NOT NULL REFERENCES card (id),
-    reviewed_at DATETIME NOT NULL,
-    study_day DATE NOT NULL,
-    kind TEXT NOT NULL,
-    grade INTEGER NOT NULL CHECK (grade BETWEEN 0 AND 5),
-    typed TEXT,
-    duration_ms INTEGER NOT NULL DEFAULT 0,
-    reps_before INTEGER NOT NULL,
-    ef100_before INTEGER NOT NULL,
-    interval_before INTEGER NOT NULL,
-    due_before DATE,
-    lapses_before INTEGER NOT NULL,
-    reps_after INTEGER NOT NULL,
-    ef100_after INTEGER NOT NULL,
-    interval_after INTEGER NOT NULL,
-    due_after DATE,
-    lapses_after INTEGER NOT NULL,
-    learner TEXT NOT NULL DEFAULT '',
-    stability_before DOUBLE PRECISION,
-    difficulty_before DOUBLE PRECISION,
-    stability_after DOUBLE PRECISION,
-    difficulty_after DOUBLE PRECISION,
-    variant TEXT
-);
-INSERT INTO review_v7 SELECT * FROM review;
-DROP TABLE review;
-ALTER TABLE review_v7 RENAME TO review;
-CREATE INDEX ix_review_card ON review (learner, card_id, id);
-CREATE INDEX ix_review_day ON review (learner, study_day);
-CREATE TABLE scheduler_v7 (
-    learner TEXT NOT NULL PRIMARY KEY,
-    name TEXT NOT NULL,
-    retention DOUBLE PRECISION,
-    switched_at DATETIME NOT NULL,
-    parameters INTEGER,
-    exam DATE,
-    exam_target DOUBLE PRECISION
-);
-INSERT INTO scheduler_v7 SELECT * FROM scheduler;
-DROP TABLE scheduler;
-ALTER TABLE scheduler_v7 RENAME TO scheduler;
-"""
-_V7_POSTGRESQL = """
-ALTER TABLE review DROP CONSTRAINT review_kind_check;
-ALTER TABLE scheduler DROP CONSTRAINT scheduler_name_check;
-"""
+def _sql(statements: str) -> list[Step]:
+    """Statements both dialects spell alike, separated by ``;``; ``:learner`` is bound to the store's learner."""
+
+    def run(statement: str) -> Step:
+        def step(connection: Connection) -> None:
+            database: Database = connection.info["database"]
+            if ":learner" in statement:
+                connection.execute(text(statement), {"learner": database.learner})
+            else:
+                connection.exec_driver_sql(statement)
+
+        return step
+
+    return [run(statement) for statement in statements.split(";") if statement.strip()]
 
 
-# Version 9: what a learner does to a card outside a review (bertdrill cards suspend, unsuspend, forget, reset,
-# reschedule) is logged with the card's state before and after, as each answer is, so it can be undone and
-# read back in the card's history.
-_V9 = """
-CREATE TABLE card_action (
-    id INTEGER NOT NULL PRIMARY KEY,
-    learner TEXT NOT NULL,
-    card_id TEXT NOT NULL REFERENCES card (id),
-    at DATETIME NOT NULL,
-    study_day DATE NOT NULL,
-    action TEXT NOT NULL,
-    reps_before INTEGER NOT NULL,
-    ef100_before INTEGER NOT NULL,
-    interval_before INTEGER NOT NULL,
-    due_before DATE,
-    lapses_before INTEGER NOT NULL,
-    stability_before DOUBLE PRECISION,
-    difficulty_before DOUBLE PRECISION,
-    suspended_before BOOLEAN NOT NULL,
-    reps_after INTEGER NOT NULL,
-    ef100_after INTEGER NOT NULL,
-    interval_after INTEGER NOT NULL,
-    due_after DATE,
-    lapses_after INTEGER NOT NULL,
-    stability_after DOUBLE PRECISION,
-    difficulty_after DOUBLE PRECISION,
-    suspended_after BOOLEAN NOT NULL
-);
-CREATE INDEX ix_card_action_card ON card_action (learner, card_id, id);
-"""
+def _per_backend(steps: Mapping[Backend, Sequence[Step]]) -> list[Step]:
+    """Steps where the two backends must do different things (not merely say the same thing differently)."""
 
-
-def _script(ddl: str | Mapping[Backend, str]) -> Callable[[Connection], None]:
-    """A migration that runs ``ddl``'s statements in order, in the backend's words, with ``:learner`` bound
-    (the backend is the connection's ``info["database"]``, set by :func:`upgrade`). ``ddl`` is one script
-    for both backends, or one per backend where they must do different things."""
-
-    def migrate(connection: Connection) -> None:
+    def step(connection: Connection) -> None:
         database: Database = connection.info["database"]
-        script = ddl if isinstance(ddl, str) else ddl[database.backend]
-        for statement in script.split(";"):
-            if statement.strip():
-                translated = database.ddl(statement)
-                if ":learner" in translated:
-                    connection.execute(text(translated), {"learner": database.learner})
-                else:
-                    connection.exec_driver_sql(translated)
+        for each in steps[database.backend]:
+            each(connection)
+
+    return [step]
+
+
+# The columns several versions declare alike.
+def _text(name: str, *constraints: CheckConstraint, **options: Any) -> Column[Any]:
+    return Column(name, Text, *constraints, nullable=False, **options)
+
+
+def _integer(name: str, default: int | None = None) -> Column[Any]:
+    return Column(name, Integer, nullable=False, server_default=None if default is None else text(str(default)))
+
+
+def _flag(name: str) -> Column[Any]:
+    return Column(name, Boolean, nullable=False, server_default=false())
+
+
+def _moment(name: str) -> Column[Any]:
+    return Column(name, DateTime, nullable=False)  # naive UTC on both (PostgreSQL's sessions run in UTC)
+
+
+def _float(name: str) -> Column[Any]:
+    # DOUBLE PRECISION keeps every bit of FSRS's floats on both backends (SQLite reads it as REAL)
+    return Column(name, DOUBLE_PRECISION)
+
+
+def _answer_id() -> Column[Any]:
+    """The log's id: SQLite's rowid (INTEGER PRIMARY KEY), PostgreSQL's 64-bit identity."""
+    return Column("id", BigInteger().with_variant(Integer(), "sqlite"), Identity(), primary_key=True)
+
+
+def _grade() -> Column[Any]:
+    return Column("grade", Integer, CheckConstraint("grade BETWEEN 0 AND 5"), nullable=False)
+
+
+def _schedule_columns(*, card_is_key: bool) -> list[Column[Any]]:
+    """The schedule's columns of version 1 (its key: the card then; the learner and the card from version 2)."""
+    return [Column("card_id", Text, ForeignKey("card.id"), nullable=False, primary_key=card_is_key),
+            _integer("repetitions", 0),
+            _integer("ef100", 250), _integer("interval", 0), Column("due", Date), _integer("lapses", 0),
+            _flag("suspended"), Column("buried_until", Date), _flag("leech")]
+
+
+def _review_columns(kind: Column[Any]) -> list[Column[Any]]:
+    """The log's columns of version 1, its kind as given."""
+    return [_answer_id(), Column("card_id", Text, ForeignKey("card.id"), nullable=False), _moment("reviewed_at"),
+            Column("study_day", Date, nullable=False), kind, _grade(), Column("typed", Text),
+            _integer("duration_ms", 0), _integer("reps_before"), _integer("ef100_before"),
+            _integer("interval_before"), Column("due_before", Date), _integer("lapses_before"),
+            _integer("reps_after"), _integer("ef100_after"), _integer("interval_after"), Column("due_after", Date),
+            _integer("lapses_after")]
+
+
+def _card_key(tables: MetaData) -> None:
+    """The card table as far as a foreign key needs it (its key), in a version's own metadata."""
+    Table("card", tables, _text("id", primary_key=True))
+
+
+def _version_1() -> list[Step]:
+    tables = MetaData()
+    card = Table("card", tables, _text("id", primary_key=True), _text("lesson_id"), _text("item_id"), _text("kind"),
+                 _integer("position"), _text("fingerprint"), _flag("removed"), _moment("first_seen"),
+                 _moment("updated"))
+    kind = _text("kind", CheckConstraint("kind IN ('review', 'new', 'redrill', 'practice')"))
+    return [
+        _create(Table("meta", tables, _text("key", primary_key=True), _text("value"))),
+        _create(Table("lesson", tables, _text("id", primary_key=True), _text("digest"), _integer("cards"),
+                      _moment("synced_at"))),
+        _create(card),
+        *_sql("CREATE INDEX ix_card_lesson ON card (lesson_id, position)"),
+        _create(Table("schedule", tables, *_schedule_columns(card_is_key=True))),
+        *_sql("CREATE INDEX ix_schedule_due ON schedule (due)"),
+        _create(Table("review", tables, *_review_columns(kind))),
+        *_sql("CREATE INDEX ix_review_card ON review (card_id, id); CREATE INDEX ix_review_day ON review (study_day)"),
+    ]
+
+
+def _version_2() -> list[Step]:
+    """Every schedule and answer belongs to a learner. SQLite cannot change a primary key in place, so the
+    schedule table is rebuilt; the rows a file already has go to the learner who opens it first
+    (``:learner``): a file had one learner until then. (A class's PostgreSQL database starts empty.)"""
+    tables = MetaData()
+    _card_key(tables)
+    schedule = Table("schedule_v2", tables, *_schedule_columns(card_is_key=False), _text("learner"),
+                     PrimaryKeyConstraint("learner", "card_id"))
+    return [
+        _create(schedule),
+        *_sql("""INSERT INTO schedule_v2 SELECT schedule.*, :learner FROM schedule;
+                 DROP TABLE schedule;
+                 ALTER TABLE schedule_v2 RENAME TO schedule;
+                 CREATE INDEX ix_schedule_due ON schedule (learner, due)"""),
+        _add(Table("review", tables), _text("learner", server_default="")),
+        *_sql("""UPDATE review SET learner = :learner;
+                 DROP INDEX ix_review_card;
+                 CREATE INDEX ix_review_card ON review (learner, card_id, id);
+                 DROP INDEX ix_review_day;
+                 CREATE INDEX ix_review_day ON review (learner, study_day)"""),
+    ]
+
+
+def _version_3() -> list[Step]:
+    """FSRS beside SM-2: a schedule and each logged answer keep FSRS's memory state (stability and difficulty,
+    NULL until FSRS schedules the card), and each learner's choice of scheduler has a row (none: SM-2)."""
+    tables = MetaData()
+    schedule, review = Table("schedule", tables), Table("review", tables)
+    return [
+        _add(schedule, _float("stability")), _add(schedule, _float("difficulty")),
+        *(_add(review, _float(f"{field}_{when}")) for when in ("before", "after") for field in ("stability", "difficulty")),
+        _create(Table("scheduler", tables, _text("learner", primary_key=True),
+                      _text("name", CheckConstraint("name IN ('sm2', 'fsrs')")), _float("retention"),
+                      _moment("switched_at"))),
+    ]
+
+
+def _version_4() -> list[Step]:
+    """FSRS fitted to each learner's own log: every fitted set is a row (numbered per learner, never
+    overwritten, so the previous set stays), and the scheduler row names the set FSRS runs with (NULL: defaults)."""
+    tables = MetaData()
+    return [
+        _create(Table("fsrs_parameters", tables, _text("learner", primary_key=True),
+                      Column("number", Integer, nullable=False, primary_key=True), _text("parameters"),
+                      _integer("reviews"), _moment("fitted_at"))),
+        _add(Table("scheduler", tables), Column("parameters", Integer)),
+    ]
+
+
+def _version_5() -> list[Step]:
+    """An exam date FSRS plans for (bertdrill review --exam), with the recall wanted on the day."""
+    scheduler = Table("scheduler", MetaData())
+    return [_add(scheduler, Column("exam", Date)), _add(scheduler, _float("exam_target"))]
+
+
+def _version_6() -> list[Step]:
+    """A card asked with fresh numbers (a variant of its parameters) logs what was asked with the answer: the
+    seed that drew the variant and the variant's values ("seed:key"), NULL for a card asked with its own set."""
+    return [_add(Table("review", MetaData()), Column("variant", Text))]
+
+
+def _version_7() -> list[Step]:
+    """The scheduler's name and the answer's kind are no longer listed in CHECK constraints, so a third
+    scheduler or a new kind of answer is one module and one registry entry, with no table rebuilt (the code's
+    enums, core.scheduling.registry and AnswerKind, say what is valid). SQLite cannot drop a constraint, so it
+    rebuilds the two tables as its ALTER TABLE page says (new table, copy, drop, rename, indexes), in the one
+    migration transaction; PostgreSQL drops the constraints by the names it gave them, keeping grants and
+    row-level security. The columns keep their order, so ``SELECT *`` copies them."""
+    tables = MetaData()
+    _card_key(tables)
+    review = Table("review_v7", tables, *_review_columns(_text("kind")), _text("learner", server_default=""),
+                   *(_float(f"{field}_{when}") for when in ("before", "after") for field in ("stability", "difficulty")),
+                   Column("variant", Text))
+    scheduler = Table("scheduler_v7", tables, _text("learner", primary_key=True), _text("name"), _float("retention"),
+                      _moment("switched_at"), Column("parameters", Integer), Column("exam", Date),
+                      _float("exam_target"))
+    sqlite = [
+        _create(review),
+        *_sql("""INSERT INTO review_v7 SELECT * FROM review;
+                 DROP TABLE review;
+                 ALTER TABLE review_v7 RENAME TO review;
+                 CREATE INDEX ix_review_card ON review (learner, card_id, id);
+                 CREATE INDEX ix_review_day ON review (learner, study_day)"""),
+        _create(scheduler),
+        *_sql("""INSERT INTO scheduler_v7 SELECT * FROM scheduler;
+                 DROP TABLE scheduler;
+                 ALTER TABLE scheduler_v7 RENAME TO scheduler"""),
+    ]
+    postgresql = _sql("""ALTER TABLE review DROP CONSTRAINT review_kind_check;
+                         ALTER TABLE scheduler DROP CONSTRAINT scheduler_name_check""")
+    return _per_backend({Backend.sqlite: sqlite, Backend.postgresql: postgresql})
+
+
+def _version_8() -> list[Step]:
+    """A class's members, their passwords and logins, and the lessons as published (.members): PostgreSQL only,
+    where a class lives; an SQLite file has one learner, and only its version number moves."""
+    return _per_backend({Backend.sqlite: [], Backend.postgresql: _sql(DDL_V8)})
+
+
+def _version_9() -> list[Step]:
+    """What a learner does to a card outside a review (bertdrill cards suspend, unsuspend, forget, reset,
+    reschedule): each action a row, with the schedule before and after it, so it can be undone and shown."""
+    tables = MetaData()
+    _card_key(tables)
+    states = [column for when in ("before", "after") for column in (
+        _integer(f"reps_{when}"), _integer(f"ef100_{when}"), _integer(f"interval_{when}"), Column(f"due_{when}", Date),
+        _integer(f"lapses_{when}"), _float(f"stability_{when}"), _float(f"difficulty_{when}"),
+        Column(f"suspended_{when}", Boolean, nullable=False))]
+    action = Table("card_action", tables, _answer_id(), _text("learner"),
+                   Column("card_id", Text, ForeignKey("card.id"), nullable=False), _moment("at"),
+                   Column("study_day", Date, nullable=False), _text("action"), *states)
+    return [_create(action), *_sql("CREATE INDEX ix_card_action_card ON card_action (learner, card_id, id)")]
+
+
+def _migration(steps: Sequence[Step]) -> Callable[[Connection], None]:
+    def migrate(connection: Connection) -> None:
+        for step in steps:
+            step(connection)
 
     return migrate
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _script(_V1), 2: _script(_V2), 3: _script(_V3), 4: _script(_V4),
-                                                   5: _script(_V5), 6: _script(_V6),
-                                                   7: _script({Backend.sqlite: _V7_SQLITE,
-                                                               Backend.postgresql: _V7_POSTGRESQL}),
-                                                   # Version 8: a class's members, their passwords and logins, and
-                                                   # the lessons as published (.members): PostgreSQL only, where a
-                                                   # class lives; an SQLite file has one learner, and only its
-                                                   # version number moves.
-                                                   8: _script({Backend.sqlite: "", Backend.postgresql: DDL_V8}),
-                                                   9: _script(_V9)}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {
+    version: _migration(steps()) for version, steps in enumerate(
+        (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
+         _version_9), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 
