@@ -251,3 +251,34 @@ def test_a_sheet_from_the_class_uses_the_texts_the_class_published(teacher, cli,
     result = cli("sheet", "--from-class", "-o", str(out), "--seed", "1", "--key", "none")  # no lesson file given
     assert result.exit_code == 0, result.stderr
     assert prompt + " (as the class has it)" in out.read_text()
+
+
+def test_a_class_of_learner_roles_moves_over_with_every_answer(postgres, cli, monkeypatch, facts):
+    """A class from before the server: learners with roles of their own, answering as those roles. `class init`
+    makes each a member whose rows are theirs already, prints their login once, and the roles lose the class."""
+    cards = all_cards(load_lessons())
+    ayse = postgres.role("ayse")
+    with Store.open(postgres.url) as teacher:
+        teacher.class_init(cards)
+        teacher.add_learner(ayse, "old-role-password")
+    with Store.open(postgres.url_as(ayse)) as own:
+        answer(own, facts[0], 5)
+        answer(own, facts[1], 1)
+    monkeypatch.setenv("BERTDRILL_DB", postgres.url)
+    moved = cli("class", "init")
+    assert moved.exit_code == 0, moved.stderr
+    lines = moved.stdout.splitlines()
+    start = lines.index(f"Moved {ayse} over from a database role of their own: every answer stays theirs; their role "
+                        "no longer reads the class.")
+    assert lines[start + 2] == f"  name: {ayse}" and lines[start + 3].startswith("  password: ")
+    password = lines[start + 3].split(": ", 1)[1]
+    with postgres.connect(ayse) as connection, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        connection.execute("SELECT count(*) FROM review")  # her role reads nothing of the class now
+    with server(postgres) as class_server:
+        member, _token = class_server.gate().log_in(ayse, password)
+        assert member.learner == ayse  # her key is her role's name: the rows were hers already
+        assert [a.grade for a in class_server.acting_as(member).answers()] == [5, 1]
+    again = cli("class", "init")
+    assert "Moved" not in again.stdout  # once
+    report = json.loads(cli("class", "report", "--json").stdout)
+    assert [(row["learner"], row["answered_7_days"] >= 0) for row in report["learners"]] == [(ayse, True)]

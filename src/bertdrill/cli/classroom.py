@@ -81,6 +81,11 @@ def init(db: DbOption = None, paths: FilesOption = None, address: AddressOption 
         out.print(_("Published {lesson} (version {version}).").format(lesson=escape(lesson_id), version=version))
     if not setup.published:
         out.print(_("The lessons are as published before: nothing new to publish."))
+    for member, password in setup.moved:
+        out.print(_("Moved {name} over from a database role of their own: every answer stays theirs; their role "
+                    "no longer reads the class.").format(name=escape(member.name)))
+        for line in _login_lines(member.name, setup.address, password):
+            out.print(line)
     out.print(_("The class server connects as the role {role}, which owns nothing and sees a learner's rows only "
                 "while acting for that learner (row-level security).").format(role=escape(setup.roles.server)))
     if setup.server_created and server_password is None:

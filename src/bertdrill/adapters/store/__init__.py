@@ -223,6 +223,24 @@ class ClassSetup:
     published: list[tuple[str, int]]
     server_created: bool
     address: str | None
+    moved: list[tuple[members.Member, str]]  # learner roles of the class from before, now members: with a password
+
+
+def _move_over(connection: Connection, now: datetime) -> list[tuple[members.Member, str]]:
+    """Each learner role of a class from before the server becomes a member whose rows are the role's own (their
+    key is the role's name, so every answer stays theirs), with a new password; then the roles lose the class."""
+    adopted = {member.learner for member in members.all_members(connection, archived=True)}
+    moved = []
+    for role in postgresql.learner_roles(connection):
+        if role in adopted:
+            continue
+        name = role
+        if members.password_of(connection, name) is not None:  # a member of that name already: keep both apart
+            name = f"{role} ({_('database role')})"
+        password = members.new_password()
+        moved.append((members.adopt(connection, name, role, members.hash_password(password), now), password))
+    postgresql.retire_learner_roles(connection)
+    return moved
 
 
 class PostgresStore(Store, PostgresDatabase):
@@ -303,7 +321,7 @@ class PostgresStore(Store, PostgresDatabase):
                    address: str | None = None, server_password: str | None = None) -> ClassSetup:
         """``class init``: the lessons' cards synced (every history kept, by fingerprint) and their texts
         published (``sources``: lesson id, file name, text), the class's row, the server's roles and policies."""
-        group = self.class_init(cards)
+        self.sync(cards, schedules=False)  # the lessons; the teacher is no learner
         now = datetime.now(UTC)
         database = self.engine.url.database or "class"
 
@@ -312,7 +330,9 @@ class PostgresStore(Store, PostgresDatabase):
             versions = [(lesson_id, version) for lesson_id, path, source in sources
                         if (version := members.publish(connection, lesson_id, path, source, now)) is not None]
             roles, created = postgresql.secure_class(connection, server_password)
-            return ClassSetup(roles, group, versions, created, members.server_address(connection))
+            moved = _move_over(connection, now)
+            return ClassSetup(roles, postgresql.learners_role(connection), versions, created,
+                              members.server_address(connection), moved)
 
         return self._run(work, write=True)
 

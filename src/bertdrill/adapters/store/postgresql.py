@@ -378,6 +378,28 @@ def secure_class(connection: Connection, server_password: str | None) -> tuple[C
     return roles, created
 
 
+def learner_roles(connection: Connection) -> list[str]:
+    """The learner roles of a class from before the server (members of its learners' group), by name."""
+    return [row[0] for row in connection.execute(text(
+        "SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member "
+        "JOIN pg_roles g ON g.oid = m.roleid WHERE g.rolname = :group ORDER BY r.rolname"),
+        {"group": learners_role(connection)})]
+
+
+def retire_learner_roles(connection: Connection) -> None:
+    """The learners' group loses every privilege on the class and its policy: a learner's own role reads
+    nothing any more (the roles themselves are the server's, and stay; the teacher may drop them)."""
+    group = learners_role(connection)
+    if not _role_exists(connection, group):
+        return
+    quoted = _quote(connection, group)
+    for table in LEARNER_TABLES:
+        connection.exec_driver_sql(f"DROP POLICY IF EXISTS own_rows ON {table}")
+    connection.exec_driver_sql(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {quoted}")
+    connection.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {quoted}")
+    connection.exec_driver_sql(f"REVOKE ALL ON SCHEMA public FROM {quoted}")
+
+
 def learner_url(url: URL, name: str, password: str) -> str:
     """How a learner connects: the class's URL with their role and password (the teacher's, wherever the
     teacher's URL held it, is not copied)."""
