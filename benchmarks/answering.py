@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bertdrill.core.cards import FactCard
+from bertdrill.core.scheduling.registry import SchedulerName
 
 MOMENT = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 WARM_UP = 10  # answers before the clock starts, on both sides: first statements compiled, caches filled
@@ -46,11 +47,11 @@ def deck(count: int) -> list[FactCard]:
 
 
 def bertdrill_per_answer(folder: Path, cards: list[FactCard], answers: int,
-                         scheduler_name: str) -> tuple[float, float]:
+                         scheduler_name: SchedulerName) -> tuple[float, float]:
     """Seconds per answer, wall and CPU, of a review session over ``cards`` (show, position, preview, answer)."""
     from bertdrill.adapters.store import Store
     from bertdrill.app.session import Limits, Session
-    from bertdrill.core.scheduling import scheduler_named
+    from bertdrill.core.scheduling.registry import scheduler_named
     from bertdrill.ports import SchedulerChoice
 
     path = folder / f"bertdrill-{scheduler_name}-{len(cards)}.db"
@@ -59,7 +60,7 @@ def bertdrill_per_answer(folder: Path, cards: list[FactCard], answers: int,
     scheduler = scheduler_named(scheduler_name)
     with Store.open(str(path)) as store:
         store.sync(cards, now=MOMENT)
-        if scheduler_name != "sm2":
+        if scheduler_name != SchedulerName.SM2:
             store.switch_scheduler(SchedulerChoice(scheduler_name), scheduler)
         session = Session(store, cards, clock=lambda: MOMENT, limits=Limits(new=len(cards), reviews=len(cards)),
                           scheduler=scheduler)
@@ -83,14 +84,18 @@ def anki_per_answer(folder: Path, cards: list[FactCard], answers: int) -> tuple[
     from anki.cards import Card
     from anki.collection import AddNoteRequest, Collection
     from anki.scheduler.v3 import CardAnswer
+    from anki.scheduler.v3 import Scheduler as V3Scheduler
 
     path = folder / f"anki-{len(cards)}" / "collection.anki2"
     path.parent.mkdir(parents=True, exist_ok=True)
     col = Collection(str(path))
     try:
+        assert col.db is not None and isinstance(col.sched, V3Scheduler)
         assert col.db.scalar("pragma journal_mode") == "wal" and col.db.scalar("pragma synchronous") == 2
         model = col.models.by_name("Basic")
         deck_id = col.decks.id("bench")
+        assert model is not None and deck_id is not None
+        sched = col.sched
         requests = []
         for card in cards:
             note = col.new_note(model)
@@ -102,10 +107,10 @@ def anki_per_answer(folder: Path, cards: list[FactCard], answers: int) -> tuple[
         config["new"]["perDay"] = config["rev"]["perDay"] = min(len(cards), ANKI_MOST_PER_DAY)
         col.decks.update_config(config)
         def answer() -> None:
-            queued = col.sched.get_queued_cards(fetch_limit=1).cards[0]
+            queued = sched.get_queued_cards(fetch_limit=1).cards[0]
             card = Card(col, backend_card=queued.card)
             card.start_timer()
-            col.sched.answer_card(col.sched.build_answer(card=card, states=queued.states, rating=CardAnswer.EASY))
+            sched.answer_card(sched.build_answer(card=card, states=queued.states, rating=CardAnswer.EASY))
 
         for _ in range(WARM_UP):
             answer()
@@ -130,7 +135,7 @@ def rows(answers: int, sizes: list[int], runs: int, folder: Path) -> dict[tuple[
             for _ in range(runs):
                 for side in ("anki", "sm2", "fsrs"):
                     took = (anki_per_answer(folder, cards, answers) if side == "anki"
-                            else bertdrill_per_answer(folder, cards, answers, side))
+                            else bertdrill_per_answer(folder, cards, answers, SchedulerName(side)))
                     found.setdefault((side, size), []).append(took)
     finally:
         base.out.file = screen

@@ -39,7 +39,13 @@ import threading
 import time
 import uuid
 from datetime import UTC, date, datetime
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from bertdrill.core.cards import FactCard
+    from bertdrill.ports import Answer
 
 HERE = Path(__file__).resolve().parent
 DAY = date(2025, 3, 3)
@@ -51,7 +57,7 @@ def server() -> str:
     return os.environ.get("BERTDRILL_TEST_POSTGRES") or LOCAL
 
 
-def lesson_cards(count: int) -> list:
+def lesson_cards(count: int) -> list[FactCard]:
     """``count`` fact cards in one lesson, as a lesson file would give."""
     from bertdrill.core.cards import FactCard
 
@@ -95,6 +101,7 @@ def learner_process(url: str, learner: str, card_ids: list[str], windows: int, s
     """One learner: ``windows`` stores answering every card, in different orders, all at once."""
     from bertdrill.adapters.store import Store
     from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import AnswerKind
 
     rng = random.Random(seed)
     grades = {card_id: rng.choice([1, 2, 3, 4, 4, 5, 5]) for card_id in card_ids}
@@ -118,8 +125,8 @@ def learner_process(url: str, learner: str, card_ids: list[str], windows: int, s
             grade = grades[card_id]
             began = time.perf_counter()
             try:
-                answer = stores[index].answer(card_id, grade=grade, kind="new", reviewed_at=MOMENT, study_day=DAY,
-                                              reschedule=lambda s, g=grade: sm2.review(s, g, today=DAY),
+                answer = stores[index].answer(card_id, grade=grade, kind=AnswerKind.NEW, reviewed_at=MOMENT,
+                                              study_day=DAY, reschedule=partial(sm2.review, quality=grade, today=DAY),
                                               once_per_day=True)
             except Exception as exc:  # noqa: BLE001 - reported and counted by the audit
                 errors.append(f"{learner}: {exc}")
@@ -141,7 +148,14 @@ def learner_process(url: str, learner: str, card_ids: list[str], windows: int, s
                  errors, elapsed))
 
 
-def load_run(urls: dict[str, str], card_ids: list[str], windows: int) -> dict:
+class LoadRun(TypedDict):
+    latencies: list[float]  # seconds per answer, sorted
+    acknowledged: dict[str, list[int]]  # the answer ids each learner was told were saved
+    errors: list[str]
+    wall: float  # seconds, the whole run
+
+
+def load_run(urls: dict[str, str], card_ids: list[str], windows: int) -> LoadRun:
     """Every learner's process at once; returns the latencies, the acknowledged answer ids and the wall time."""
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(len(urls) + 1)
@@ -180,7 +194,7 @@ def audit(url: str, learners: list[str], card_ids: list[str], acknowledged: dict
             problems.append(f"{learner}: {len(set(mine) - set(ids))} acknowledged answers are not in the log")
         if len(ids) != len(set(ids)) or sorted(ids) != sorted(mine):
             problems.append(f"{learner}: {len(ids)} answers logged, {len(mine)} acknowledged")
-        by_card: dict[str, list] = {}
+        by_card: dict[str, list[Answer]] = {}
         for answer in answers:
             by_card.setdefault(answer.card_id, []).append(answer)
         for card_id in card_ids:
@@ -201,7 +215,7 @@ def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(share * len(values)))]
 
 
-def print_load(label: str, run: dict) -> None:
+def print_load(label: str, run: LoadRun) -> None:
     answers = len(run["latencies"])
     print(f"  {label:<34} {answers:>7,} answers in {run['wall']:6.2f} s = {answers / run['wall']:7,.0f} answers/s; "
           f"latency p50 {1000 * percentile(run['latencies'], 0.50):6.1f} ms, "
@@ -209,13 +223,14 @@ def print_load(label: str, run: dict) -> None:
 
 
 def load(args) -> bool:
-    from bertdrill.adapters.store import Store
+    from bertdrill.adapters.store import PostgresStore, Store
 
     cards = lesson_cards(args.cards)
     card_ids = [card.id for card in cards]
     scratch = Scratch()
     try:
         with Store.open(scratch.url()) as teacher:
+            assert isinstance(teacher, PostgresStore)
             teacher.class_init(cards)
             learners = [f"{scratch.name}_learner{n:03d}" for n in range(args.learners)]
             for learner in learners:
@@ -260,13 +275,14 @@ UPDATE schedule SET repetitions = (hashtext(learner || card_id) & 7) % 4, ef100 
 def report(args) -> None:
     from sqlalchemy import create_engine, text
 
-    from bertdrill.adapters.store import Store
+    from bertdrill.adapters.store import PostgresStore, Store
 
     cards = lesson_cards(args.report_cards)
     scratch = Scratch()
     try:
         began = time.perf_counter()
         with Store.open(scratch.url()) as teacher:
+            assert isinstance(teacher, PostgresStore)
             teacher.class_init(cards)
         engine = create_engine(scratch.url().replace("postgresql://", "postgresql+psycopg://"))
         per = args.report_reviews // args.report_learners

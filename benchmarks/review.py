@@ -119,6 +119,7 @@ def first_card_subprocess(db: Path) -> float:
     began = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "bertdrill", "review"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout is not None and process.stderr is not None
     for line in process.stdout:
         if line.startswith(b"Card 1 of"):
             elapsed = time.perf_counter() - began
@@ -144,7 +145,7 @@ def main() -> None:
 
     from bertdrill.app.session import Limits, Session
     from bertdrill.cli import base
-    from bertdrill.cli.review import Review
+    from bertdrill.cli.review import LineInput, Review
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bertdrill-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -176,12 +177,13 @@ def main() -> None:
     screen = io.StringIO()
     base.out.file = screen
     clock = lambda: NOW  # noqa: E731
-    reader = None
+    reader = LineInput(io.BytesIO())  # the header and the question read nothing
 
     def first_card():
         session = Session(store, cards, clock=clock, limits=Limits())
         review = Review(session, reader, "en")
         entry = session.show()
+        assert entry is not None
         review.header(entry)
         review.question(entry)
         return session, review

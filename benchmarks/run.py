@@ -108,6 +108,7 @@ def scripted_review(lesson: Path, db: Path, count: int) -> float:
                              "--no-bury-siblings"]
     process = subprocess.Popen(command, env=environment(BERTDRILL_DB=str(db)), stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
     process.stdin.write(b"4\n" * (2 * count))  # every line is a grade; a typed card takes two lines
     process.stdin.close()
     seen = bytearray()
@@ -121,7 +122,7 @@ def scripted_review(lesson: Path, db: Path, count: int) -> float:
             last = now
     process.wait()
     saved = seen.count(b"\nSaved:")
-    if process.returncode != 0 or saved != count or first is None:
+    if process.returncode != 0 or saved != count or first is None or last is None:
         raise SystemExit(f"scripted review answered {saved} of {count}: {process.stderr.read().decode()}")
     return (last - first) / count
 
@@ -179,7 +180,8 @@ def export_step(lesson_text: str, folder: Path, runs: int) -> tuple[float, float
     deck_name = anki.deck_name(parsed, "en", nested=False)
     gc.collect()
     gc.freeze()  # both sides' inputs stay alive: the collector need not walk them again and again
-    ours, theirs = [], []
+    ours: list[float] = []
+    theirs: list[float] = []
     tempfile.tempdir = str(folder)  # genanki leaves a temporary database behind: keep it in here
     try:
         for run in range(runs + 1):  # the first turn warms up and is not counted

@@ -14,6 +14,7 @@ from io import BytesIO
 from pathlib import Path
 
 from bertdrill.adapters.export.sheets import gift, html, markdown, model, moodle
+from bertdrill.adapters.export.sheets.formats import SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
 from bertdrill.adapters.lessons import load_lessons
 
@@ -39,14 +40,14 @@ def main() -> None:
         "render GIFT": lambda: gift.render(sheet),
         "render Moodle XML": lambda: moodle.render(sheet),
     }
-    pages = "no"
+    pages: int | str = "no"  # the PDF's page count: "no" pages without WeasyPrint
     try:
         from pypdf import PdfReader
 
         # As the command writes it: each version and key laid out on its own, padded for duplex printing.
         # The first call pays for importing WeasyPrint and loading fonts; the steps time the later ones.
         def render_pdf() -> bytes:
-            ((_, data),) = documents(sheet, "pdf", Path("quiz.pdf"))
+            ((_, data),) = documents(sheet, SheetFormat.pdf, Path("quiz.pdf"))
             return data
 
         pages = len(PdfReader(BytesIO(render_pdf())).pages)

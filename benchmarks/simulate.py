@@ -129,6 +129,7 @@ def simulate(args, lessons: Path) -> tuple[int, int]:
         budget = rng.randint(20, 200)
         while not session.done and budget:
             entry = session.show()
+            assert entry is not None, "a session that is not done shows a card"
             session.answer(grade(rng, difficulty[entry.card.id], entry.kind))
             answers += 1
             budget -= 1

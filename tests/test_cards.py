@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
-from bertdrill.core.cards import compile_lesson
+from bertdrill.core.cards import BlankCard, MatchCard, NumericCard, compile_lesson
 from bertdrill.core.lesson import parse
 
 MINIMAL = Path(__file__).parent / "lessons" / "minimal.toml"
@@ -28,12 +28,15 @@ def test_ids_name_lesson_item_and_set_or_pair():
 
 def test_numeric_cards_carry_verified_values_per_set():
     cards = {card.id: card for card in all_cards(load_lessons())}
-    assert cards["bert-basics/total-params@bert-base"].value == 109482240
-    assert cards["bert-basics/total-params@bert-large"].value == 335141888
-    assert cards["bert-basics/total-params@bert-large"].answer == {"en": "335,141,888", "tr": "335.141.888"}
-    assert cards["bert-basics/total-params@bert-large"].prompt["en"].startswith("How many parameters does BERT-large")
-    assert cards["bert-basics/bert-base-match#layers"].answer["en"] == "12"
-    assert cards["bert-basics/bert-base-match#layers"].term == {"en": "layer", "tr": "katman"}
+    base, large = cards["bert-basics/total-params@bert-base"], cards["bert-basics/total-params@bert-large"]
+    pair = cards["bert-basics/bert-base-match#layers"]
+    assert isinstance(base, NumericCard) and isinstance(large, NumericCard) and isinstance(pair, MatchCard)
+    assert base.value == 109482240
+    assert large.value == 335141888
+    assert large.answer == {"en": "335,141,888", "tr": "335.141.888"}
+    assert large.prompt["en"].startswith("How many parameters does BERT-large")
+    assert pair.answer["en"] == "12"
+    assert pair.term == {"en": "layer", "tr": "katman"}
 
 
 def test_ids_survive_text_edits_and_fingerprints_change():
@@ -48,6 +51,7 @@ def test_ids_survive_text_edits_and_fingerprints_change():
 
 def test_blank_cards_compare_over_every_set_and_synthetic_ones():
     [blank] = [card for card in all_cards(load_lessons()) if card.kind == "blank"]
+    assert isinstance(blank, BlankCard)
     assert blank.code == {"en": "attention = ____ * (d * d + d)", "tr": "dikkat = ____ * (d * d + d)"}
     assert blank.answer["en"] == "attention = 4 * (d * d + d)"
     assert len(blank.check_envs) == 5  # bert-base, bert-large and three prime sets

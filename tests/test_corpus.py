@@ -84,7 +84,7 @@ def clock(monkeypatch):
 
 @pytest.fixture
 def pick(tmp_path) -> Path:
-    path = tmp_path / "pick.toml"
+    path: Path = tmp_path / "pick.toml"
     path.write_text(PICK, encoding="utf-8")
     return path
 
@@ -142,6 +142,7 @@ def test_a_one_megabyte_answer_is_cut_quickly_and_stored_capped(cli, pick, line,
     assert f"Your answer: {shown}  (line cut to 4,096 bytes)\n✗" in result.stdout
     assert len(result.stdout) < 10_000
     typed = Store.open().answers()[0].typed
+    assert typed is not None
     assert len(typed) == 1000 and typed.startswith(shown[:-1]) and typed.encode("utf-8")
 
 
@@ -156,7 +157,7 @@ def test_a_one_megabyte_line_then_the_end_of_input(cli, pick):
 def random_stream(seed: int, size: int) -> bytes:
     """Random bytes with a newline now and then, so there are lines to read."""
     rng = random.Random(seed)
-    chunks = []
+    chunks: list[bytes] = []
     while sum(map(len, chunks)) < size:
         chunks.append(rng.randbytes(rng.randint(0, 40)) + b"\n")
         if rng.random() < 0.5:
@@ -225,7 +226,9 @@ def test_cards_json_carries_every_text_exactly(cli, hostile_cards):
 def test_cards_table_shows_markup_as_text(cli, monkeypatch):
     from bertdrill.cli import base
 
-    monkeypatch.setattr(base.out.get(), "width", 1000)  # no folding inside a cell
+    console = base.out
+    assert isinstance(console, base.LazyConsole)  # typed as the Console it stands for
+    monkeypatch.setattr(console.get(), "width", 1000)  # no folding inside a cell
     result = cli("cards", "--file", str(HOSTILE))
     assert result.exit_code == 0
     for fragment in ["[bold]x[/bold] [/] [link=https://example.com]click[/link] :thumbs_up: print?",
@@ -277,7 +280,7 @@ class TextOf(HTMLParser):
 
 
 def sheet(cli, tmp_path, suffix: str) -> str:
-    path = tmp_path / f"quiz.{suffix}"
+    path: Path = tmp_path / f"quiz.{suffix}"
     result = cli("sheet", str(HOSTILE), "-o", str(path), "--seed", "3", "--kinds", "fact,choice,blank,numeric,match")
     assert result.exit_code == 0, result.stderr
     return path.read_text(encoding="utf-8")
@@ -458,6 +461,7 @@ def test_a_database_locked_by_another_process_loses_nothing(cli, tmp_path, monke
     monkeypatch.setenv("BERTDRILL_LOCK_TIMEOUT", "0.5")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_EXCLUSIVE, str(path)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
     try:
         assert holder.stdout.readline() == "locked\n"
         began = time.monotonic()

@@ -11,8 +11,9 @@ import pytest
 from timing import cpu_seconds
 
 from bertdrill.adapters.lessons import load_lessons, read_lesson
+from bertdrill.core.cards import PracticeCard
 from bertdrill.core.errors import LessonErrors
-from bertdrill.core.lesson import parse
+from bertdrill.core.lesson import FactItem, parse
 from bertdrill.core.numbers import parse_approx, round_significant
 
 HERE = Path(__file__).parent
@@ -173,6 +174,7 @@ def test_shipped_lesson_carries_every_text_in_both_languages():
 def test_placeholders_render_numbers_per_language():
     [lesson] = load_lessons()
     item = lesson.item("word-embedding-table")
+    assert isinstance(item, FactItem)
     assert lesson.render(item.answer["en"], "en") == "~23 million (V · d = 23,440,896)."
     assert lesson.render(item.answer["tr"], "tr") == "~23 milyon (V · d = 23.440.896)."
     assert lesson.render("{{literal}} {set}", "en", "bert-large") == "{literal} BERT-large"
@@ -183,6 +185,7 @@ def test_practice_sample_solution_prints_the_generated_expected_output():
     from bertdrill.adapters.lessons import all_cards
 
     [card] = [c for c in all_cards(load_lessons()) if c.kind == "practice"]
+    assert isinstance(card, PracticeCard)
     assert card.expected_output == ("23837184 7087872 590592", "109482240", "0.666")
     assert set(card.solution) == {"en", "tr"} and "embeddings =" in card.solution["en"] and "gomme =" in card.solution["tr"]
     for solution in card.solution.values():  # English identifiers in English, the seed's in Turkish: same output

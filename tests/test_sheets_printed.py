@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from fractions import Fraction
 from io import BytesIO
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
 from bertdrill.adapters.lessons import read_lesson
 from bertdrill.core.errors import LessonErrors
+from bertdrill.core.kinds import Kind
 from bertdrill.core.languages import sheet_labels
 from bertdrill.core.lesson import parse
 
@@ -59,7 +61,9 @@ def test_chromium_prints_the_footer_on_every_page(lesson, tmp_path):
         assert footer, (number, flat[-200:])
         assert (int(footer.group(2)), int(footer.group(3))) == (number, total)
     # each version's pages say which version they belong to, and the keys come last
-    labels = [re.search(r"(Answer key · )?Version ([AB])", " ".join(text.split())).group(0) for text in pages]
+    found = [re.search(r"(Answer key · )?Version ([AB])", " ".join(text.split())) for text in pages]
+    labels = [label.group(0) for label in found if label is not None]
+    assert len(labels) == len(pages)  # every page says its version
     assert labels == sorted(labels, key=lambda label: (label.startswith("Answer"), label))
 
 
@@ -82,9 +86,9 @@ def duplex_pdf(lesson, tmp_path_factory):
     return sheet, _pages(padded), _pages(plain)
 
 
-def _sections(pages: list[str]) -> list[tuple[str, int, int]]:
+def _sections(pages: list[str]) -> list[tuple[str, int, int] | None]:
     """(section, page number, of) for each page that has a footer; None for a blank page."""
-    found = []
+    found: list[tuple[str, int, int] | None] = []
     for text in pages:
         footer = re.search(r"((?:Answer key · )?Version [AB]) · Page (\d+) of (\d+)", text)
         found.append((footer.group(1), int(footer.group(2)), int(footer.group(3))) if footer else None)
@@ -160,15 +164,15 @@ def test_key_repeats_the_question_and_lists_accepted_answers_and_tolerance(lesso
     assert model.short_text("word " * 40).endswith("…") and len(model.short_text("word " * 40)) <= 91
     question = sheet.versions[0].questions[0]
     tolerant = model.Sheet("t", "en", 1, sheet_labels(), (model.Version("A", (
-        model.Question(number=1, id="x/y", kind=model.Kind.NUMERIC, prompt="How many?", points=2, answer="2,000",
-                       value=2000, tolerance=model.Fraction(1, 100)),)),))
+        model.Question(number=1, id="x/y", kind=Kind.NUMERIC, prompt="How many?", points=2, answer="2,000",
+                       value=2000, tolerance=Fraction(1, 100)),)),))
     assert "within ±1%" in visible(html.render(tolerant, sheets=False))
     assert question.points == 2
 
 
 def test_points_come_from_the_lesson(lesson_text):
     text = lesson_text.replace('id = "bert-vs-gpt"\nkind = "choice"', 'id = "bert-vs-gpt"\nkind = "choice"\npoints = 5')
-    sheet = model.build_sheet([parse(text)], language="en", seed=1, kinds=("choice",))
+    sheet = model.build_sheet([parse(text)], language="en", seed=1, kinds=(Kind.CHOICE,))
     assert [q.points for q in sheet.versions[0].questions] == [5]
     with pytest.raises(LessonErrors, match="points must be a whole number from 1 to 100, not 0"):
         parse(text.replace("points = 5", "points = 0"))
