@@ -916,3 +916,88 @@ def test_a_day_with_nothing_due_keeps_the_streak(cli, monkeypatch):
     assert "Nothing to review now. Next card due in 3 days (2025-03-10)." in cli("review", "--new", "0").stdout
     assert json.loads(cli("status", "--json").stdout)["streak"] == 2  # days 2 to 4 had nothing due
     assert json.loads(cli("stats", "--json").stdout)["streak"] == {"current": 2, "longest": 2}
+
+
+# --- issue 21: cards you can manage ------------------------------------------------------------------
+
+def test_a_card_is_found_and_its_history_shown(cli, monkeypatch):
+    found = cli("cards", "--search", "d_model heads")
+    assert found.exit_code == 0 and "head-size@bert-base" in found.stdout and "bert-definition" not in found.stdout
+    assert [card["id"] for card in json.loads(cli("cards", "-s", "BİDİRECTİONAL", "--json").stdout)][:1] == [
+        "bert-basics/bert-definition"]  # a Turkish keyboard's capitals, in an English search
+    assert "No card has all of 'no such words'." in cli("cards", "-s", "no such words").stdout
+    assert json.loads(cli("cards", "bert-basics", "--json").stdout)[0]["id"] == "bert-basics/bert-definition"
+    cli("review", "--new", "2", input="4\n109482240\n\n")
+    history = cli("cards", "history", "total-params@bert-base")
+    assert history.exit_code == 0, history.stderr
+    assert "Now: due tomorrow (2025-03-04) · interval 1 day · ease 2.50 · 0 lapses" in history.stdout
+    assert "  2025-03-03  new        grade 4 → 2025-03-04  '109482240'" in history.stdout
+    unknown = cli("cards", "history", "total-params@bert-bass")
+    assert unknown.exit_code == 1 and "did you mean total-params@bert-base" in unknown.stderr
+    several = cli("cards", "history", "total-params")
+    assert several.exit_code == 1 and "has several cards" in several.stderr
+
+
+def test_a_suspended_leech_comes_back_and_every_action_is_logged_and_undone(cli, mini, monkeypatch):
+    """issue 21: a suspended card could never come back. Suspend, unsuspend, forget, reset and reschedule, each
+    logged in the store with the state before and after; `cards undo` takes back the latest."""
+    def on(offset):
+        monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=offset)}T09:00:00+03:00")
+
+    cli("review", "--file", str(mini), "--new", "1", input="5\n")
+    for offset in range(1, 9):  # failed every day: a leech, suspended by the review
+        on(offset)
+        cli("review", "--file", str(mini), "--new", "0", input="1\n4\n")
+    assert store().state("mini/markup").suspended
+    on(9)
+    assert "mini/markup" not in cli("review", "--file", str(mini), "--new", "0", input=":quit\n").stdout
+    back = cli("cards", "unsuspend", "markup", "--file", str(mini))
+    assert back.exit_code == 0, back.stderr
+    assert "Unsuspended mini/markup: it comes back today (2025-03-12)." in back.stdout
+    assert "mini/markup · fact · due" in cli("review", "--file", str(mini), "--new", "0", input=":quit\n").stdout
+    reset = cli("cards", "reset", "markup", "--file", str(mini))
+    assert "Reset mini/markup: new again, no lapses, not suspended." in reset.stdout
+    state = store().state("mini/markup")
+    assert (state.schedule.is_new, state.schedule.lapses, state.leech, state.suspended) == (True, 0, False, False)
+    assert "Undone: reset of mini/markup; it is back as it was." in cli("cards", "undo", "--file", str(mini)).stdout
+    assert store().state("mini/markup").leech
+    moved = cli("cards", "reschedule", "markup", "--due", "+3", "--file", str(mini))
+    assert "Rescheduled mini/markup: due in 3 days (2025-03-15)." in moved.stdout
+    bad = cli("cards", "reschedule", "markup", "--due", "2025-03-01", "--file", str(mini))
+    assert bad.exit_code == 1 and "cannot be due before today" in bad.stderr
+    cli("cards", "suspend", "markup", "pick", "--file", str(mini))
+    assert store().state("mini/pick").suspended
+    cli("cards", "forget", "pick", "--file", str(mini))
+    assert store().state("mini/pick").schedule.is_new and store().state("mini/pick").suspended
+    actions = [(done.card_id, done.action) for done in store().actions()]
+    assert actions == [("mini/markup", "unsuspend"), ("mini/markup", "reschedule"), ("mini/markup", "suspend"),
+                       ("mini/pick", "suspend"), ("mini/pick", "forget")]
+    history = cli("cards", "history", "markup", "--file", str(mini), "--json")
+    assert [event.get("action") for event in json.loads(history.stdout)["history"]][-3:] == [
+        "unsuspend", "reschedule", "suspend"]
+    monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=9)}T09:30:00+03:00")
+    for _ in range(5):
+        cli("cards", "undo", "--file", str(mini))
+    assert store().actions() == [] and store().state("mini/markup").suspended  # as the review left it
+    nothing = cli("cards", "undo", "--file", str(mini))
+    assert nothing.exit_code == 1 and "no card action to undo" in nothing.stderr
+
+
+def test_cram_leaves_the_schedule_alone(cli, mini, monkeypatch):
+    """issue 21: study ahead without spoiling the schedule. A cram goes through every card, due or not, logs each
+    answer as cram and changes no schedule; the day's due review still schedules, and no limit is used."""
+    cli("review", "--file", str(mini), "--new", "1", input="5\n")
+    before = store().state("mini/markup").schedule
+    result = cli("review", "--file", str(mini), "--cram", input="5\nb\n\n" + ":quit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "Cram: 6 cards, due or not." in result.stdout
+    assert "Saved: grade 5 · cram, schedule unchanged." in result.stdout and "Comes back:" not in result.stdout
+    assert store().state("mini/markup").schedule == before
+    assert store().state("mini/pick").schedule.is_new  # a new card crammed is still new
+    assert [(a.card_id, a.kind) for a in store().answers()][1:] == [("mini/markup", "cram"), ("mini/pick", "cram")]
+    status = json.loads(cli("status", "--file", str(mini), "--json").stdout)
+    assert status["new_today"] == 5  # a cram takes no new card from the day's limit
+    monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=1)}T09:00:00+03:00")
+    cli("review", "--file", str(mini), "--cram", input="1\n" + ":quit\n")  # crammed wrong before its review
+    due = cli("review", "--file", str(mini), "--new", "0", input="5\n")
+    assert "Saved: grade 5 · next review in 6 days" in due.stdout  # the day's review schedules all the same

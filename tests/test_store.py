@@ -424,7 +424,7 @@ def test_unknown_card_and_kind(db):
     with pytest.raises(StoreError, match="no card 'bert-basics/nope'"):
         db.answer("bert-basics/nope", grade=4, kind="review", reviewed_at=MORNING, study_day=DAY)
     with pytest.raises(ValueError, match="kind must be one of"):
-        db.answer("bert-basics/nope", grade=4, kind="cram", reviewed_at=MORNING, study_day=DAY)
+        db.answer("bert-basics/nope", grade=4, kind="quiz", reviewed_at=MORNING, study_day=DAY)
 
 
 def test_undo_restores_exactly_and_is_repeatable(db, cards):
@@ -719,3 +719,26 @@ def test_reset_clears_a_leech_and_forget_keeps_it(db, cards):
     with pytest.raises(ValueError, match="before today"):
         db.manage(other, CardAction.RESCHEDULE, at=MORNING, study_day=DAY, due=DAY - timedelta(days=1))
     assert len(db.actions()) == 2  # the refused one logged nothing
+
+
+def test_a_cram_answer_never_schedules_nor_counts_as_the_days_answer(db, cards):
+    """bertdrill review --cram: logged as cram, schedule kept; the day's review after it still schedules (it is
+    the day's first answer), no re-drill is owed for a failed cram, and a replay leaves cram answers out."""
+    card = cards[0].id
+    review(db, card, 5, day=DAY - timedelta(days=1), kind="new")
+    learned = db.state(card).schedule
+    crammed = db.answer(card, grade=1, kind="cram", reviewed_at=MORNING, study_day=DAY, once_per_day=True,
+                        reschedule=lambda s: sm2.review(s, 1, today=DAY))
+    assert (crammed.kind, crammed.after) == ("cram", learned) and db.state(card).schedule == learned
+    assert db.redrill_ids(DAY) == [] and db.day_counts(DAY) == store.DayCounts(cram=1)
+    assert db.answer_times().durations.keys() == {("new", 5)}
+    logged = db.answer(card, grade=5, kind="review", reviewed_at=MORNING, study_day=DAY, once_per_day=True,
+                       reschedule=lambda s: sm2.review(s, 5, today=DAY))
+    assert logged.kind == "review" and logged.after.interval == 6
+    logs = []
+    db.card_logs(logs.append)
+    assert logs == [[(DAY - timedelta(days=1), 5), (DAY, 5)]]
+    from bertdrill.ports import SchedulerChoice
+
+    switched = db.switch_scheduler(SchedulerChoice(), sm2.SM2())
+    assert switched.answers == 2 and db.state(card).schedule == logged.after

@@ -112,6 +112,7 @@ class DayCounts:
     review: int = 0
     redrill: int = 0
     practice: int = 0
+    cram: int = 0  # bertdrill review --cram: in no limit
 
     @property
     def first_answers(self) -> int:
@@ -121,7 +122,7 @@ class DayCounts:
     @classmethod
     def of(cls, counts: Mapping[AnswerKind, int]) -> DayCounts:
         """From the count of each kind (a kind left out counted 0)."""
-        new = review = redrill = practice = 0
+        new = review = redrill = practice = cram = 0
         for kind, count in counts.items():
             match kind:
                 case AnswerKind.NEW:
@@ -132,9 +133,11 @@ class DayCounts:
                     redrill = count
                 case AnswerKind.PRACTICE:
                     practice = count
+                case AnswerKind.CRAM:
+                    cram = count
                 case unreachable:
                     assert_never(unreachable)
-        return cls(new=new, review=review, redrill=redrill, practice=practice)
+        return cls(new=new, review=review, redrill=redrill, practice=practice, cram=cram)
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ class Position:
     new: int  # still queued (the current card included), by kind
     review: int
     redrill: int
+    cram: int = 0  # a cram session's cards (bertdrill review --cram)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class Outcome:
 
     @property
     def rescheduled(self) -> bool:
-        return self.kind is not AnswerKind.REDRILL
+        return self.kind is not AnswerKind.REDRILL and self.kind.schedules
 
     @property
     def became_leech(self) -> bool:
@@ -146,9 +147,11 @@ class Session:
         leech_action: LeechAction = LeechAction.SUSPEND,
         numbers: FreshNumbers | None = None,
         bury_siblings: bool = True,
+        cram: bool = False,
     ):
         self.store = store
-        self.bury_siblings = bury_siblings  # Anki's "bury siblings": see _build_queue
+        self.cram = cram  # every card of the lessons, answers logged as cram: see _cram_queue
+        self.bury_siblings = bury_siblings and not cram  # Anki's "bury siblings": see _build_queue
         self.numbers = numbers  # fresh variants for numeric cards; None: every card asks its own set
         self.scheduler = scheduler
         self.leech_action = leech_action
@@ -160,7 +163,7 @@ class Session:
         self.day = self.study_day(self.started)
         self._siblings: dict[str, frozenset[str]] = {}  # card -> the cards its answer gives away (core.leaks)
         self._held: set[str] = set()  # cards left out of today's queue for a sibling in it: buried once it is answered
-        self._queue: list[Entry] = self._build_queue()
+        self._queue: list[Entry] = self._cram_queue() if cram else self._build_queue()
         self._answers: list[Outcome] = []
         self._steps: list[_Step] = []
         self._shown_at = self.started
@@ -205,6 +208,17 @@ class Session:
         redrills = gather(redrill, AnswerKind.REDRILL)
         return [*due_entries, *redrills,
                 *gather(new, AnswerKind.NEW, room_today(counts, self.limits, len(due_entries))[1])]
+
+    def _cram_queue(self) -> list[Entry]:
+        """Cram (Anki's custom study without rescheduling): every card of the lessons that is not suspended or
+        removed, reviewed and new ones (buried ones too: cramming is on purpose), interleaved by kind in lesson
+        order, in no daily limit. Each answer is logged as ``cram`` and leaves the schedule alone; the day's due
+        reviews still schedule when answered in a review."""
+        everything = 1 << 30
+        ids = set(self.store.due_ids(date.max, lessons=self.lessons, limit=everything))  # due by the end of time
+        ids.update(self.store.new_ids(date.max, lessons=self.lessons, limit=everything))
+        return [Entry(card, AnswerKind.CRAM) for card in interleave_by_kind(self.cards.values())
+                if card.id in ids and card.lesson_id in self.lessons]
 
     def _new_cards(self, room: int) -> list[Card]:
         """At most ``room`` new cards, interleaved by kind, lesson by lesson.
@@ -266,7 +280,7 @@ class Session:
             count[entry.kind] += 1
         answered = len(self._answers)
         return Position(index=answered + 1, total=answered + len(self._queue), new=count[AnswerKind.NEW],
-                        review=count[AnswerKind.REVIEW], redrill=count[AnswerKind.REDRILL])
+                        review=count[AnswerKind.REVIEW], redrill=count[AnswerKind.REDRILL], cram=count[AnswerKind.CRAM])
 
     @property
     def answers(self) -> tuple[Outcome, ...]:
@@ -278,6 +292,8 @@ class Session:
         None for a re-drill: its answer leaves the schedule alone.
         """
         entry = self._require_current()
+        if entry.kind is AnswerKind.CRAM:
+            return None  # a cram answer leaves the schedule alone
         today = self.study_day(self.clock())
         # a re-drill answered already today, in this session or in one before it (the store's carried-over
         # re-drills are the session's first day's): its answer will not reschedule, so nothing is shown
@@ -300,7 +316,8 @@ class Session:
         now = self.clock()
         day = self.study_day(now)
         queue, answered = self._snapshot()
-        reschedule = _rescheduler(self.scheduler, grade, day)  # the store keeps the schedule if not day's first
+        # the store keeps the schedule if not the day's first answer; a cram answer never reschedules
+        reschedule = _rescheduler(self.scheduler, grade, day) if entry.kind.schedules else None
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
@@ -310,8 +327,9 @@ class Session:
         flags: tuple[CardState, ...] = (self.store.set_flags(entry.card.id, suspended=True),) if suspend else ()
         buried = self._bury_siblings(entry.card.id, day)
         flags += buried
-        drilled = sum(outcome.entry.card.id == entry.card.id and outcome.kind is AnswerKind.REDRILL for outcome in self._answers)
-        drilled += logged.kind is AnswerKind.REDRILL
+        again_kind = AnswerKind.CRAM if entry.kind is AnswerKind.CRAM else AnswerKind.REDRILL
+        drilled = sum(outcome.entry.card.id == entry.card.id and outcome.kind is again_kind for outcome in self._answers)
+        drilled += logged.kind is AnswerKind.REDRILL  # (a cram's repeats: its earlier answers in the session)
         again = redrill_needed(grade) and not suspend and drilled < MAX_REDRILLS
         self._queue.pop(0)
         gone = {state.card_id for state in buried} | ({entry.card.id} if suspend else set())
@@ -319,7 +337,7 @@ class Session:
             self._queue = [queued for queued in self._queue if queued.card.id not in gone]
         if again:  # after the rest of the queue, or sooner once its learning step has passed
             step = LEARNING_STEPS[min(drilled, len(LEARNING_STEPS) - 1)]
-            self._queue.append(Entry(entry.card, AnswerKind.REDRILL, ready_at=now + step))
+            self._queue.append(Entry(entry.card, again_kind, ready_at=now + step))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
                           after=logged.after, again=again, kind=logged.kind, suspended=suspend,
                           study_day=logged.study_day, buried=tuple(state.card_id for state in buried))

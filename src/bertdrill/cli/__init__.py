@@ -9,6 +9,7 @@ import sys
 
 # Importing a command module registers its commands on `app`.
 from bertdrill.cli import (
+    cards,  # noqa: F401
     classroom,  # noqa: F401
     export,  # noqa: F401
     lessons,  # noqa: F401

@@ -16,10 +16,9 @@ from bertdrill.cli.base import (
     load,
     number,
     out,
-    print_json,
     texts_language,
 )
-from bertdrill.core.i18n import _, ngettext, pgettext
+from bertdrill.core.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -147,39 +146,6 @@ def _leak_warning(where: Where) -> str:
                      "the answer to {target}; a sheet never puts the two on one version")
         case _:
             assert_never(where)
-
-
-@app.command()
-def cards(
-    lesson_id: Annotated[str | None, typer.Argument(metavar="[LESSON]", help="Lesson id (default: every shipped lesson).")] = None,
-    lang: LangOption = "",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
-    paths: FilesOption = None,
-) -> None:
-    """Show the cards a lesson compiles into."""
-    from bertdrill.adapters.lessons import all_cards, find_lesson
-
-    lessons = load(paths)
-    if lesson_id:
-        lessons = [find_lesson(lessons, lesson_id)]
-    language = texts_language(lessons, lang)
-    compiled = all_cards(lessons)
-    if as_json:
-        print_json([_card_json(card, language) for card in compiled])
-        return
-    from rich.table import Table
-
-    from bertdrill.cli.review import kind_name
-
-    table = Table(title=ngettext("{count} card", "{count} cards", len(compiled)).format(count=number(len(compiled))),
-                  show_lines=False, expand=False)
-    for column in (pgettext("column", "id"), pgettext("column", "kind"), pgettext("column", "question"),
-                   pgettext("column", "answer")):
-        table.add_column(column, overflow="fold")
-    for card in compiled:
-        table.add_row(escape(card.key), kind_name(card.kind), escape(card.question(language)),
-                      escape(card.answer[language]))
-    out.print(table)
 
 
 @app.command()

@@ -143,6 +143,9 @@ def review(
              "(default 0.90).")] = None,
     numbers: NumbersOption = NumbersChoice.lesson,
     bury_siblings: SiblingsOption = True,
+    cram: Annotated[bool, typer.Option(
+        "--cram", help="Go through every card of the lessons (--lesson), due or not, as Anki's custom study: "
+                       "answers are logged as cram and never change a schedule; no daily limit.")] = False,
 ) -> None:
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
@@ -173,7 +176,7 @@ def review(
             set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit)
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
                           leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store),
-                          numbers=fresh, bury_siblings=bury_siblings)
+                          numbers=fresh, bury_siblings=bury_siblings, cram=cram)
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, diagnosers).run()
     raise typer.Exit(code)
@@ -332,9 +335,13 @@ class Review:
             return
         keys = (_("Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter); Ctrl-C or Ctrl-D also quit.")
                 if self.reader.terminal else _("Commands (whole lines): :undo :suspend :bury :quit"))
-        out.print(_("[bold]Review[/bold]: {cards} ({due} due, {redrill} to re-drill, {new} new).").format(
-            cards=card_count(position.total), due=number(position.review), redrill=number(position.redrill),
-            new=number(position.new)))
+        if self.session.cram:
+            out.print(_("[bold]Cram[/bold]: {cards}, due or not. Answers are logged as cram: no schedule changes, "
+                        "and today's due reviews still count.").format(cards=card_count(position.total)))
+        else:
+            out.print(_("[bold]Review[/bold]: {cards} ({due} due, {redrill} to re-drill, {new} new).").format(
+                cards=card_count(position.total), due=number(position.review), redrill=number(position.redrill),
+                new=number(position.new)))
         out.print(keys, style="dim")
         out.print(_("Grades: {legend}").format(legend=grades_legend()), style="dim")
 
@@ -343,9 +350,13 @@ class Review:
         if self.reader.terminal and self.session.answers:
             out.clear()  # one card on screen at a time, as Anki: the last answer is gone before the next card
         out.print()
-        out.print(_("[bold]Card {index} of {total}[/bold] · {review} review · {new} new · {redrill} re-drill").format(
-            index=number(position.index), total=number(position.total), review=number(position.review),
-            new=number(position.new), redrill=number(position.redrill)), highlight=False)
+        if self.session.cram:
+            out.print(_("[bold]Card {index} of {total}[/bold] · cram, the schedule is left alone").format(
+                index=number(position.index), total=number(position.total)), highlight=False)
+        else:
+            out.print(_("[bold]Card {index} of {total}[/bold] · {review} review · {new} new · {redrill} re-drill").format(
+                index=number(position.index), total=number(position.total), review=number(position.review),
+                new=number(position.new), redrill=number(position.redrill)), highlight=False)
         fresh = " · " + _("fresh numbers") if getattr(entry.card, "variant", "") else ""
         out.print(f"{escape(entry.card.id)} · {kind_name(entry.card.kind)} · {entry_word(entry.kind)}{fresh}",
                   style="dim")
@@ -550,6 +561,8 @@ def entry_word(kind: AnswerKind) -> str:
             return _("re-drill")
         case AnswerKind.PRACTICE:
             return _("practice")
+        case AnswerKind.CRAM:
+            return _("cram")
         case unreachable:
             assert_never(unreachable)
 
@@ -617,8 +630,12 @@ def graded_by_the_learner(card: Card) -> bool:
 
 def saved_message(outcome: Outcome, today: date) -> str:
     """The acknowledgement, printed only once the answer is committed."""
+    from bertdrill.core.scheduling.state import AnswerKind
+
     due = outcome.after.due
-    if not outcome.rescheduled or due is None:
+    if outcome.kind is AnswerKind.CRAM:
+        rest = _("cram, schedule unchanged")
+    elif not outcome.rescheduled or due is None:
         rest = _("re-drill, schedule unchanged")
     else:
         rest = _("next review {when}").format(when=day_words(due, today))

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal, TypedDict, assert_never, cast
@@ -411,3 +412,23 @@ def _synthetic_envs(lesson: Lesson, count: int = 3) -> list[Mapping[str, Number]
         except FormulaError:
             continue
     return envs
+
+
+def search(cards: Sequence[Card], query: str) -> list[Card]:
+    """The cards every word of ``query`` is found in: in the card's id, or in its question, answer or explanation
+    in any of its languages (``bertdrill cards --search``). Case, accents of the dotted and dotless i
+    (``İ``, ``ı``: a Turkish keyboard), and punctuation around words do not matter; a word may be part of one
+    (``d_model`` finds ``d_model``, ``embed`` finds ``embeddings``)."""
+    words = [word for word in (_folded(part).strip(".,;:!?()\"'") for part in query.split()) if word]
+    found = []
+    for card in cards:
+        texts = [card.id, *(card.question(language) for language in card.prompt),
+                 *card.answer.values(), *card.explanation.values()]
+        haystack = _folded("\n".join(texts))
+        if all(word in haystack for word in words):
+            found.append(card)
+    return found
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFC", text.replace("İ", "i").replace("ı", "i")).casefold()

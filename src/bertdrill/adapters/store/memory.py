@@ -193,7 +193,7 @@ class MemoryStore:
     def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
         latest: dict[str, Answer] = {}  # each card's latest answer today that is not a practice check
         for answer in self._answers_of(lessons):
-            if answer.study_day == today and answer.kind is not AnswerKind.PRACTICE:
+            if answer.study_day == today and answer.kind is not AnswerKind.PRACTICE and answer.kind.schedules:
                 latest[answer.card_id] = answer
         return [answer.card_id for answer in sorted(latest.values(), key=lambda answer: answer.id)
                 if answer.grade < REDRILL_BELOW and answer.card_id in self._schedules
@@ -213,10 +213,12 @@ class MemoryStore:
         before = self._state(card_id).schedule
         change, logged_kind = reschedule, kind
         if once_per_day and reschedule is not None:
-            first = not any(answer.card_id == card_id and answer.study_day == study_day
+            first = not any(answer.card_id == card_id and answer.study_day == study_day and answer.kind.schedules
                             for answer in reversed(self._log))
             logged_kind = kind.logged_as(first_of_day=first)
             change = reschedule if first else None
+        if not kind.schedules:  # a cram answer keeps the schedule, whatever the caller passed
+            change = None
         after = change(before) if change else before
         logged = Answer(self._next_id, card_id, utc(reviewed_at), study_day, logged_kind, grade,
                         typed[:TYPED_MAX] if typed is not None else None, max(0, min(int(duration_ms), 86_400_000)),
@@ -319,7 +321,7 @@ class MemoryStore:
     def streaks(self, today: date, *, lessons: Collection[str] | None = None) -> tuple[int, int]:
         """As the SQL stores: a day with nothing due does not break a run (core.stats.streaks)."""
         answers = [answer for answer in self._answers_of(lessons)
-                   if answer.study_day <= today and answer.kind is not AnswerKind.PRACTICE]
+                   if answer.study_day <= today and answer.kind is not AnswerKind.PRACTICE and answer.kind.schedules]
         owed: list[tuple[date, date]] = []
         following: dict[str, date] = {}  # each card's next answer, walking the log backwards
         for answer in reversed(answers):
@@ -368,7 +370,7 @@ class MemoryStore:
         durations: dict[tuple[str, int], tuple[int, int]] = {}
         days = set()
         for answer in self._answers_of(lessons):
-            if answer.kind != "practice":
+            if answer.kind is not AnswerKind.PRACTICE and answer.kind.schedules:
                 count, ms = durations.get((answer.kind, answer.grade), (0, 0))
                 durations[(answer.kind, answer.grade)] = (count + 1, ms + answer.duration_ms)
                 days.add(answer.study_day)
@@ -424,7 +426,8 @@ class MemoryStore:
     def _logs(self, lessons: Collection[str] | None) -> dict[str, CardLog]:
         logs: dict[str, CardLog] = {}
         for answer in self._answers_of(lessons):
-            logs.setdefault(answer.card_id, []).append((answer.study_day, answer.grade))
+            if answer.kind.schedules:  # a cram answer never scheduled its card: a replay leaves it out
+                logs.setdefault(answer.card_id, []).append((answer.study_day, answer.grade))
         return logs
 
 

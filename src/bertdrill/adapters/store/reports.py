@@ -105,7 +105,8 @@ class Reports(Database):
         its due day (the log's next answer to it), and from every card due now and still waiting."""
         following = func.lead(REVIEW.c.study_day).over(partition_by=REVIEW.c.card_id, order_by=REVIEW.c.id)
         answers = (_log(select(REVIEW.c.due_after.label("due"), following.label("next")), lessons)
-                   .where(REVIEW.c.kind != "practice", REVIEW.c.study_day <= today).subquery("answers"))
+                   .where(REVIEW.c.kind.not_in(["practice", AnswerKind.CRAM.value]), REVIEW.c.study_day <= today)
+                   .subquery("answers"))
         late = select(answers.c.due, answers.c.next).where(answers.c.due.is_not(None), answers.c.next.is_not(None),
                                                            answers.c.next > answers.c.due)
         spans = [(day_of(due), day_of(next_day) - timedelta(days=1)) for due, next_day in self.read(late)]
@@ -168,7 +169,7 @@ class Reports(Database):
 
     def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
         """The log's answers and their milliseconds by kind and grade (practice left out), and its study days."""
-        answered = REVIEW.c.kind != "practice"
+        answered = REVIEW.c.kind.not_in(["practice", AnswerKind.CRAM.value])  # the answers of reviews
         rows = self.read(_log(select(REVIEW.c.kind, REVIEW.c.grade, func.count(), func.sum(REVIEW.c.duration_ms)),
                               lessons).where(answered).group_by(REVIEW.c.kind, REVIEW.c.grade))
         days = self._first(_log(select(func.count(REVIEW.c.study_day.distinct())).select_from(REVIEW), lessons)

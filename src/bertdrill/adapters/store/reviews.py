@@ -124,10 +124,11 @@ class ReviewWrites(Database):
         # grouping by card_id would let the planner walk the learner's whole log in card order instead.
         later = aliased(REVIEW, name="later")
         followed = exists().where(later.c.learner == LEARNER, later.c.card_id == REVIEW.c.card_id,
-                                  later.c.id > REVIEW.c.id, later.c.study_day == today, later.c.kind != "practice")
+                                  later.c.id > REVIEW.c.id, later.c.study_day == today,
+                                  later.c.kind.not_in(_NOT_DRILLED))
         query = (select(REVIEW.c.card_id)
                  .select_from(REVIEW.join(mine_with_cards(), SCHEDULE.c.card_id == REVIEW.c.card_id))
-                 .where(REVIEW.c.learner == LEARNER, REVIEW.c.study_day == today, REVIEW.c.kind != "practice",
+                 .where(REVIEW.c.learner == LEARNER, REVIEW.c.study_day == today, REVIEW.c.kind.not_in(_NOT_DRILLED),
                         ~followed, REVIEW.c.grade < REDRILL_BELOW, active(today), in_lessons(lessons))
                  .order_by(REVIEW.c.id))
         return [row[0] for row in self.read(query)]
@@ -193,6 +194,8 @@ class ReviewWrites(Database):
                 first = not (_answered_on(connection, card_id, study_day))
                 logged_kind = kind.logged_as(first_of_day=first)
                 change = reschedule if first else None
+            if not kind.schedules:  # a cram answer keeps the schedule, whatever the caller passed
+                change = None
             after = change(before) if change else before
             _set_schedule(connection, card_id, after)
             review_id = connection.execute(_LOG, {
@@ -324,7 +327,11 @@ _STATE_OF_CARD = STATE.where(SCHEDULE.c.card_id == bindparam("card"))
 _LOCKED_STATE_OF_CARD = _STATE_OF_CARD.with_for_update(of=SCHEDULE)  # PostgreSQL's row lock; SQLite's write
 # transaction holds the whole file already, and SQLAlchemy writes no FOR UPDATE for it
 _ANSWERED_ON = select(literal(1)).where(REVIEW.c.learner == LEARNER, REVIEW.c.card_id == bindparam("card"),
-                                        unindexed(REVIEW.c.study_day) == bindparam("day")).limit(1)
+                                        unindexed(REVIEW.c.study_day) == bindparam("day"),
+                                        REVIEW.c.kind != AnswerKind.CRAM.value).limit(1)
+"""Whether the card has an answer on the day that counts as the day's (a cram answer does not: AnswerKind.schedules)."""
+_NOT_DRILLED = [kind.value for kind in AnswerKind if kind is AnswerKind.PRACTICE or not kind.schedules]
+"""Answers that never bring a card back to re-drill: practice checks and cram answers."""
 _SET_SCHEDULE = update(SCHEDULE).where(SCHEDULE.c.learner == bindparam("owner"), SCHEDULE.c.card_id == bindparam("card")
                                        ).values({field: bindparam(f"new_{field}") for field in (*SCHEDULE_FIELDS, "leech")})
 """A card's new schedule (parameters ``new_due`` and so on: an UPDATE keeps the columns' own names for itself)."""

@@ -32,7 +32,7 @@ from bertdrill.adapters.store.schema import (
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.registry import stored_name
 from bertdrill.core.scheduling.replay import replay
-from bertdrill.core.scheduling.state import LEECH_LAPSES, Schedule
+from bertdrill.core.scheduling.state import LEECH_LAPSES, AnswerKind, Schedule
 from bertdrill.ports import CardLog, FittedSet, SchedulerChoice, Switch
 from bertdrill.ports import Scheduler as SchedulerPort
 
@@ -104,9 +104,14 @@ class Scheduling(Database):
         return self._run(work)
 
 
+_NEVER_SCHEDULE = [kind.value for kind in AnswerKind if not kind.schedules]
+"""Answers a replay leaves out: cram answers (bertdrill review --cram) never scheduled their card."""
+
+
 def _of_lessons(columns: Any, lessons: Collection[str] | None) -> Any:
-    """``columns`` over the learner's log, joined to its cards only when a lesson filter needs them."""
-    mine = columns.where(REVIEW.c.learner == LEARNER)
+    """``columns`` over the learner's log (the answers that schedule), joined to its cards only when a lesson
+    filter needs them."""
+    mine = columns.where(REVIEW.c.learner == LEARNER, REVIEW.c.kind.not_in(_NEVER_SCHEDULE))
     return mine if lessons is None else mine.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
         in_lessons(lessons))
 

@@ -64,6 +64,19 @@ class AnswerKind(StrEnum):
     NEW = "new"  # the first answer ever to a card: it schedules
     REDRILL = "redrill"  # a later answer the same study day: logged, never rescheduling
     PRACTICE = "practice"  # a practice exercise checked by ``bertdrill practice``
+    CRAM = "cram"  # an answer in ``bertdrill review --cram``: logged, never rescheduling, in no daily limit
+
+    @property
+    def schedules(self) -> bool:
+        """Whether an answer of this kind may reschedule its card (a cram answer never does, nor counts as the
+        day's answer to it: the day's review still schedules)."""
+        match self:
+            case AnswerKind.REVIEW | AnswerKind.NEW | AnswerKind.REDRILL | AnswerKind.PRACTICE:
+                return True
+            case AnswerKind.CRAM:
+                return False
+            case unreachable:
+                assert_never(unreachable)
 
     @property
     def first_of_day(self) -> bool:
@@ -71,7 +84,7 @@ class AnswerKind(StrEnum):
         match self:
             case AnswerKind.REVIEW | AnswerKind.NEW:
                 return True
-            case AnswerKind.REDRILL | AnswerKind.PRACTICE:
+            case AnswerKind.REDRILL | AnswerKind.PRACTICE | AnswerKind.CRAM:
                 return False
             case unreachable:
                 assert_never(unreachable)
@@ -90,6 +103,8 @@ class AnswerKind(StrEnum):
                 return AnswerKind.REVIEW if first_of_day else AnswerKind.REDRILL
             case AnswerKind.PRACTICE:
                 return AnswerKind.PRACTICE
+            case AnswerKind.CRAM:
+                return AnswerKind.CRAM
             case unreachable:
                 assert_never(unreachable)
 

@@ -1,0 +1,381 @@
+"""``bertdrill cards``: the cards a lesson compiles into, found by a search, and managed as in Anki's browser.
+
+``bertdrill cards [LESSON] [--search WORDS]`` lists them (an author's view, and a learner's way to find a
+card's id); the subcommands act on one learner's cards, each action logged with the card's state before and
+after it (the store's ``card_action`` table), so ``bertdrill cards undo`` takes the latest back.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Annotated, assert_never, cast
+
+import typer
+from typer.core import TyperGroup
+
+from bertdrill.cli.base import (
+    DbOption,
+    FilesOption,
+    LangOption,
+    LearnerOption,
+    RolloverOption,
+    app,
+    clock,
+    escape,
+    load,
+    number,
+    open_store,
+    out,
+    print_json,
+    texts_language,
+)
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _, ngettext, pgettext
+from bertdrill.core.limits import DEFAULT_ROLLOVER
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from typer._click.core import Context
+
+    from bertdrill.core.cards import Card
+    from bertdrill.core.scheduling.actions import CardAction
+    from bertdrill.ports import Action, Answer, CardManagement, CardState, ReviewStore
+
+
+class CardsGroup(TyperGroup):
+    """``bertdrill cards LESSON``: a first word that names no subcommand is the lesson to list, as before
+    ``cards`` had subcommands (``bertdrill cards bert-basics --json``)."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            args = ["--lesson", args[0], *args[1:]]
+        return super().parse_args(ctx, args)
+
+
+cards_app = typer.Typer(cls=CardsGroup, invoke_without_command=True, no_args_is_help=False,
+                        help="Show the cards a lesson compiles into, find one, and manage yours: history, suspend, "
+                             "unsuspend, forget, reset, reschedule, undo.")
+app.add_typer(cards_app, name="cards")
+
+CardsArgument = Annotated[list[str], typer.Argument(
+    metavar="CARD...", show_default=False,
+    help="Card ids (bert-basics/total-params@bert-base), without the lesson (total-params@bert-base), or an "
+         "item id for all its cards (total-params); `bertdrill cards --search WORDS` finds them.")]
+
+
+@cards_app.callback()
+def cards(
+    ctx: typer.Context,
+    lesson_id: Annotated[str | None, typer.Option("--lesson", metavar="LESSON", show_default=False,
+                                                  help="Lesson id (default: every lesson); also the first word: "
+                                                       "bertdrill cards bert-basics.")] = None,
+    search: Annotated[str | None, typer.Option(
+        "--search", "-s", metavar="WORDS", show_default=False,
+        help="Only the cards with every one of these words in their id, question, answer or explanation, in any "
+             "language (case and Turkish i aside).")] = None,
+    lang: LangOption = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    paths: FilesOption = None,
+) -> None:
+    """Show the cards a lesson compiles into, or the ones a search finds; manage yours with the commands below."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from bertdrill.adapters.lessons import all_cards, find_lesson
+    from bertdrill.cli.lessons import _card_json
+    from bertdrill.core.cards import search as search_cards
+
+    lessons = load(paths)
+    if lesson_id:
+        lessons = [find_lesson(lessons, lesson_id)]
+    language = texts_language(lessons, lang)
+    compiled = all_cards(lessons)
+    if search is not None:
+        compiled = search_cards(compiled, search)
+    if as_json:
+        print_json([_card_json(card, language) for card in compiled])
+        return
+    if search is not None and not compiled:
+        out.print(_("No card has all of {words!r}.").format(words=search))
+        return
+    from rich.table import Table
+
+    from bertdrill.cli.review import kind_name
+
+    table = Table(title=ngettext("{count} card", "{count} cards", len(compiled)).format(count=number(len(compiled))),
+                  show_lines=False, expand=False)
+    for column in (pgettext("column", "id"), pgettext("column", "kind"), pgettext("column", "question"),
+                   pgettext("column", "answer")):
+        table.add_column(column, overflow="fold")
+    for card in compiled:
+        table.add_row(escape(card.key), kind_name(card.kind), escape(card.question(language)),
+                      escape(card.answer[language]))
+    out.print(table)
+
+
+# --------------------------------------------------------------------------- one learner's cards
+
+
+@cards_app.command()
+def history(
+    card: Annotated[str, typer.Argument(metavar="CARD", show_default=False,
+                                        help="A card id, with or without its lesson.")],
+    lang: LangOption = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    db: DbOption = None,
+    learner: LearnerOption = None,
+    paths: FilesOption = None,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+) -> None:
+    """Show a card, its schedule now, and everything that happened to it: answers and actions, oldest first."""
+    from bertdrill.core.scheduling.state import study_day
+
+    loaded = load(paths)
+    language = texts_language(loaded, lang)
+    store, compiled, _lessons = open_store(db, paths, None, language, loaded=loaded, learner=learner)
+    with store:
+        chosen = chosen_cards(compiled, [card], single=True)[0]
+        state = store.state(chosen.id)
+        answers = managing(store).answers(chosen.id)
+        actions = managing(store).actions(chosen.id)
+    today = study_day(clock()(), rollover_hour)
+    events = sorted([(answer.reviewed_at, 0, answer) for answer in answers] +
+                    [(done.at, 1, done) for done in actions], key=lambda event: (event[0], event[1]))
+    if as_json:
+        print_json({"card": chosen.id, "question": chosen.question(language), "answer": chosen.answer[language],
+                    "state": _state_json(state), "history": [_event_json(event) for _at, _order, event in events]})
+        return
+    out.print(f"[bold]{escape(chosen.id)}[/bold]")
+    out.print(escape(chosen.question(language)))
+    out.print(_("[bold]Answer:[/bold] {answer}").format(answer=escape(chosen.answer[language])))
+    out.print(_("Now: {state}").format(state=state_words(state, today)))
+    if not events:
+        out.print(_("Never answered."))
+        return
+    for _at, _order, event in events:
+        out.print("  " + event_words(event))
+
+
+@cards_app.command()
+def suspend(cards: CardsArgument, lang: LangOption = "", db: DbOption = None, learner: LearnerOption = None,
+            paths: FilesOption = None, rollover_hour: RolloverOption = DEFAULT_ROLLOVER) -> None:
+    """Suspend cards: never shown until unsuspended."""
+    _act(cards, "suspend", lang, db, learner, paths, rollover_hour)
+
+
+@cards_app.command()
+def unsuspend(cards: CardsArgument, lang: LangOption = "", db: DbOption = None, learner: LearnerOption = None,
+              paths: FilesOption = None, rollover_hour: RolloverOption = DEFAULT_ROLLOVER) -> None:
+    """Unsuspend cards (a leech too): shown again when due, with the schedule they had."""
+    _act(cards, "unsuspend", lang, db, learner, paths, rollover_hour)
+
+
+@cards_app.command()
+def forget(cards: CardsArgument, lang: LangOption = "", db: DbOption = None, learner: LearnerOption = None,
+           paths: FilesOption = None, rollover_hour: RolloverOption = DEFAULT_ROLLOVER) -> None:
+    """Make cards new again: they come with the day's new cards; their history, lapses and leech tag are kept."""
+    _act(cards, "forget", lang, db, learner, paths, rollover_hour)
+
+
+@cards_app.command()
+def reset(cards: CardsArgument, lang: LangOption = "", db: DbOption = None, learner: LearnerOption = None,
+          paths: FilesOption = None, rollover_hour: RolloverOption = DEFAULT_ROLLOVER) -> None:
+    """Start cards over, as never answered: new, no lapses, no leech tag, unsuspended (after rewriting a leech).
+    Their history is kept."""
+    _act(cards, "reset", lang, db, learner, paths, rollover_hour)
+
+
+@cards_app.command()
+def reschedule(
+    cards: CardsArgument,
+    due: Annotated[str, typer.Option("--due", metavar="DAY", show_default=False,
+                                     help="The day they are due: YYYY-MM-DD, today, tomorrow, or +N (N days from "
+                                          "today).")],
+    lang: LangOption = "", db: DbOption = None, learner: LearnerOption = None, paths: FilesOption = None,
+    rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+) -> None:
+    """Set the day cards are due (Anki's "set due date"); their interval is kept (a new card's becomes the days
+    to that day)."""
+    _act(cards, "reschedule", lang, db, learner, paths, rollover_hour, due=due)
+
+
+@cards_app.command()
+def undo(lang: LangOption = "", db: DbOption = None, learner: LearnerOption = None, paths: FilesOption = None) -> None:
+    """Take back the latest suspend, unsuspend, forget, reset or reschedule, if the card has not changed since."""
+    store, _compiled, _lessons = open_store(db, paths, None, lang, learner=learner)
+    with store:
+        done = managing(store).undo_action()
+    out.print(_("Undone: {action} of {card}; it is back as it was.").format(action=action_name(done.action),
+                                                                          card=escape(done.card_id)))
+
+
+def _act(names: list[str], action_name_: str, lang: str, db: str | None, learner: str | None,
+         paths: list[Path] | None, rollover_hour: int, *, due: str | None = None) -> None:
+    from bertdrill.core.scheduling.actions import CardAction
+    from bertdrill.core.scheduling.state import study_day
+
+    action = CardAction(action_name_)
+    store, compiled, _lessons = open_store(db, paths, None, lang, learner=learner)
+    with store:
+        chosen = chosen_cards(compiled, names)
+        moment = clock()()
+        today = study_day(moment, rollover_hour)
+        day = due_day(due, today) if due is not None else None
+        done = []
+        for card in chosen:
+            try:
+                done.append(managing(store).manage(card.id, action, at=moment, study_day=today, due=day))
+            except ValueError as exc:
+                raise BertdrillError(str(exc)) from None
+    for record in done:
+        out.print(action_line(record, today))
+    out.print(_("`bertdrill cards undo` takes back the latest, one at a time."), style="dim")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def managing(store: ReviewStore) -> CardManagement:
+    """The store as :class:`bertdrill.ports.CardManagement`: every store bertdrill opens is one (mypy checks the
+    SQL and memory stores against both protocols)."""
+    return cast("CardManagement", store)
+
+
+def chosen_cards(cards: Sequence[Card], names: Sequence[str], *, single: bool = False) -> list[Card]:
+    """The reviewed cards the names stand for, in the order named: a card id, its key (without the lesson), or an
+    item id (all its cards). An unknown name is an error naming the closest ids."""
+    import difflib
+
+    reviewed = [card for card in cards if card.kind.reviewed]
+    chosen: list[Card] = []
+    for name in names:
+        found = [card for card in reviewed if name in (card.id, card.key)] or \
+                [card for card in reviewed if card.item_id == name]
+        if not found:
+            close = difflib.get_close_matches(name, [card.key for card in reviewed], n=3)
+            hint = _(" (did you mean {names}?)").format(names=", ".join(close)) if close else ""
+            raise BertdrillError(_("no card {name!r} in the lessons{hint}; `bertdrill cards --search WORDS` finds "
+                                   "one").format(name=name, hint=hint))
+        if single and len(found) > 1:
+            raise BertdrillError(_("{name!r} has several cards ({cards}); name one").format(
+                name=name, cards=", ".join(card.key for card in found)))
+        chosen.extend(card for card in found if card not in chosen)
+    return chosen
+
+
+def due_day(text: str, today: date) -> date:
+    """``--due``: a date, ``today``, ``tomorrow`` or ``+N`` days from ``today``."""
+    word = text.strip().lower()
+    if word in ("today", _("today")):
+        return today
+    if word in ("tomorrow", _("tomorrow")):
+        return today + timedelta(days=1)
+    try:
+        if word.startswith("+"):
+            return today + timedelta(days=int(word[1:]))
+        return date.fromisoformat(word)
+    except ValueError:
+        raise BertdrillError(_("--due {text!r} is not a day such as 2025-03-10, today, tomorrow or +3").format(
+            text=text)) from None
+
+
+def action_name(action: CardAction) -> str:
+    from bertdrill.core.scheduling.actions import CardAction
+
+    match action:
+        case CardAction.SUSPEND:
+            return _("suspend")
+        case CardAction.UNSUSPEND:
+            return _("unsuspend")
+        case CardAction.FORGET:
+            return _("forget")
+        case CardAction.RESET:
+            return _("reset")
+        case CardAction.RESCHEDULE:
+            return _("reschedule")
+        case unreachable:
+            assert_never(unreachable)
+
+
+def action_line(done: Action, today: date) -> str:
+    """What an action did, in a line."""
+    from bertdrill.cli.review import day_words
+    from bertdrill.core.scheduling.actions import CardAction
+
+    card = escape(done.card_id)
+    match done.action:
+        case CardAction.SUSPEND:
+            return _("Suspended {card}: it is not shown until `bertdrill cards unsuspend`.").format(card=card)
+        case CardAction.UNSUSPEND:
+            due = done.after.due
+            when = day_words(due, today) if due is not None else _("with the new cards")
+            return _("Unsuspended {card}: it comes back {when}.").format(card=card, when=when)
+        case CardAction.FORGET:
+            return ngettext("Forgot {card}: it is new again ({lapses} lapse kept).",
+                            "Forgot {card}: it is new again ({lapses} lapses kept).", done.after.lapses).format(
+                card=card, lapses=done.after.lapses)
+        case CardAction.RESET:
+            return _("Reset {card}: new again, no lapses, not suspended.").format(card=card)
+        case CardAction.RESCHEDULE:
+            assert done.after.due is not None
+            return _("Rescheduled {card}: due {when}.").format(card=card, when=day_words(done.after.due, today))
+        case unreachable:
+            assert_never(unreachable)
+
+
+def state_words(state: CardState, today: date) -> str:
+    """A card's schedule and flags now, in one line."""
+    from bertdrill.cli.base import decimal
+    from bertdrill.cli.review import day_words
+
+    schedule = state.schedule
+    parts = [_("new") if schedule.due is None else _("due {when}").format(when=day_words(schedule.due, today))]
+    if schedule.due is not None:
+        parts.append(ngettext("interval {count} day", "interval {count} days", schedule.interval).format(
+            count=number(schedule.interval)))
+        parts.append(_("ease {ef}").format(ef=decimal(schedule.ef, 2)))
+    parts.append(ngettext("{count} lapse", "{count} lapses", schedule.lapses).format(count=schedule.lapses))
+    if state.leech:
+        parts.append(_("leech"))
+    if state.suspended:
+        parts.append(_("suspended"))
+    if state.buried_until is not None and state.buried_until > today:
+        parts.append(_("buried until {day}").format(day=state.buried_until.isoformat()))
+    if state.removed:
+        parts.append(_("removed from its lesson"))
+    return " · ".join(parts)
+
+
+def event_words(event: Answer | Action) -> str:
+    from bertdrill.cli.review import entry_word
+    from bertdrill.ports import Action
+
+    if isinstance(event, Action):
+        after = event.after.due.isoformat() if event.after.due else _("new")
+        return f"{event.study_day.isoformat()}  {action_name(event.action):<10} → {after}"
+    after = event.after.due.isoformat() if event.after.due else "—"
+    typed = f"  {escape(event.typed)!r}" if event.typed else ""
+    return (f"{event.study_day.isoformat()}  {entry_word(event.kind):<10} "
+            + _("grade {grade}").format(grade=event.grade) + f" → {after}{typed}")
+
+
+def _state_json(state: CardState) -> dict[str, object]:
+    schedule = state.schedule
+    return {"due": schedule.due.isoformat() if schedule.due else None, "interval": schedule.interval,
+            "ef": schedule.ef, "repetitions": schedule.repetitions, "lapses": schedule.lapses, "leech": state.leech,
+            "suspended": state.suspended, "buried_until": state.buried_until.isoformat() if state.buried_until else None,
+            "removed": state.removed}
+
+
+def _event_json(event: Answer | Action) -> dict[str, object]:
+    from bertdrill.ports import Action
+
+    if isinstance(event, Action):
+        return {"at": event.at.isoformat(), "study_day": event.study_day.isoformat(), "action": str(event.action),
+                "due_before": event.before.due.isoformat() if event.before.due else None,
+                "due_after": event.after.due.isoformat() if event.after.due else None,
+                "suspended_after": event.suspended_after}
+    return {"at": event.reviewed_at.isoformat(), "study_day": event.study_day.isoformat(), "kind": str(event.kind),
+            "grade": event.grade, "typed": event.typed,
+            "due_after": event.after.due.isoformat() if event.after.due else None}
