@@ -12,3 +12,113 @@ def test_json_output_is_always_valid_json(capsys):
     print_json({"retention": float("nan"), "rows": [{"ef": float("inf")}, (1.5, float("-inf"))], "name": "ann"})
     assert json.loads(capsys.readouterr().out) == {"retention": None, "rows": [{"ef": None}, [1.5, None]],
                                                     "name": "ann"}
+
+
+# --------------------------------------------------------------------------- tampered rows (SQLite)
+
+import sqlite3  # noqa: E402
+from contextlib import closing  # noqa: E402
+
+import pytest  # noqa: E402
+
+NOW = "2025-03-03T09:00:00+03:00"
+FIRST = "(SELECT card_id FROM schedule WHERE due IS NOT NULL ORDER BY card_id LIMIT 1)"
+# (table, column, value, which row, the row's key as the message names it)
+TAMPERED = [
+    ("schedule", "ef100", "'abc'", f"card_id = {FIRST}", "card_id = "),
+    ("schedule", "due", "'not-a-date'", f"card_id = {FIRST}", "card_id = "),
+    ("schedule", "interval", "1e300", f"card_id = {FIRST}", "card_id = "),
+    ("schedule", "repetitions", "'two'", f"card_id = {FIRST}", "card_id = "),
+    ("schedule", "stability", "'soft'", f"card_id = {FIRST}", "card_id = "),
+    ("review", "study_day", "'someday'", "id = 1", "id = 1"),
+    ("review", "grade", "'A'", "id = 1", "id = 1"),
+    ("review", "kind", "'guess'", "id = 1", "id = 1"),
+    ("review", "reviewed_at", "'yesterday'", "id = 1", "id = 1"),
+    ("review", "ef100_after", "'x'", "id = 1", "id = 1"),
+    ("review", "due_before", "'13th'", "id = 1", "id = 1"),
+    ("review", "duration_ms", "'long'", "id = 1", "id = 1"),
+    ("scheduler", "name", "'anki'", "1 = 1", "learner = "),
+    ("scheduler", "retention", "'high'", "1 = 1", "learner = "),
+    ("fsrs_parameters", "parameters", "'[0.4, 1.2'", "1 = 1", "number = 1"),
+]
+COMMANDS = (["status"], ["status", "--json"], ["stats"], ["stats", "--json"], ["class", "report"],
+            ["class", "report", "--json"], ["scheduler"], ["stats", "--calibration", "--json"], ["review"])
+MUST_SAY = {  # the commands that read the value past SQL: they must name the row
+    ("schedule", "ef100"): ["stats", "review"], ("schedule", "due"): ["stats"], ("schedule", "interval"): ["stats"],
+    ("schedule", "repetitions"): ["stats", "review"], ("schedule", "stability"): ["stats", "review"],
+    ("review", "study_day"): ["stats --calibration --json"], ("review", "grade"): ["stats --calibration --json"],
+    ("review", "kind"): ["status", "review"], ("review", "reviewed_at"): ["class report"],
+    ("scheduler", "name"): ["scheduler", "review", "stats"], ("scheduler", "retention"): ["scheduler", "review"],
+    ("fsrs_parameters", "parameters"): ["scheduler", "review"],
+}
+
+
+@pytest.fixture(scope="module")
+def reviewed_database(tmp_path_factory):
+    """A learner's file: three cards answered, FSRS chosen with a fitted-looking set of parameters."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from bertdrill.cli import app
+
+    folder = tmp_path_factory.mktemp("read-back")
+    db = folder / "base.db"
+    env = {"BERTDRILL_NOW": NOW, "BERTDRILL_DB": str(db), "BERTDRILL_HOME": str(folder), "NO_COLOR": "1",
+           "BERTDRILL_LEARNER": "ann", "BERTDRILL_CACHE": str(folder / "cache"), "LANG": "C.UTF-8"}
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        result = CliRunner().invoke(app, ["review", "--new", "3"], input="5\n5\n5\n")
+        assert result.exit_code == 0, result.output
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    with closing(sqlite3.connect(db)) as connection:
+        connection.execute("INSERT INTO fsrs_parameters (learner, number, parameters, reviews, fitted_at) VALUES "
+                           "('ann', 1, '[0.4, 1.2, 3.1, 15.7]', 3, '2025-03-03 06:00:00.000000')")
+        connection.execute("INSERT INTO scheduler (learner, name, retention, switched_at, parameters) VALUES "
+                           "('ann', 'sm2', NULL, '2025-03-03 06:00:00.000000', NULL)")
+        connection.execute(f"UPDATE schedule SET due = '2025-03-01' WHERE card_id = {FIRST}")  # due: review shows it
+        connection.commit()
+    return db
+
+
+def tampered(base, folder, table, column, value, where):
+    import shutil
+
+    db = folder / "tampered.db"
+    shutil.copy(base, db)
+    with closing(sqlite3.connect(db)) as connection:
+        connection.execute("PRAGMA ignore_check_constraints = ON")  # as another program or a hand edit might
+        if (table, column) in (("scheduler", "retention"),):
+            connection.execute("UPDATE scheduler SET name = 'fsrs'")
+        if table == "fsrs_parameters":
+            connection.execute("UPDATE scheduler SET name = 'fsrs', retention = 0.9, parameters = 1")
+        assert connection.execute(f"UPDATE {table} SET {column} = {value} WHERE {where}").rowcount == 1
+        connection.commit()
+    return db
+
+
+@pytest.mark.parametrize("table, column, value, where, key", TAMPERED, ids=[f"{t}.{c}" for t, c, *_ in TAMPERED])
+def test_a_tampered_value_is_named_by_every_command_that_reads_it(cli, tmp_path, monkeypatch, reviewed_database,
+                                                                   table, column, value, where, key):
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    monkeypatch.setenv("BERTDRILL_LEARNER", "ann")
+    db = tampered(reviewed_database, tmp_path, table, column, value, where)
+    said = []
+    for command in COMMANDS:
+        result = cli(*command, "--db", str(db), input="5\n5\n")
+        shown = result.output
+        assert "unexpected" not in shown and "Traceback" not in shown, (command, shown)
+        assert result.exit_code in (0, 1), (command, shown)
+        if result.exit_code == 1:
+            assert result.stderr.startswith(f"Error: {db} is damaged: in table {table}, the row "), (command, shown)
+            assert key in result.stderr and f" in {column}, where bertdrill writes " in result.stderr, shown
+            said.append(" ".join(command))
+        elif "--json" in command:
+            json.loads(result.stdout)  # valid JSON whatever the row holds
+    assert set(MUST_SAY.get((table, column), [])) <= set(said), said

@@ -26,18 +26,20 @@ from __future__ import annotations
 import copy
 import dataclasses
 import errno
+import functools
 import os
 import shutil
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
 from bertdrill import __version__
-from bertdrill.adapters.store import classroom, members, migrations, postgresql, reading
+from bertdrill.adapters.store import classroom, damage, members, migrations, postgresql, reading
 from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
 from bertdrill.adapters.store.database import learner_name, utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
@@ -157,6 +159,13 @@ class Store(ReviewWrites, Reports, Scheduling):
             return found
 
         return self._run(work, write=True)
+
+    def damaged_row(self) -> damage.Damage | None:
+        """The first value in the database that bertdrill never writes (:func:`.damage.find`), or None."""
+        try:
+            return self._run(damage.find)
+        except StoreError:
+            return None
 
     def meta(self) -> dict[str, str]:
         return {key: value for key, value in self.rows("SELECT key, value FROM meta")}
@@ -431,6 +440,32 @@ class PostgresStore(Store, PostgresDatabase):
         learner_name(name, lambda: name)  # the same rules as any learner's name
         created = self._run(lambda connection: postgresql.add_learner(connection, name, password), write=True)
         return created, postgresql.learner_url(self.engine.url, name, password)
+
+
+T = TypeVar("T")
+
+
+def _checked(method: Callable[..., T]) -> Callable[..., T]:
+    """A store method whose failure on a value the database holds is said as the damaged row (:mod:`.damage`)."""
+
+    @functools.wraps(method)
+    def run(self: Store, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except (ValueError, TypeError, ArithmeticError, LookupError) as exc:
+            found = self.damaged_row()
+            if found is None:
+                raise  # no row explains it: the failure is bertdrill's, and shown as it is
+            raise StoreError(found.message(self.where)) from exc
+
+    return run
+
+
+# Every method of the port (and the teacher's report) says a damaged row as one: the whole class of values
+# read back, wherever the value is first used.
+for _name in sorted({name for name in dir(ReviewStore) if not name.startswith("_")} | {"class_report"}):
+    if _name != "close" and callable(getattr(Store, _name, None)):
+        setattr(Store, _name, _checked(getattr(Store, _name)))
 
 
 # mypy checks here that each backend's store has every method of the protocol (Store itself is abstract).

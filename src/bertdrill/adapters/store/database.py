@@ -191,6 +191,23 @@ def utc_text(moment: datetime) -> str:
     return utc(moment).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
+def whole(value: Any) -> int:
+    """An integer column's value, checked: a damaged row (``'abc'``) is a TypeError here, which the store's
+    method turns into a message naming the row (:mod:`.damage`), never a number that is text."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"not a whole number: {value!r}")
+    return value
+
+
+def real(value: Any) -> float | None:
+    """A float column's value (NULL: None), checked as :func:`whole` checks integers."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"not a number: {value!r}")
+    return float(value)
+
+
 def as_date(value: date | str | None) -> date | None:
     """A date column's value: SQLite hands back ISO text, PostgreSQL a date."""
     return None if value is None else day_of(value)

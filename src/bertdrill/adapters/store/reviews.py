@@ -20,7 +20,7 @@ from sqlalchemy import Connection, bindparam, delete, exists, func, insert, lite
 from sqlalchemy.orm import aliased
 
 from bertdrill.adapters.store import reading
-from bertdrill.adapters.store.database import Database, learner_of, utc
+from bertdrill.adapters.store.database import Database, learner_of, utc, whole
 from bertdrill.adapters.store.schema import (
     ACTION,
     ANSWER_KINDS,
@@ -33,6 +33,7 @@ from bertdrill.adapters.store.schema import (
     STATE,
     TYPED_MAX,
     active,
+    checked_schedule,
     in_lessons,
     logged,
     mine_with_cards,
@@ -431,8 +432,12 @@ def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
 def _answer(row: Sequence[Any]) -> Answer:
     """An :class:`Answer` from a row of ``_ANSWER_COLUMNS`` (the types have made dates and UTC times of them)."""
     review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
-    before, after = (Schedule(*values) for values in (row[8:15], row[15:22]))
-    return Answer(review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, before, after, row[22])
+    before, after = (checked_schedule(*values) for values in (row[8:15], row[15:22]))
+    if not isinstance(reviewed_at, datetime) or not isinstance(study_day, date):
+        raise TypeError(f"answer {review_id!r}: not a time and a day: {reviewed_at!r}, {study_day!r}")
+    check_grade(whole(grade))
+    return Answer(whole(review_id), card_id, reviewed_at, study_day, AnswerKind(kind), grade, typed,
+                  whole(duration_ms), before, after, row[22])
 
 
 def _action(row: Sequence[Any]) -> Action:

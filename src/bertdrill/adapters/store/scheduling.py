@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, String, Update, bindparam, func, select, type_coerce, update
 
-from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, learner_of
+from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, learner_of, real, whole
 from bertdrill.adapters.store.schema import (
     CARD,
     FITTED,
@@ -58,8 +58,8 @@ class Scheduling(Database):
         if not found:
             return SchedulerChoice()
         name, retention, exam, exam_target, *fitted = found[0]
-        return SchedulerChoice(stored_name(name), retention, _fitted_set(fitted) if fitted[0] is not None else None,
-                               as_date(exam), exam_target)
+        return SchedulerChoice(stored_name(name), real(retention),
+                               _fitted_set(fitted) if fitted[0] is not None else None, as_date(exam), real(exam_target))
 
     def fitted_sets(self) -> list[FittedSet]:
         return [_fitted_set(row) for row in self.read(_FITTED_SETS)]
@@ -134,7 +134,10 @@ def _fitted_set(row: Sequence[Any]) -> FittedSet:
     number, parameters, reviews, fitted_at = row
     moment = as_utc(fitted_at)
     assert moment is not None  # the column is NOT NULL
-    return FittedSet(number, tuple(json.loads(parameters)), reviews, moment)
+    numbers = json.loads(parameters)
+    if not isinstance(numbers, list) or None in numbers:
+        raise TypeError(f"FSRS parameters are not a list of numbers: {parameters!r}")
+    return FittedSet(whole(number), tuple(float(real(value) or 0) for value in numbers), whole(reviews), moment)
 
 
 ROWS_AT_ONCE = 4096  # answers fetched together while a log is read: few round trips, little memory
@@ -150,8 +153,14 @@ def _card_logs(connection: Connection, lessons: Collection[str] | None) -> Itera
     rows: Iterable[Sequence[Any]] = chain.from_iterable(partitions)  # fetched many at a time: one fetch per row was a fifth of a switch
     days: dict[Any, date] = {}  # a long log has a million answers on a few thousand days: each read once
     for card_id, answers in groupby(rows, key=itemgetter(0)):
-        yield card_id, [(days[day] if day in days else days.setdefault(day, day_of(day)), grade)
+        yield card_id, [(days[day] if day in days else days.setdefault(day, day_of(day)),
+                         grade if type(grade) is int and 0 <= grade <= 5 else _damaged_grade(grade))
                         for _card, day, grade in answers]
+
+
+def _damaged_grade(grade: Any) -> int:
+    """A logged grade that is no grade: a ValueError, which the store turns into the damaged row's message."""
+    raise ValueError(f"a logged grade is not a whole number from 0 to 5: {grade!r}")
 
 
 def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, CardLog]]) -> Iterator[tuple[str, CardLog]]:

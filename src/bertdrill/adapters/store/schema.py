@@ -31,7 +31,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlmodel import Field, SQLModel
 
-from bertdrill.adapters.store.database import as_date, utc
+from bertdrill.adapters.store.database import as_date, real, utc, whole
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.state import EF_START, AnswerKind, CardStage, Schedule
 from bertdrill.core.scheduling.state import MATURE_DAYS as MATURE_DAYS  # re-exported: the stores count mature cards
@@ -212,8 +212,16 @@ def state_of(row: Sequence[Any]) -> CardState:
     """A :class:`CardState` from a row of :data:`STATE`."""
     card_id, repetitions, ef100, interval, due, lapses, stability, difficulty, suspended, buried_until, leech, \
         removed = row
-    return CardState(card_id, Schedule(repetitions, ef100, interval, as_date(due), lapses, stability, difficulty),
+    return CardState(card_id, checked_schedule(repetitions, ef100, interval, due, lapses, stability, difficulty),
                      bool(suspended), as_date(buried_until), bool(leech), bool(removed))
+
+
+def checked_schedule(repetitions: Any, ef100: Any, interval: Any, due: Any, lapses: Any, stability: Any,
+                     difficulty: Any) -> Schedule:
+    """A :class:`Schedule` from the values of a row, each checked to be of its kind (a TypeError or ValueError
+    for a damaged one, which the store turns into a message naming the row: :mod:`.damage`)."""
+    return Schedule(whole(repetitions), whole(ef100), whole(interval), as_date(due), whole(lapses), real(stability),
+                    real(difficulty))
 
 
 
