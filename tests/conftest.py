@@ -19,7 +19,8 @@ SHIPPED = REPO / "decks" / "bert-basics.toml"
 def lesson_cache(tmp_path_factory) -> Path:
     """One cache of verified lessons for the whole run: its entries are keyed by the lessons' bytes, so
     sharing it changes no result, and the shipped lesson is verified once, not once per test."""
-    return tmp_path_factory.mktemp("lesson-cache") / "cache"
+    cache: Path = tmp_path_factory.mktemp("lesson-cache") / "cache"
+    return cache
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ before and after columns, the leech flag.
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from synthetic_learner import simulate
@@ -30,7 +30,7 @@ def cards(count: int) -> list[FactCard]:
                      prompt={"en": f"Question {n}?"}, answer={"en": f"Answer {n}."}) for n in range(count)]
 
 
-def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 20261201) -> dict[str, list]:
+def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 20261201) -> dict[str, list[tuple[date, int]]]:
     """Write the store at ``path``; returns each card id's log [(study day, grade), ...]."""
     synthetic = cards(count)
     with Store.open(str(path)) as store:
@@ -39,7 +39,7 @@ def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 2
     logs = dict(zip((card.id for card in synthetic), simulate(cards=count, days=days, seed=seed)))
     answers, schedules = [], []
     for card_id, log in logs.items():
-        state, seen = NEW, set()
+        state, seen = NEW, set[date]()
         for number, (day, grade) in enumerate(log):
             before = state
             kind = "redrill" if day in seen else "new" if not seen else "review"
@@ -62,5 +62,5 @@ def learner_store(path: Path, *, count: int = 60, days: int = 200, seed: int = 2
     return logs
 
 
-def _columns(state: Schedule) -> tuple:
+def _columns(state: Schedule) -> tuple[int, int, int, str | None, int]:
     return state.repetitions, state.ef100, state.interval, state.due.isoformat() if state.due else None, state.lapses

@@ -89,7 +89,9 @@ def test_a_language_is_a_folder_of_data(tmp_path):
 def test_turkish_uses_one_form_after_a_number():
     """'3 kart', never '3 kartlar': the Turkish catalog has one plural form."""
     translation = catalogs.translation("tr")
-    assert translation.plural(1) == translation.plural(2) == translation.plural(0) == 0
+    assert isinstance(translation, gettext.GNUTranslations)  # a catalog was found, not the English fallback
+    plural = translation.plural  # type: ignore[attr-defined]  # set from the catalog's Plural-Forms; typeshed omits it
+    assert plural(1) == plural(2) == plural(0) == 0
     tool = load_tool()
     catalog = tool.read(REPO / "src/bertdrill/locale/tr/LC_MESSAGES/bertdrill.po")
     assert catalog.num_plurals == 1
@@ -202,9 +204,10 @@ def test_golden_screens_in_each_language(cli, monkeypatch, tmp_path, language):
     English but card ids, code and numbers; the English lesson shows no Turkish code."""
     import os
 
-    from bertdrill.cli.base import out
+    from bertdrill.cli.base import LazyConsole, out
 
     monkeypatch.setenv("BERTDRILL_NOW", "2025-03-03T09:00:00+03:00")
+    assert isinstance(out, LazyConsole)  # typed as the Console it stands for
     monkeypatch.setattr(out.get(), "width", 100)
     script = tmp_path / "model.py"
     script.write_text("print(23837184, 7087872, 590592)\nprint(109482240)\nprint(0.67)\n", encoding="utf-8")

@@ -32,10 +32,12 @@ META_REWRITTEN_ON_OPEN = {"schema_version", "opened_at"}
 
 
 def version_of(path: Path) -> int:
-    return int(re.fullmatch(r"store-v(\d+)\.db", path.name)[1])
+    named = re.fullmatch(r"store-v(\d+)\.db", path.name)
+    assert named is not None, path
+    return int(named[1])
 
 
-def tables(path: Path) -> dict[str, list[tuple]]:
+def tables(path: Path) -> dict[str, list[tuple[object, ...]]]:
     """Every user table's rows (with their column names first), in primary-key order."""
     with sqlite3.connect(path) as connection:
         names = [row[0] for row in connection.execute(
@@ -50,11 +52,11 @@ def tables(path: Path) -> dict[str, list[tuple]]:
 CHECK = re.compile(r"CHECK \(((?:[^()]|\([^()]*\))*)\)")  # a CHECK's condition, one level of parentheses inside
 
 
-def schema(path: Path) -> dict[str, tuple]:
+def schema(path: Path) -> dict[str, tuple[object, ...]]:
     """The schema as SQLite reads it, table by table: columns (name, type, not null, default, key position),
     indexes (name, unique, columns), foreign keys and CHECK conditions. What a database does, not how its
     DDL was spelled: a new database's tables are compiled by SQLAlchemy, an old file's were written by hand."""
-    found = {}
+    found: dict[str, tuple[object, ...]] = {}
     with closing(sqlite3.connect(path)) as connection:
         tables = connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
         for name, sql in tables:
@@ -105,7 +107,7 @@ def test_an_earlier_version_opens_and_migrates_without_losing_a_row(fixture, tmp
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (store.SCHEMA_VERSION,)
         assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    meta = dict(row for row in new["meta"][1:])
+    meta = {key: value for key, value in new["meta"][1:]}  # each row is exactly (key, value)
     assert meta["schema_version"] == str(store.SCHEMA_VERSION)
     assert all(f"migrated_to_{v}" in meta for v in range(version_of(fixture), store.SCHEMA_VERSION + 1))
 

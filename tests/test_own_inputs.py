@@ -15,7 +15,7 @@ SHIPPED = Path(__file__).resolve().parent.parent / "decks" / "bert-basics.toml"
 
 @pytest.fixture
 def lesson(tmp_path) -> Path:
-    path = tmp_path / "lessons" / "bert.toml"
+    path: Path = tmp_path / "lessons" / "bert.toml"
     path.parent.mkdir()
     shutil.copy(SHIPPED, path)
     return path

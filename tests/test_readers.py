@@ -53,13 +53,14 @@ def reviewed(cli, db: Path, answers: str = "5\n5\n") -> None:
     Store.open(str(db)).close()  # the WAL folded in: the file alone is the database
 
 
-def status(cli, db, *more) -> dict:
+def status(cli, db, *more) -> dict[str, int | str | None]:
     result = cli("status", "--json", "--db", str(db), *more)
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    shown: dict[str, int | str | None] = json.loads(result.stdout)  # one object of numbers, days and a path
+    return shown
 
 
-def schedules(db: Path) -> list[tuple]:
+def schedules(db: Path) -> list[tuple[str, int]]:
     with closing(sqlite3.connect(db)) as connection:  # closed: no -wal or -shm left open for the listings
         return connection.execute("SELECT learner, count(*) FROM schedule GROUP BY learner").fetchall()
 
@@ -92,6 +93,7 @@ def test_lessons_newer_than_the_database_are_counted_as_a_sync_would_count_them(
     assert result.exit_code == 0, result.output
     Store.open(str(db)).close()
     unseen = status(cli, db, "-f", str(lesson))["new_unseen"]
+    assert isinstance(unseen, int)
     lesson.write_text(lesson_text + EXTRA_ITEM, encoding="utf-8")  # one card more
     before = digest(db)
     shown = status(cli, db, "-f", str(lesson))
@@ -167,7 +169,10 @@ def read_only_folder(folder: Path, *, files: bool = False):
     if os.geteuid() != 0:
         for path in paths:
             path.chmod(0o555 if path.is_dir() else 0o444)
-        return lambda: [path.chmod(0o755 if path.is_dir() else 0o644) for path in paths]
+        def undo() -> None:
+            for path in paths:
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        return undo
     if shutil.which("chattr") and subprocess.run(["chattr", "+i", *map(str, paths)], capture_output=True).returncode == 0:
         return lambda: subprocess.run(["chattr", "-i", *map(str, paths)], check=True)
     pytest.skip("no way to make a folder read-only here")
@@ -226,7 +231,8 @@ def test_a_checkpointed_backup_on_read_only_media_is_read_where_it_is(cli, tmp_p
         shown = status(cli, db)
     finally:
         undo()
-    assert shown == expected and shown["learned"] >= 1 and digest(db) == before and listing(db.parent) == ["mine.db"]
+    learned = shown["learned"]
+    assert shown == expected and isinstance(learned, int) and learned >= 1 and digest(db) == before and listing(db.parent) == ["mine.db"]
 
 
 def test_a_review_in_a_read_only_folder_is_told_the_folder_is_the_problem(cli, tmp_path):
@@ -246,7 +252,7 @@ def test_a_review_in_a_read_only_folder_is_told_the_folder_is_the_problem(cli, t
 # --------------------------------------------------------------------------- PostgreSQL
 
 
-def rows(postgres) -> dict[str, list[tuple]]:
+def rows(postgres) -> dict[str, list[tuple[object, ...]]]:
     with postgres.connect() as admin:
         return {table: admin.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
                 for table in ("meta", "lesson", "card", "schedule", "review", "scheduler")}

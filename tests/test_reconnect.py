@@ -12,6 +12,7 @@ from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.state import AnswerKind
+from bertdrill.ports import Answer
 
 DAY = date(2025, 3, 3)
 MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
@@ -36,7 +37,8 @@ def terminate_others(postgres) -> int:
 
 def logged(postgres, card_id) -> int:
     with postgres.connect() as admin:
-        return admin.execute("SELECT count(*) FROM review WHERE card_id = %s", (card_id,)).fetchone()[0]
+        count: int = admin.execute("SELECT count(*) FROM review WHERE card_id = %s", (card_id,)).fetchone()[0]
+        return count
 
 
 def test_an_answer_after_the_idle_connection_was_dropped_is_saved_once(postgres, cards):
@@ -53,7 +55,7 @@ def test_an_answer_after_the_idle_connection_was_dropped_is_saved_once(postgres,
 def test_an_answer_whose_connection_drops_midway_is_saved_once(postgres, cards):
     """The connection dies inside the answer's transaction (after the schedule was read, before the log is
     written): the whole unit runs again on a new connection, and the log has the answer once."""
-    dropped = []
+    dropped: list[int] = []
 
     def reschedule(state):
         if not dropped:
@@ -69,22 +71,22 @@ def test_an_answer_whose_connection_drops_midway_is_saved_once(postgres, cards):
     assert logged(postgres, cards[2].id) == 1
 
 
-def test_a_retried_answer_finds_the_one_its_first_try_committed(tmp_path, cards):
+def test_a_retried_answer_finds_the_one_its_first_try_committed(tmp_path, cards, monkeypatch):
     """The first try committed and its reply was lost: the unit runs again, finds its row, logs nothing more
     (the store's check, on SQLite, by running the answer's work twice)."""
     with Store.open(str(tmp_path / "x.db")) as store:
         store.sync(cards)
         original = store._run
-        runs = []
+        runs: list[Answer] = []
 
         def twice(work, *, write=False):
             if write and not runs:
                 runs.append(original(work, write=write))  # committed; the caller never heard
             return original(work, write=write)
 
-        store._run = twice
-        saved = answer(store, cards[0].id)
-        store._run = original
+        with monkeypatch.context() as patched:
+            patched.setattr(store, "_run", twice)
+            saved = answer(store, cards[0].id)
         assert saved.id == runs[0].id
         assert len(store.answers(cards[0].id)) == 1
 

@@ -20,6 +20,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.app.session import record_attempt
 from bertdrill.core import stats
 from bertdrill.core.cards import compile_lesson
+from bertdrill.core.scheduling.state import AnswerKind
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = date(2025, 3, 3)  # a Monday
@@ -185,9 +186,10 @@ def test_lesson_filter(filled):
 
 
 def test_golden_screen(cli, filled, monkeypatch):
-    from bertdrill.cli.base import out
+    from bertdrill.cli.base import LazyConsole, out
 
     _, edited = filled
+    assert isinstance(out, LazyConsole)  # typed as the Console it stands for
     monkeypatch.setattr(out.get(), "width", 100)
     result = cli("stats", "--file", str(edited))
     assert result.exit_code == 0, result.stderr
@@ -298,7 +300,7 @@ def almost_a_leech(card_id: str) -> Store:
 
     store.sync(all_cards(load_lessons()))
     for i in range(15):  # right, wrong, right ...: 7 lapses, and due today after the last right answer
-        record_attempt(store, card_id, 4 if i % 2 == 0 else 1, kind="new" if i == 0 else "review",
+        record_attempt(store, card_id, 4 if i % 2 == 0 else 1, kind=AnswerKind.NEW if i == 0 else AnswerKind.REVIEW,
                        moment=datetime.combine(day(-15 + i), datetime.min.time(), ZONE) + timedelta(hours=9))
     before = store.state(card_id)
     assert (before.schedule.lapses, before.leech, before.schedule.due) == (7, False, TODAY)
@@ -504,7 +506,7 @@ answer = { en = "Themselves.", tr = "Kendilerini." }
 ''', encoding="utf-8")
     store = Store.open()
     store.sync(compile_lesson(read_lesson(lesson)))
-    record_attempt(store, "markup/tags", 3, moment=datetime(2025, 3, 2, 9, tzinfo=ZONE), kind="new")
+    record_attempt(store, "markup/tags", 3, moment=datetime(2025, 3, 2, 9, tzinfo=ZONE), kind=AnswerKind.NEW)
     store.close()
     monkeypatch.setenv("BERTDRILL_NOW", NOW)
     english = cli("stats", "--file", str(lesson))
@@ -516,9 +518,10 @@ answer = { en = "Themselves.", tr = "Kendilerini." }
 
 def test_a_narrow_terminal_never_wraps_a_number_from_its_percent_sign(cli, filled, monkeypatch):
     """Issue 21: at 60 columns the retention heading broke between "90" and "%"."""
-    from bertdrill.cli.base import out
+    from bertdrill.cli.base import LazyConsole, out
 
     _, edited = filled
+    assert isinstance(out, LazyConsole)  # typed as the Console it stands for
     monkeypatch.setattr(out.get(), "width", 60)
     monkeypatch.setattr(out.get(), "soft_wrap", False)
     lines = cli("stats", "--file", str(edited), "--days", "3").stdout.splitlines()

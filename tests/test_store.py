@@ -270,7 +270,7 @@ def test_a_short_lock_is_waited_out_and_never_seen(sqlite_db, cards, tmp_path):
 
 
 def copy_fixture(tmp_path) -> Path:
-    target = tmp_path / "store-v1.db"
+    target: Path = tmp_path / "store-v1.db"
     shutil.copy(FIXTURES / "store-v1.db", target)
     return target
 
