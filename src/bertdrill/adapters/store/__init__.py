@@ -35,7 +35,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 from sqlalchemy.engine import URL
 
 from bertdrill import __version__
@@ -51,6 +51,7 @@ from bertdrill.adapters.store.schema import (
     ANSWER_KINDS,
     CARD_STATES,
     MATURE_DAYS,
+    META,
     TYPED_MAX,
     CardRow,
     FittedParametersRow,
@@ -168,7 +169,7 @@ class Store(ReviewWrites, Reports, Scheduling):
             return None
 
     def meta(self) -> dict[str, str]:
-        return {key: value for key, value in self.rows("SELECT key, value FROM meta")}
+        return {key: value for key, value in self.read(select(META.c.key, META.c.value))}
 
     def class_report(self, today: date, *, lessons: Collection[str] | None = None) -> ClassReport:
         """The teacher's view: every learner, and every card across the class, hardest first."""
