@@ -50,7 +50,17 @@ def test_check_warns_of_questions_that_give_each_other_away(cli):
     # One line per item, place and clue: count-bert-base's "768" names both items it gives away.
     assert "warning: the question of count-bert-base shows “768”, the answer to bert-base-settings, " \
            "bert-base-match; a sheet never puts the two on one version" in warnings
-    assert len([line for line in warnings if "a sheet never puts the two" in line]) == 6
+    # What the formulas know: "embeddings + {n} layers + pooler" states n in both sets; the blank prints
+    # the attention formula (and the pooler's d * d + d); the attention question lists its 4 projections.
+    assert "warning: the question of total-params shows “12”, the answer to bert-base-settings, bert-base-match; " \
+           "a sheet never puts the two on one version" in warnings
+    assert "warning: the question of total-params shows “24”, the answer to bert-large-settings; a sheet never " \
+           "puts the two on one version" in warnings
+    assert "warning: the question of attention-params shows “4”, the answer to attention-projections; a sheet " \
+           "never puts the two on one version" in warnings
+    assert "warning: the question of attention-projections shows “d * d + d”, the answer to pooler-params; a " \
+           "sheet never puts the two on one version" in warnings
+    assert len([line for line in warnings if "a sheet never puts the two" in line]) == 14
     assert cli("check", "--strict").exit_code == 0  # leaks are kept apart by sheets: never an error
 
 

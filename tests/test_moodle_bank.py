@@ -206,5 +206,5 @@ def test_the_cli_says_what_the_moodle_files_hold(cli, tmp_path):
     assert re.search(r"Wrote .*bank\.xml: 22 questions for Moodle's question bank", result.stdout)
     result = cli("sheet", "-o", str(tmp_path / "class.gift"), "--seed", "7", "--students", "3")
     assert result.exit_code == 0, result.stderr
-    assert "57 questions for 3 students, each student's in a category of their own" in result.stdout
+    assert "51 questions for 3 students, each student's in a category of their own" in result.stdout
     assert not (tmp_path / "class-key.gift").exists()

@@ -13,8 +13,8 @@ def test_every_student_gets_the_same_questions_and_points_and_their_own_numbers(
     shapes = {tuple((q.kind, q.points, q.id) for q in version.questions) for version in sheet.versions}
     assert len(shapes) == 1  # the same items, kinds and points in the same places
     numeric = [[q for q in version.questions if q.kind is Kind.NUMERIC] for version in sheet.versions]
-    totals = [next(q.value for q in questions if q.id.startswith("bert-basics/total-params")) for questions in numeric]
-    assert len(set(totals)) == 4 and 109482240 not in totals  # own numbers, none BERT-base's
+    totals = [next(q.value for q in questions if q.id.startswith("bert-basics/layer-params")) for questions in numeric]
+    assert len(set(totals)) == 4 and 7087872 not in totals  # own numbers, none BERT-base's
     keys = {tuple(q.variant for q in questions) for questions in numeric}
     assert len(keys) == 4 and all(all(k) for k in keys)
     for questions in numeric:  # every numeric question of a student asks that student's one variant

@@ -84,11 +84,14 @@ def test_numeric_questions_take_turns_over_the_sets_so_versions_are_equal(lesson
     sheet = build(lesson, versions=3)
     asked = [{q.id.split("@")[0]: q.id.split("@")[1] for q in version.questions if q.kind == "numeric"}
              for version in sheet.versions]
-    for version in asked:  # within a version: half about BERT-base, half about BERT-large
-        sets = list(version.values())
-        assert abs(sets.count("bert-base") - sets.count("bert-large")) <= 1
-    for item in asked[0]:  # between versions: each item about the other set in the next version
-        assert asked[0][item] != asked[1][item] and asked[0][item] == asked[2][item]
+    bases = [list(version.values()).count("bert-base") for version in asked]
+    numeric = len(asked[0])
+    assert bases == [(numeric + 1) // 2] * 3  # every version as many BERT-base questions: none easier
+    assert len({tuple(sorted(version.items())) for version in asked}) == 3  # C does not repeat A's sets
+    for count in range(1, 12):  # any number of numeric items, up to that many versions
+        turns = [tuple(model.set_turns(count, version)) for version in range(count)]
+        assert {turn.count(0) for turn in turns} == {(count + 1) // 2}
+        assert len(set(turns)) == count
 
 
 def test_every_version_has_the_same_kinds_and_points(lesson):
@@ -101,18 +104,23 @@ def test_no_two_questions_on_a_sheet_give_each_other_away(lesson):
     from bertdrill.core import leaks
     from bertdrill.core.cards import compile_lesson
 
-    found = leaks.lesson_leaks(compile_lesson(lesson), lesson.languages)
+    found = leaks.lesson_leaks(compile_lesson(lesson), lesson.languages, lesson=lesson)
     pairs = {frozenset((leak.source, leak.target)) for leak in found}
     assert frozenset(("bert-base-match", "bert-base-settings")) in pairs  # the lesson has leaks to avoid
+    # ... and those only its formulas know: "embeddings + 12 layers + pooler" states n = 12, the blank
+    # prints the attention formula, the attention question lists its four projections
+    assert {frozenset(("total-params", "bert-base-match")), frozenset(("total-params", "bert-large-settings")),
+            frozenset(("attention-params", "attention-projections"))} <= pairs
     sheet = build(lesson)
     assert sheet.left_out == ("bert-basics/bert-acronym", "bert-basics/bert-base-settings",
-                              "bert-basics/embedding-parts")  # one of each pair; facts go first
+                              "bert-basics/total-params", "bert-basics/embedding-parts",
+                              "bert-basics/attention-projections")  # the fewest that keep every pair apart
     for count in (5, 10, 15):
         for seed in range(8):
             for version in build(lesson, count=count, seed=seed).versions:
                 on_sheet = {q.id.split("/")[1].split("@")[0] for q in version.questions}
                 assert not any(pair <= on_sheet for pair in pairs), (count, seed)
-    with pytest.raises(BertdrillError, match=r"--count 20: only 18 of these questions can share a sheet"):
+    with pytest.raises(BertdrillError, match=r"--count 20: only 1[0-9] of these questions can share a sheet"):
         build(lesson, count=20)
 
 
@@ -170,7 +178,9 @@ def test_count_draws_the_same_questions_for_every_version(lesson):
 
 
 def test_kinds_filter_and_practice_only_when_asked(lesson):
-    assert {q.kind for q in build(lesson).versions[0].questions} == {"fact", "choice", "blank", "numeric", "match"}
+    # the lesson's one blank prints the attention formula its numeric question asks: left out of a full sheet
+    assert {q.kind for q in build(lesson).versions[0].questions} == {"fact", "choice", "numeric", "match"}
+    assert {q.kind for q in build(lesson, kinds=("blank", "fact")).versions[0].questions} == {"fact", "blank"}
     only = build(lesson, kinds=("choice", "practice"))
     assert [q.kind for q in only.bank] == ["choice", "practice"]
     practice = next(q for q in only.bank if q.kind == "practice")
@@ -221,7 +231,7 @@ def test_html_is_self_contained_and_labels_follow_the_language(lesson):
         assert needle not in page.lower()
     assert "default-src 'none'" in page  # and a browser would refuse anything remote anyway
     for label in ("Ad Soyad:", "Öğrenci no:", "Sınıf:", "Tarih:", "Grup A", "Grup B", "Cevap anahtarı · Grup A",
-                  "36 puan"):
+                  "33 puan"):
         assert label in page
     for letter in TURKISH_LETTERS:
         assert letter in page
@@ -277,8 +287,9 @@ def test_hostile_text_is_escaped_in_html(hostile):
     assert "<script" not in page.lower() and "<img" not in page.lower() and "<b>set" not in page
     assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in page and "&lt;b&gt;set&lt;/b&gt;" in page
     shown = text_of(page)
-    for question in sheet.bank:
+    for question in sheet.versions[0].questions:
         assert squeeze(question.prompt) in shown
+    assert sheet.left_out == ("hostile/blank",)  # it prints a + b, the formula the numeric question asks
     assert "<script>alert('title')</script> {=~#} a: b \\ c" in shown
 
 
@@ -495,15 +506,26 @@ def test_missing_weasyprint_names_the_install_command(cli, tmp_path, monkeypatch
 
 def test_cli_writes_html_and_reports_the_seed(cli, tmp_path):
     out = tmp_path / "quiz.html"
-    result = cli("sheet", str(FROZEN), "-o", str(out), "--versions", "2", "--seed", "7")
+    result = cli("sheet", str(FROZEN), "-o", str(out), "--versions", "2", "--seed", "7", "--key", "pages")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == (f"Wrote {out}: 2 versions (A, B), 18 questions and 36 points each; answer keys on "
+    assert result.stdout == (f"Wrote {out}: 2 versions (A, B), 16 questions and 33 points each; answer keys on "
                              "the last pages. Seed 7 (--seed 7 writes the same again).\n"
-                             "Left out 3 questions that would give others away: bert-basics/bert-acronym, "
-                             "bert-basics/bert-base-settings, bert-basics/embedding-parts (bertdrill check says how).\n")
+                             "Left out 5 questions that would give others away: bert-basics/bert-acronym, "
+                             "bert-basics/bert-base-settings, bert-basics/total-params, bert-basics/embedding-parts, "
+                             "bert-basics/attention-projections (bertdrill check says how).\n")
     assert out.read_bytes() == (GOLDEN / "sheet-seed7.html").read_bytes()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
+
+def test_cli_keeps_the_keys_out_of_the_students_file_and_names_every_file(cli, tmp_path):
+    out = tmp_path / "quiz.html"
+    result = cli("sheet", str(FROZEN), "-o", str(out), "--versions", "2", "--seed", "7")
+    assert result.exit_code == 0, result.stderr
+    key = tmp_path / "quiz-key.html"
+    assert result.stdout.startswith(f"Wrote {out}: 2 versions (A, B), 16 questions and 33 points each; the answer "
+                                    f"key in {key}. Seed 7")
+    assert 'class="key"' not in out.read_text(encoding="utf-8") and 'class="key"' in key.read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quiz-key.html", "quiz.html"]
 
 def test_cli_same_seed_same_bytes_different_seed_different(cli, tmp_path):
     paths = [tmp_path / name for name in ("a.md", "b.md", "c.md")]

@@ -125,7 +125,11 @@ def test_split_writes_one_file_per_version(lesson, tmp_path):
 def test_cli_split_and_no_duplex(cli, tmp_path):
     result = cli("sheet", str(FROZEN), "-o", str(tmp_path / "quiz.md"), "-n", "2", "--split", "--seed", "3")
     assert result.exit_code == 0, result.stderr
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["quiz-A.md", "quiz-B.md"]
+    # the keys in files of their own by default: each version's file can be printed for the class as it is
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["quiz-A-key.md", "quiz-A.md", "quiz-B-key.md",
+                                                                "quiz-B.md"]
+    assert "Answer key" not in (tmp_path / "quiz-A.md").read_text(encoding="utf-8")
+    assert "the answer keys in" in result.stdout and str(tmp_path / "quiz-B-key.md") in result.stdout
     result = cli("sheet", str(FROZEN), "-o", str(tmp_path / "q.gift"), "--split")
     assert result.exit_code == 1
     assert result.stderr == "Error: --split does not apply to a question bank: Moodle shuffles per attempt\n"

@@ -96,7 +96,7 @@ def check(
             continue
         lines = {item.id: item.line for item in lesson.items}
         path = _short(lesson.path)
-        for (source, where, clue), targets in _grouped(lesson_leaks(cards, lesson.languages, per_source=_TARGETS_SHOWN + 1)).items():
+        for (source, where, clue), targets in _grouped(lesson_leaks(cards, lesson.languages, per_source=_TARGETS_SHOWN + 1, lesson=lesson)).items():
             shown = ", ".join(targets[:_TARGETS_SHOWN]) + (", …" if len(targets) > _TARGETS_SHOWN else "")
             typer.echo(_leak_warning(where).format(path=path, line=lines[source], source=source, target=shown,
                                                    clue=clue), err=True)

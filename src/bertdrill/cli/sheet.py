@@ -48,8 +48,9 @@ def sheet(
     title: Annotated[str | None, typer.Option("--title", show_default=False,
                                               help="Sheet title (default: the lesson's title).")] = None,
     key: Annotated[KeyMode | None, typer.Option("--key", show_default=False,
-                                                help="pages: each version's key on its own pages at the end (default); "
-                                                     "separate: in OUT-key.EXT; none: no key.")] = None,
+                                                help="separate: the answer keys in OUT-key.EXT, never in the file "
+                                                     "students get (default); pages: each version's key on its own "
+                                                     "pages at the end of OUT; none: no key.")] = None,
     given: Annotated[bool, typer.Option("--given", help="Print a legend of the parameters numeric questions use: "
                                                         "what each letter stands for and its values.")] = False,
     instructions: Annotated[str | None, typer.Option("--instructions", show_default=False,
@@ -87,8 +88,9 @@ def sheet(
     roster = read_roster(students) if students is not None else None
     if roster is not None and versions != 1:
         raise BertdrillError(_("--versions does not go with --students: each student gets a version of their own"))
-    # thirty students' keys at the end of the file they print would hand every student a key
-    key_mode = key or (KeyMode.separate if roster is not None else KeyMode.pages)
+    # A key on the last pages of the file a teacher prints is handed out with every copy: keys go to a
+    # file of their own unless --key pages asks for them there.
+    key_mode = key or KeyMode.separate
     if chosen_format.is_bank:
         key_mode = KeyMode.none  # a bank carries its answers in each question
     names = [str(index + 1) for index in range(len(roster))] if roster is not None else \
@@ -115,6 +117,12 @@ def sheet(
     for path, data in files:
         write_atomic(path, data, example="quiz.html", inputs=read)
     out.print(_report(sheet_model, chosen_format, files, key_mode))
+    if sheet_model.given_out:
+        out.print(escape(ngettext(
+            "Left out {count} question that the --given legend answers: {items}.",
+            "Left out {count} questions that the --given legend answers: {items}.",
+            len(sheet_model.given_out)).format(count=len(sheet_model.given_out),
+                                               items=", ".join(sheet_model.given_out))))
     if sheet_model.left_out and not chosen_format.is_bank:
         out.print(escape(ngettext(
             "Left out {count} question that would give another away: {items} (bertdrill check says how).",

@@ -96,6 +96,8 @@ class Language:
     # Little words a free-text answer may add or leave out: never a part of what it must say.
     stopwords: frozenset[str] = frozenset()
     hedges: tuple[str, ...] = ()  # longest first: "yaklaşık olarak" before "yaklaşık"
+    # The words that end a list ("Q, K, V and output"): a list names how many things it lists.
+    conjunctions: tuple[str, ...] = ()
 
 
 _ENGLISH_NUMBERS = NumberWords(
@@ -146,11 +148,12 @@ _TURKISH_LETTERS = {"ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü":
 
 LANGUAGES: dict[str, Language] = {language.code: language for language in (
     Language("en", "English", number_words=_ENGLISH_NUMBERS, articles=frozenset({"a", "an", "the"}),
-             units=_ENGLISH_UNITS, hedges=_ENGLISH_HEDGES, stopwords=_ENGLISH_STOPWORDS),
+             units=_ENGLISH_UNITS, hedges=_ENGLISH_HEDGES, stopwords=_ENGLISH_STOPWORDS,
+             conjunctions=("and", "or", "plus")),
     # Turkish has no articles ("bir" is also the number one)
     Language("tr", "Türkçe", ".", ",", turkic_case=True, number_words=_TURKISH_NUMBERS,
              plain_letters=_TURKISH_LETTERS, units=_TURKISH_UNITS, hedges=_TURKISH_HEDGES,
-             stopwords=_TURKISH_STOPWORDS),
+             stopwords=_TURKISH_STOPWORDS, conjunctions=("ve", "veya", "ya da", "ile", "artı")),
     Language("az", "Azərbaycanca", ".", ",", turkic_case=True),  # folds the Turkish way; numbers as CLDR writes them
     Language("de", "Deutsch", ".", ","),
     Language("es", "Español", ".", ","),
@@ -199,6 +202,11 @@ def decimal_mark(code: str) -> str:
 def turkic_case(code: str) -> bool:
     """Whether case folds the Turkish way; a region is ignored: "tr-TR" and "tr_TR" fold as "tr"."""
     return language(code.split("-")[0].split("_")[0].lower()).turkic_case
+
+
+def conjunctions(code: str) -> tuple[str, ...]:
+    """The words that end a list in ``code``: "and", "or"; "ve", "veya"."""
+    return language(base(code)).conjunctions
 
 
 def name(code: str) -> str:

@@ -7,6 +7,16 @@ answers "What are BERT-base's settings?"), or one of its key phrases, three long
 embeddings?"). Short numbers (12 layers, 64 wide) and short words (a, the, of, ve, bir) are
 everywhere and prove nothing, so they never count.
 
+Texts alone miss what the formulas know, so an item can also carry *facts* (:func:`lesson_facts`):
+the values its texts state through placeholders (``{n}`` in "embeddings + {n} layers + pooler" states
+BERT-base's ``n``, whatever its number of digits), the formulas they print (the blank's
+``attention = ____ * (d * d + d)`` prints the formula the numeric attention question asks for, and
+``(d * d + d)``, the pooler's), and the counts they enumerate about a formula ("Q, K, V and output
+projections" on the attention question counts the four projections the attention blank asks for);
+and the facts its answer is (a matching row's ``n``, a settings answer's ``{n@bert-large}``, a blank's
+coefficient, a numeric question's formula). A fact stated on one item and asked by another is a leak
+like a number or a phrase.
+
 What a learner reads comes in two parts: the question (prompt, code, options, a matching
 table's both columns, given values), read before answering and printed on a sheet, and the
 answer, read after answering in a review or in Anki. Callers say which is which; this module
@@ -17,20 +27,37 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import groupby, islice
 from typing import assert_never
 
 from bertdrill.core.cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
-from bertdrill.core.languages import thousands_separator
+from bertdrill.core.errors import FormulaError
+from bertdrill.core.languages import conjunctions, thousands_separator
+from bertdrill.core.lesson import (
+    BLANK,
+    BlankItem,
+    ChoiceItem,
+    FactItem,
+    Lesson,
+    MatchItem,
+    NumericItem,
+    PracticeItem,
+)
+from bertdrill.core.lesson.model import PLACEHOLDER
+from bertdrill.core.numbers import format_number
 
 MIN_DIGITS = 3  # a number with fewer digits is too common to give anything away
 MIN_LETTERS = 4  # shorter words (articles, conjunctions, "BERT"'s neighbours "the", "ve") are not key
 PHRASE_WORDS = 3  # this many long words in a row, as in the answer, make a key phrase
 
-_Key = str | tuple[str, ...]  # a clue: a number's digits, or a phrase's words
+_Key = str | tuple[str, ...]  # a clue: a number's digits, or a phrase's words, or a fact
+Fact = tuple[str, ...]
+"""What the formulas know a text states or an answer is: ``(VALUE, "n", "bert-base")``, ``(FORMULA,
+"attention")``, ``(COUNT, "attention", "4")``. The first element is no word, so a fact never equals a phrase."""
+VALUE, FORMULA, COUNT = "\x00value", "\x00formula", "\x00count"
 
 _SPACES = "\u0020\u00a0\u202f\u2009"  # space, no-break space, narrow no-break space, thin space
 
@@ -50,6 +77,9 @@ class Exposure:
     question: tuple[str, ...]  # every text read before answering
     answers: tuple[str, ...]  # every answer as the key shows it (one per card)
     shown_after: tuple[str, ...] = ()  # texts read after answering (the answers, usually)
+    states: frozenset[Fact] = frozenset()  # facts its question states (see :func:`lesson_facts`)
+    states_after: frozenset[Fact] = frozenset()  # facts its answer states, read after answering
+    asks: Mapping[Fact, str] = field(default_factory=dict)  # facts its answer is, each as the answer writes it
 
 
 @dataclass(frozen=True)
@@ -69,7 +99,7 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
     ``per_source``, only the first that many targets (in lesson order) of each source and place:
     a report stays linear in the lesson even when every item repeats the same phrase.
     """
-    clues = [_clues(item.answers, thousands) for item in items]
+    clues = [_clues(item.answers, thousands) + _fact_clues(item) for item in items]
     # Each clue (a number or a phrase) -> the items whose answers hold it, in lesson order: each source text
     # is read once and looked up, instead of being compared with every other item.
     holders: dict[_Key, list[int]] = {}
@@ -78,8 +108,10 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
             holders.setdefault(clue.key, []).append(position)
     leaks: list[Leak] = []
     for index, source in enumerate(items):
-        for where, texts in ((Where.QUESTION, source.question), (Where.ANSWER, source.shown_after)):
+        for where, texts, facts in ((Where.QUESTION, source.question, source.states),
+                                    (Where.ANSWER, source.shown_after, source.states_after)):
             numbers, phrases = _read(texts, thousands)
+            phrases |= facts  # a fact is looked up like a phrase
             targets: set[int] = set()
             keys: list[_Key] = [*numbers, *phrases]
             for key in keys:
@@ -113,10 +145,10 @@ class Clashes:
         shown: dict[_Key, list[str]] = {}
         held: dict[_Key, list[str]] = {}
         for item in items:
-            for clue in _clues(item.answers, thousands):
+            for clue in _clues(item.answers, thousands) + _fact_clues(item):
                 held.setdefault(clue.key, []).append(item.item_id)
             numbers, phrases = _read((*item.question, *item.shown_after), thousands)
-            keys: list[_Key] = [*numbers, *phrases]
+            keys: list[_Key] = [*numbers, *phrases, *item.states, *item.states_after]
             for key in keys:
                 shown.setdefault(key, []).append(item.item_id)
         return cls(tuple((tuple(shown[key]), tuple(holders)) for key, holders in held.items() if key in shown))
@@ -239,6 +271,10 @@ def _clues(answers: Iterable[str], thousands: str) -> list[_Clue]:
     return list(found.values())
 
 
+def _fact_clues(item: Exposure) -> list[_Clue]:
+    return [_Clue(text, phrase=fact) for fact, text in item.asks.items()]
+
+
 def _read(texts: Iterable[str], thousands: str) -> tuple[set[str], set[tuple[str, ...]]]:
     numbers: set[str] = set()
     phrases: set[tuple[str, ...]] = set()
@@ -292,23 +328,36 @@ def _phrases(words: list[tuple[str, tuple[int, int]]]) -> list[tuple[int, tuple[
 
 # --- from cards ---------------------------------------------------------------------------------
 
-def lesson_leaks(cards: Sequence[Card], languages: Sequence[str], *, per_source: int | None = None) -> list[Leak]:
+def lesson_leaks(cards: Sequence[Card], languages: Sequence[str], *, per_source: int | None = None,
+                 lesson: Lesson | None = None) -> list[Leak]:
     """The leaks of a lesson's cards in any of its languages, each pair and place once (its first
-    language's clue): a leak in one language is a leak in all, but wording may hide one in another."""
+    language's clue): a leak in one language is a leak in all, but wording may hide one in another.
+    With ``lesson``, what its formulas know counts too (:func:`lesson_facts`)."""
     found: dict[tuple[str, str, Where], Leak] = {}
     for language in languages:
-        for leak in find_leaks(exposures(cards, language), thousands=thousands_separator(language),
+        for leak in find_leaks(exposures(cards, language, lesson=lesson), thousands=thousands_separator(language),
                                per_source=per_source):
             found.setdefault((leak.source, leak.target, leak.where), leak)
     return list(found.values())
 
 
-def exposures(cards: Sequence[Card], language: str) -> list[Exposure]:
-    """One exposure per item, from its compiled cards (in lesson order, an item's cards together)."""
+def exposures(cards: Sequence[Card], language: str, *, lesson: Lesson | None = None) -> list[Exposure]:
+    """One exposure per item, from its compiled cards (in lesson order, an item's cards together); with
+    ``lesson``, each carries the facts its lesson's formulas know (:func:`lesson_facts`)."""
+    facts = lesson_facts(lesson, language) if lesson is not None else {}
     found = []
     for _, group in groupby(cards, key=lambda card: card.item_id):
-        found.append(exposure(list(group), language))
+        found.append(with_facts(exposure(list(group), language), facts))
     return found
+
+
+def with_facts(item: Exposure, facts: Mapping[str, ItemFacts], key: str | None = None) -> Exposure:
+    """``item`` with the facts ``facts`` holds for its item (looked up by ``key``, default its id)."""
+    known = facts.get(key if key is not None else item.item_id)
+    if known is None:
+        return item
+    return replace(item, states=item.states | known.states, states_after=item.states_after | known.states_after,
+                   asks={**item.asks, **known.asks})
 
 
 def exposure(cards: Sequence[Card], language: str) -> Exposure:
@@ -381,3 +430,171 @@ def _after_answering(cards: Sequence[Card], language: str) -> Exposure:
     extra = tuple(text for card in cards for text in (card.explanation.get(language), card.cited.get(language))
                   if text)
     return replace(seen, shown_after=(*seen.shown_after, *dict.fromkeys(extra)))
+
+
+# --- what the formulas know -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ItemFacts:
+    """The facts one item's texts state, before and after answering, and the facts its answer is."""
+
+    states: frozenset[Fact] = frozenset()
+    states_after: frozenset[Fact] = frozenset()
+    asks: Mapping[Fact, str] = field(default_factory=dict)
+
+
+def lesson_facts(lesson: Lesson, language: str) -> dict[str, ItemFacts]:
+    """Every item's facts in ``language``, by item id.
+
+    - A placeholder states its value: ``{n}`` in a numeric prompt states ``n`` of each set it asks
+      about, ``{T@bert-base}`` states BERT-base's ``T``, and a matching column states its values.
+    - A text that prints a formula's expression states the formula (``d · d + d`` is the pooler's;
+      ``·``, ``×`` and spaces do not matter), and a blank states the formula it checks.
+    - A list in the question of an item about a formula ("Q, K, V and output projections" on the
+      numeric attention question) states how many things it lists about that formula.
+    - Asked: a numeric question's formula and its value in each set; a matching row's value; each value
+      a fact's answer fills in or claims; a blank's formula and its fill, as the count it stands for.
+    """
+    finder = _FormulaFinder(lesson)
+    lister = _lists(language)
+    found: dict[str, ItemFacts] = {}
+    for item in lesson.items:
+        states: set[Fact] = set()
+        after: set[Fact] = set()
+        asks: dict[Fact, str] = {}
+
+        def stated(text: str, set_name: str | None, into: set[Fact]) -> None:
+            into.update(_placeholders(text, set_name))
+            into.update(finder.formulas(text))
+
+        match item:
+            case FactItem():
+                stated(item.prompt.get(language, ""), None, states)
+                answer = item.answer.get(language, "")
+                stated(answer, None, after)
+                for fact in _placeholders(answer, None):
+                    asks[fact] = _shown(lesson, fact, language)
+                for claim in item.claims:
+                    asks[(VALUE, _expression(lesson, claim.value), claim.set)] = claim.stated
+            case ChoiceItem():
+                for text in (item.prompt.get(language, ""), *item.options.get(language, ())):
+                    stated(text, None, states)
+                stated(item.answer.get(language, ""), None, after)
+            case BlankItem():
+                formula_key = _expression(lesson, item.checks)
+                for text in (item.prompt.get(language, ""), item.text.get(language, "")):
+                    stated(text, None, states)
+                states.add((FORMULA, formula_key))
+                after.add((FORMULA, formula_key))
+                filled = item.text.get(language, "").replace(BLANK, item.fill)
+                asks[(FORMULA, formula_key)] = " ".join(filled.split())
+                asks[(COUNT, formula_key, _flat(item.fill))] = item.fill
+            case NumericItem():
+                formula_key = _expression(lesson, item.formula)
+                prompt = item.prompt.get(language, "")
+                for set_name in item.sets:
+                    stated(prompt, set_name, states)
+                    fact = (VALUE, formula_key, set_name)
+                    asks[fact] = _shown(lesson, (VALUE, item.formula, set_name), language)
+                    after.add(fact)
+                states.update((COUNT, formula_key, str(count)) for count in lister(prompt))
+                asks[(FORMULA, formula_key)] = lesson.formulas[item.formula].source \
+                    if item.formula in lesson.formulas else item.formula
+            case MatchItem():
+                stated(item.prompt.get(language, ""), item.set_name, states)
+                for pair in item.pairs:
+                    stated(pair.term.get(language, ""), item.set_name, states)
+                    if pair.value:
+                        fact = (VALUE, _expression(lesson, pair.value), item.set_name)
+                        states.add(fact)  # the column prints every value, unpaired
+                        asks[fact] = _shown(lesson, (VALUE, pair.value, item.set_name), language)
+            case PracticeItem():
+                for text in (item.prompt.get(language, ""), item.starter.get(language, "")):
+                    stated(text, item.set_name, states)
+            case _:
+                assert_never(item)
+        if not isinstance(item, MatchItem):  # what its own question states is given, not asked
+            # (a matching column prints its values unpaired: the pairing is still asked)
+            asks = {fact: text for fact, text in asks.items() if fact not in states}
+        found[item.id] = ItemFacts(frozenset(states), frozenset(after), asks)
+    return found
+
+
+def _expression(lesson: Lesson, expression: str) -> str:
+    """How a fact names a value: a formula's or parameter's name as it is, any other expression flattened."""
+    name = expression.strip()
+    return name if name in lesson.formulas or _is_parameter(lesson, name) else _flat(name)
+
+
+def _is_parameter(lesson: Lesson, name: str) -> bool:
+    return any(name in params.values for params in lesson.params.values())
+
+
+def _placeholders(text: str, set_name: str | None) -> set[Fact]:
+    """The values a template's placeholders state: ``{n}`` in ``set_name``, ``{total@bert-large}``."""
+    found: set[Fact] = set()
+    if "{" not in text:
+        return found
+    for match in PLACEHOLDER.finditer(text):
+        name, where = match.group(1), match.group(2) or set_name
+        if name and name != "set" and where:
+            found.add((VALUE, name, where))
+    return found
+
+
+def _shown(lesson: Lesson, fact: Fact, language: str) -> str:
+    """A value fact as a learner reads it: ``12`` (a name's value in its set)."""
+    _kind, name, set_name = fact
+    try:
+        return format_number(lesson.evaluate(name, set_name), language)
+    except (FormulaError, KeyError):
+        return name
+
+
+_FLAT = str.maketrans({"·": "*", "⋅": "*", "×": "*", "∙": "*", "−": "-"})
+
+
+def _flat(text: str) -> str:
+    """An expression as a fact compares it: multiplication signs as ``*``, no spaces."""
+    return "".join(text.translate(_FLAT).split())
+
+
+class _FormulaFinder:
+    """Finds the lesson's formulas printed in a text, all in one pass of one regular expression."""
+
+    def __init__(self, lesson: Lesson):
+        sources: dict[str, str] = {}
+        for name, parsed in lesson.formulas.items():
+            flat = _flat(parsed.source)
+            # A bare name or number prints no formula ("d", "768"); a formula needs an operator.
+            if re.search(r"[-+*/]", flat) and len(parsed.names) >= 1:
+                sources.setdefault(flat, name)
+        self.names = sources
+        alternatives = "|".join(re.escape(source) for source in sorted(sources, key=len, reverse=True))
+        # A lookahead at every position finds overlapping ones too: (d*d+d) inside 4*(d*d+d).
+        self.pattern = re.compile(rf"(?<![\w.])(?=({alternatives})(?![\w.(]))") if sources else None
+
+    def formulas(self, text: str) -> set[Fact]:
+        if self.pattern is None or not any(char in text for char in "+-*/·×⋅∙−"):
+            return set()
+        return {(FORMULA, self.names[match.group(1)]) for match in self.pattern.finditer(_flat(text))}
+
+
+def _lists(language: str) -> Callable[[str], list[int]]:
+    """How many things each list in a text names: "Q, K, V and output projections" names 4;
+    "word + position + segment + LayerNorm" names 4 too."""
+    words = "|".join(re.escape(word) for word in sorted(conjunctions(language), key=len, reverse=True))
+    item = r"[^\W\d_][\w'-]*"
+    joined = rf"{item}(?:\s*,\s*{item})+,?\s+(?:{words})\s+{item}" if words else None
+    plus = rf"{item}(?:\s*\+\s*{item}){{2,}}"
+    pattern = re.compile(rf"(?<![\w+,])(?:{joined}|{plus})" if joined else rf"(?<![\w+,])(?:{plus})", re.IGNORECASE)
+
+    def count(text: str) -> list[int]:
+        found = []
+        for match in pattern.finditer(text):
+            listed = re.split(rf"\s*,\s*|\s*\+\s*|,?\s+(?:{words})\s+" if words else r"\s*,\s*|\s*\+\s*",
+                              match.group(0), flags=re.IGNORECASE)
+            found.append(len([part for part in listed if part.strip()]))
+        return found
+
+    return count

@@ -18,6 +18,7 @@ BLANK_LINE = "_" * 12  # every blank is this wide, whatever the answer's length
 ANSWER_LINE = "_" * 40
 BOX = "☐"  # a box to tick or fill: GitHub's "- [ ]" shows as brackets in other renderers
 WORK_LINES = 3
+WORK_LINE = "\u00a0" + ANSWER_LINE
 PAGE_BREAK = '<div style="page-break-before: always"></div>'
 
 _INLINE = re.compile(r"[\\`*\[\]<>|&~#!{}]")
@@ -102,7 +103,10 @@ def _blank_body(sheet: Sheet, question: Question) -> str:
 
 def _numeric_body(sheet: Sheet, question: Question) -> str:
     labels = sheet.labels
-    work = "\\\n".join([f"{escape(labels.work)}:"] + [ANSWER_LINE] * WORK_LINES)
+    # A line of underscores alone is a thematic break in CommonMark (and it interrupts the paragraph,
+    # leaving the line break before it a stray "\"): each ruled line starts with a no-break space,
+    # which CommonMark does not count as indentation, so the line stays text.
+    work = "\\\n".join([f"{escape(labels.work)}:"] + [WORK_LINE] * WORK_LINES)
     return f"{work}\n\n{escape(labels.answer)}: {ANSWER_LINE}"
 
 

@@ -45,6 +45,7 @@ from bertdrill.core.cards import (
 )
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.formula import Number
+from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
 from bertdrill.core.languages import SheetLabels, sheet_labels, thousands_separator
 from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
@@ -141,6 +142,7 @@ class Sheet:
     instructions: str = ""  # a line under the header
     legend: tuple[LegendRow, ...] = ()  # --given: the same on every version
     left_out: tuple[str, ...] = ()  # items left out because they would give another away
+    given_out: tuple[str, ...] = ()  # items left out because the --given legend answers them
     categories: tuple[tuple[str, str], ...] = ()  # (lesson id, title) of each lesson, for an LMS
     calculated: tuple[Calculated, ...] = ()  # numeric items as Moodle calculated questions (``calculated=True``)
 
@@ -218,6 +220,17 @@ def build_sheet(
     if count is not None and not 1 <= count <= len(pool):
         raise BertdrillError(f"--count {count}: the lessons have {len(pool)} questions "
                              f"of the kinds {', '.join(kinds)}; ask for 1 to {len(pool)}")
+    answered: list[_Entry] = []
+    if given:  # the legend prints values that some questions ask for: those questions stay off the sheet
+        stated = _legend_facts(pool)
+        facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in lessons}
+        answered = [entry for entry in pool
+                    if stated & set(facts[entry.lesson.id].get(entry.item.id, leaks.ItemFacts()).asks)]
+        pool = [entry for entry in pool if entry not in answered]
+        if not pool or (count is not None and count > len(pool)):
+            raise BertdrillError(_("--given: its legend answers {count} of these questions ({items}), which "
+                                   "leaves {left}; ask for fewer with --count, or leave out --given").format(
+                count=len(answered), items=", ".join(_key(entry) for entry in answered), left=len(pool)))
     chosen, left_out = _choose(pool, language, seed, count)
     labels = sheet_labels()  # in the interface's language, which is the sheet's
     shuffled = tuple(_version(index, versions, chosen, language, seed) for index in range(versions))
@@ -231,6 +244,7 @@ def build_sheet(
         instructions=_instructions(lessons, language, instructions, labels),
         legend=_legend(chosen, language) if given else (),
         left_out=tuple(_key(entry) for entry in left_out),
+        given_out=tuple(_key(entry) for entry in answered),
         categories=tuple((lesson.id, lesson.title[language]) for lesson in lessons),
         calculated=_calculated(pool if count is None else chosen, language, seed) if calculated else (),
     )
@@ -306,7 +320,10 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None) -> 
     Every question when ``count`` is None, less the fewest that leak; else ``count`` drawn at random
     (seeded), each skipped when it would give away one drawn before it.
     """
-    exposures = [replace(leaks.exposure(entry.cards, language), item_id=_key(entry)) for entry in pool]
+    facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in {entry.lesson.id: entry.lesson
+                                                                            for entry in pool}.values()}
+    exposures = [replace(leaks.with_facts(leaks.exposure(entry.cards, language), facts[entry.lesson.id]),
+                         item_id=_key(entry)) for entry in pool]
     graph = leaks.Clashes.of(exposures, thousands=thousands_separator(language))
     order = [_key(entry) for entry in pool]
     kinds = {_key(entry): entry.item.kind for entry in pool}
@@ -356,6 +373,17 @@ def _legend(chosen: list[_Entry], language: str) -> tuple[LegendRow, ...]:
     return tuple(rows.values())
 
 
+def _legend_facts(pool: list[_Entry]) -> set[leaks.Fact]:
+    """The values a legend of these numeric questions states: each parameter they use, in each set they ask."""
+    stated: set[leaks.Fact] = set()
+    for entry in pool:
+        if isinstance(entry.item, NumericItem):
+            names = next(iter(entry.lesson.params.values())).values
+            used = [name for name in _parameters(entry.lesson, entry.item.formula) if name in names]
+            stated.update((leaks.VALUE, name, set_name) for name in used for set_name in entry.item.sets)
+    return stated
+
+
 def _parameters(lesson: Lesson, expr: str) -> set[str]:
     """The parameters an expression depends on, through the lesson's formulas."""
     used: set[str] = set()
@@ -380,14 +408,32 @@ def _version(index: int, versions: int, chosen: list[_Entry], language: str, see
     order = list(chosen)
     random.Random(f"bertdrill-sheet:{seed}:{name}").shuffle(order)
     numeric = [entry for entry in chosen if isinstance(entry.item, NumericItem)]
+    turns = set_turns(len(numeric), index)
     questions = []
     for number, entry in enumerate(order, start=1):
-        # Numeric items take turns over their sets in lesson order, shifted by one per version.
-        set_index = numeric.index(entry) + index if entry in numeric else 0
+        # Numeric items take turns over their sets, the same number of each set in every version.
+        set_index = turns[numeric.index(entry)] if entry in numeric else 0
         # Options and columns: one seeded order per question, rotated by the version's index.
         rng = random.Random(f"bertdrill-sheet:{seed}:{_key(entry)}")
         questions.append(_question(entry, _Context(number, language, rng, set_index, index, versions)))
     return Version(name, tuple(questions))
+
+
+def set_turns(count: int, version: int) -> list[int]:
+    """Which set (0: the first, BERT-base; 1: the second) each of ``count`` numeric items asks in a version.
+
+    Every version asks the first set equally often (half, rounded up), so no version is easier; and
+    the versions are turns of one pattern in which no shorter pattern repeats, so up to ``count``
+    versions each ask a different combination (a plain alternation 0, 1, 0, 1 turned by two is
+    itself again: version C would ask exactly A's sets).
+    """
+    if count <= 2:
+        pattern = [0, 1][:count]
+    elif count % 2:
+        pattern = [index % 2 for index in range(count)]  # 0, 1, 0, 1, 0: the one 0, 0 makes it primitive
+    else:
+        pattern = [1, 0, 0, 1] + [0, 1] * ((count - 4) // 2)  # one 0, 0 and one 1, 1 in the circle
+    return [pattern[(position - version) % count] for position in range(count)] if count else []
 
 
 def _bank(chosen: list[_Entry], language: str) -> list[Question]:
