@@ -18,6 +18,7 @@ from bertdrill.adapters.export.sheets import markdown, model
 from bertdrill.adapters.lessons import load_lessons, read_lesson
 from bertdrill.core import leaks
 from bertdrill.core.cards import compile_lesson
+from bertdrill.core.errors import BertdrillError
 from bertdrill.core.kinds import Kind
 
 BOXES = '''
@@ -167,7 +168,7 @@ def test_given_leaves_out_what_its_legend_answers_and_says_so(boxes, shipped, cl
     assert result.exit_code == 0, result.stderr
     assert ("Left out 3 questions that the --given legend answers: bert-basics/bert-base-settings, "
             "bert-basics/bert-large-settings, bert-basics/bert-base-match.") in result.stdout
-    with pytest.raises(model.BertdrillError, match=r"--given: its legend answers 3 of these questions"):
+    with pytest.raises(BertdrillError, match=r"--given: its legend answers 3 of these questions"):
         model.build_sheet([shipped], language="en", seed=7, given=True, count=20)
 
 
