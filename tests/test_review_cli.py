@@ -1001,3 +1001,26 @@ def test_cram_leaves_the_schedule_alone(cli, mini, monkeypatch):
     cli("review", "--file", str(mini), "--cram", input="1\n" + ":quit\n")  # crammed wrong before its review
     due = cli("review", "--file", str(mini), "--new", "0", input="5\n")
     assert "Saved: grade 5 · next review in 6 days" in due.stdout  # the day's review schedules all the same
+
+
+def test_a_carried_over_redrill_shows_no_preview_and_a_leech_offers_only_an_undo_it_can_give(cli, mini, monkeypatch):
+    """issue 21: a re-drill carried over from an earlier session today showed a 'Comes back' preview its answer
+    would not honour; the leech line offered an undo at the end of a session, where none can be typed."""
+    cli("review", "--file", str(mini), "--new", "1", input="5\n")  # learned on day 0
+    monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=1)}T09:00:00+03:00")
+    cli("review", "--file", str(mini), "--new", "0", input="1\n:quit\n")  # failed (a lapse), left to re-drill
+    later = cli("review", "--file", str(mini), "--new", "0", input="5\n")
+    assert "mini/markup · fact · re-drill" in later.stdout and "Comes back:" not in later.stdout
+    assert "Saved: grade 5 · re-drill, schedule unchanged." in later.stdout
+    for offset in range(2, 8):  # six more failed days: seven lapses
+        monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=offset)}T09:00:00+03:00")
+        cli("review", "--file", str(mini), "--new", "0", input="1\n4\n")
+    monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=8)}T09:00:00+03:00")
+    alone = cli("review", "--file", str(mini), "--new", "0", input="1\n")  # the eighth, the session's last card
+    assert "is suspended: rewrite it.\n" in alone.stdout and "undoes this" not in alone.stdout
+    undone = store()
+    undone.set_flags("mini/markup", suspended=False)
+    undone.undo(undone.answers("mini/markup")[-1].id)  # as if the eighth failure had not happened
+    followed = cli("review", "--file", str(mini), "--new", "1", input="1\n:undo\n")  # a new card follows it
+    assert "is suspended: rewrite it. (:undo undoes this)" in followed.stdout
+    assert "Undone: mini/markup is back as it was." in followed.stdout and not store().state("mini/markup").suspended
