@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 from test_web import LESSON
 
-from bertdrill.adapters.lessons import load_lessons
 from bertdrill.adapters.store import PostgresStore
 from bertdrill.web.app import class_app
 from bertdrill.web.classroom import ClassServer
@@ -63,7 +62,7 @@ def served(postgres, cli, tmp_path, monkeypatch):
     import uvicorn
 
     store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
-    server = ClassServer(store, load_lessons([lesson]), clock=__import__("datetime").datetime.now)
+    server = ClassServer(store, clock=__import__("datetime").datetime.now)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))

@@ -16,7 +16,6 @@ import pytest
 from test_web import LESSON
 from web_client import Browser
 
-from bertdrill.adapters.lessons import load_lessons
 from bertdrill.adapters.store import PostgresStore
 from bertdrill.web.app import class_app
 from bertdrill.web.classroom import ClassServer, Throttle
@@ -41,7 +40,9 @@ def classroom(postgres, cli, lesson, monkeypatch):
         result = cli("class", command, name, "--password", f"{name}-password")
         assert result.exit_code == 0, result.stderr
     store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
-    server = ClassServer(store, load_lessons([lesson]), clock=lambda: NOW, throttle=Throttle())
+    ticks = [0.0]  # the server's monotonic clock, for its cache of logins
+    server = ClassServer(store, clock=lambda: NOW, throttle=Throttle(),
+                         monotonic=lambda: ticks[0])
     app = class_app(server)
     opened: list[Browser] = []
 
@@ -55,6 +56,7 @@ def classroom(postgres, cli, lesson, monkeypatch):
         return web
 
     browser.server = server
+    browser.advance = lambda seconds: ticks.__setitem__(0, ticks[0] + seconds)
     browser.postgres = postgres
     yield browser
     for web in opened:
@@ -119,6 +121,13 @@ def test_logins_are_rate_limited_per_name(classroom):
     other = web.client.post("/login", data={**form, "name": "Ayşe", "password": "Ayşe-password"},
                             follow_redirects=False)
     assert other.status_code == 303  # another name is not locked out by guesses at Bora's
+    for _login in range(40):  # a school's learners log in from one address: success never counts against it
+        web.client.post("/login", data={**form, "name": "Ayşe", "password": "Ayşe-password"})
+    for number in range(25):  # but guesses at many names from one address do: 30 failures in 5 minutes
+        assert web.client.post("/login", data={**form, "name": f"guess-{number}", "password": "guess-guess"}
+                               ).status_code == 401
+    assert web.client.post("/login", data={**form, "name": "Ayşe", "password": "Ayşe-password"},
+                           follow_redirects=False).status_code == 429
 
 
 def test_every_form_needs_its_csrf_token(classroom):
@@ -228,6 +237,8 @@ def test_a_learner_changes_her_own_password_and_an_archived_member_is_logged_out
     again.submit("/login", name="Ayşe", password="new-password-1")
     assert again.status == 200 and "Log out (Ayşe)" in again.page
     assert cli("class", "archive", "Ayşe").exit_code == 0
+    assert ayse.client.get("/review", follow_redirects=False).status_code == 200  # her login, read < 2 s ago
+    classroom.advance(2.5)  # the server reads each login again after 2 s: then it is refused
     for web in (ayse, again):
         assert web.client.get("/review", follow_redirects=False).headers["location"] == "/login"
 
@@ -259,3 +270,21 @@ def test_serve_on_postgresql_is_the_class_server_and_refuses_a_class_not_set_up(
     empty = postgres.url.rsplit("/", 1)[0] + "/postgres"
     refused = cli("serve", "--db", empty, "--port", "0")
     assert refused.exit_code == 1 and "no class yet" in refused.output + refused.stderr
+
+
+def test_a_lesson_republished_while_the_server_runs_locks_nobody_out(classroom, cli, lesson, monkeypatch):
+    from bertdrill.web import classroom as class_server
+
+    monkeypatch.setattr(class_server, "REFRESH_SECONDS", 0.0)  # look for new versions at every desk's request
+    ayse = classroom("Ayşe")
+    page = ayse.get("/review")
+    assert "How wide is Small?" in page
+    edited = lesson.read_text(encoding="utf-8").replace("How wide is {set}?", "How wide, really, is {set}?")
+    lesson.write_text(edited, encoding="utf-8")
+    assert "(version 2)" in cli("class", "init", "--file", str(lesson)).stdout
+    bora = classroom("Bora")  # new to the server: his schedules are made from the store's cards, nothing refused
+    assert bora.status == 200 and "How wide, really, is Small?" in bora.page
+    assert "How wide, really, is Small?" in ayse.get("/review")  # the running server serves the new text to all
+    ayse.submit("/review/answer", answer="320")
+    ayse.submit("/review/grade", grade="5")
+    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "320")]

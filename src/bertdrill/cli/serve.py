@@ -85,20 +85,13 @@ def _serve_class(db: str | None, host: str, port: int, new: int, limit: int, rol
     from bertdrill.adapters.store import PostgresStore
     from bertdrill.app.session import LeechAction, Limits
     from bertdrill.cli.base import chosen_scheduler, clock
-    from bertdrill.core.lesson import parse
-
     _web_modules()
     from bertdrill.web.app import class_app
     from bertdrill.web.classroom import ClassServer
     from bertdrill.web.server import run
 
     with PostgresStore.serving(db) as store:
-        published = store.gate().published_lessons()
-        if not published:
-            raise BertdrillError(_("{where} has no lessons published: the teacher runs bertdrill class init").format(
-                where=store.where))
-        lessons = [parse(lesson.source, f"{lesson.path} (published version {lesson.version})") for lesson in published]
-        server = ClassServer(store, lessons, clock=clock(), limits=Limits(new, limit, rollover_hour),
+        server = ClassServer(store, clock=clock(), limits=Limits(new, limit, rollover_hour),
                              leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler)
         listener = _listen(host, port)
         address = f"http://{host if ':' not in host else f'[{host}]'}:{listener.getsockname()[1]}/"

@@ -18,7 +18,7 @@ import io
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
@@ -34,9 +34,10 @@ from bertdrill.app.session import LeechAction, Limits
 from bertdrill.core import i18n
 from bertdrill.core.cards import Card, compile_lesson
 from bertdrill.core.diagnosis import Diagnoser
+from bertdrill.core.errors import StoreError
 from bertdrill.core.grading import grade
 from bertdrill.core.i18n import _, ngettext
-from bertdrill.core.lesson import Lesson
+from bertdrill.core.lesson import Lesson, parse
 from bertdrill.core.scheduling.state import study_day
 from bertdrill.web import pages
 from bertdrill.web.desk import Desk, Sittings
@@ -52,6 +53,8 @@ LOGIN_DAYS = 30
 NAME_LIMIT = 200
 PASSWORD_LIMIT = 1024
 HARDEST_SHOWN = 20  # cards on the dashboard, hardest first
+REFRESH_SECONDS = 30.0  # how often the server looks for lessons published since
+LOGIN_CACHE_SECONDS = 2.0  # a login token's member is read from the database again after this long
 
 
 class Redirect(Exception):  # noqa: N818 - not an error: where the browser goes instead
@@ -64,11 +67,12 @@ class Redirect(Exception):  # noqa: N818 - not an error: where the browser goes 
 
 @dataclass
 class Throttle:
-    """At most ``per_name`` failed logins for one name and ``per_address`` login attempts from one address in
-    ``window`` seconds; beyond that, 429 until the oldest attempt leaves the window."""
+    """At most ``per_name`` failed logins for one name, and ``per_address`` failed logins from one address, in
+    ``window`` seconds; beyond that, 429 until the oldest failure leaves the window. Logins that succeed do not
+    count: a school's learners all come from one address (its router's), at nine o'clock."""
 
     per_name: int = 5
-    per_address: int = 20
+    per_address: int = 30
     window: float = 300.0
     clock: Callable[[], float] = time.monotonic
     _names: dict[str, deque[float]] = dataclass_field(default_factory=dict)
@@ -87,43 +91,72 @@ class Throttle:
         return found
 
     def wait(self, name: str, address: str) -> float:
-        """Seconds until a login for ``name`` from ``address`` may be tried (0: now); counts the attempt."""
+        """Seconds until a login for ``name`` from ``address`` may be tried (0: now)."""
         with self._lock:
-            by_name, by_address = self._recent(self._names, name), self._recent(self._addresses, address)
             now = self.clock()
-            waits = [self.window - (now - queue[0]) for queue, most in ((by_name, self.per_name),
-                                                                        (by_address, self.per_address))
-                     if len(queue) >= most]
-            if waits:
-                return max(1.0, max(waits))
-            by_address.append(now)
-            return 0.0
+            waits = [self.window - (now - queue[0]) for queue, most in (
+                (self._recent(self._names, name), self.per_name),
+                (self._recent(self._addresses, address), self.per_address)) if len(queue) >= most]
+            return max(1.0, max(waits)) if waits else 0.0
 
-    def failed(self, name: str) -> None:
+    def failed(self, name: str, address: str) -> None:
         with self._lock:
             self._recent(self._names, name).append(self.clock())
+            self._recent(self._addresses, address).append(self.clock())
 
 
 class ClassServer:
-    """The class's lessons (as published), one desk per member who came, and the logins."""
+    """The class's lessons (as the teacher published them, read again when a new version is published), one desk
+    per member who came, and the logins."""
 
-    def __init__(self, store: PostgresStore, lessons: Sequence[Lesson], *, clock: Callable[[], datetime],
+    def __init__(self, store: PostgresStore, *, clock: Callable[[], datetime],
                  limits: Limits = Limits(), leech_action: LeechAction = LeechAction.SUSPEND,
-                 scheduler: Callable[[ReviewStore], Scheduler] | None = None, throttle: Throttle | None = None):
+                 scheduler: Callable[[ReviewStore], Scheduler] | None = None, throttle: Throttle | None = None,
+                 login_cache: float = LOGIN_CACHE_SECONDS, monotonic: Callable[[], float] = time.monotonic):
         self.store = store
-        self.lessons = list(lessons)
-        self.cards: list[Card] = [card for lesson in self.lessons for card in compile_lesson(lesson)]
-        self.by_id = {card.id: card for card in self.cards}
-        self.diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in self.lessons}
-        shared = [code for code in self.lessons[0].languages if all(code in lesson.languages for lesson in self.lessons)]
-        self.languages = shared or list(self.lessons[0].languages)
         self.clock = clock
         self.limits = limits
         self.leech_action = leech_action
         self.scheduler = scheduler
         self.throttle = throttle or Throttle()
         self._desks: dict[int, Sittings] = {}
+        self._logins: dict[str, tuple[Member, float]] = {}  # token -> (member, when read)
+        self.login_cache = login_cache
+        self.monotonic = monotonic
         self._lock = threading.Lock()
+        self.versions: dict[str, int] = {}
+        self._checked = float("-inf")
+        self.refresh(force=True)  # the lessons as the teacher published them
+
+    def _use(self, lessons: list[Lesson]) -> None:
+        if not lessons:
+            raise StoreError(_("{where} has no lessons published: the teacher runs bertdrill class init").format(
+                where=self.store.where))
+        self.lessons = lessons
+        self.cards: list[Card] = [card for lesson in lessons for card in compile_lesson(lesson)]
+        self.by_id = {card.id: card for card in self.cards}
+        self.diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in lessons}
+        shared = [code for code in lessons[0].languages if all(code in lesson.languages for lesson in lessons)]
+        self.languages = shared or list(lessons[0].languages)
+
+    def refresh(self, *, force: bool = False) -> bool:
+        """Serve the lessons as published now, if the teacher published a new version since we last looked (at most
+        every :data:`REFRESH_SECONDS`); every learner's sitting then starts anew on the new texts. True if changed."""
+        now = time.monotonic()
+        if not force and now - self._checked < REFRESH_SECONDS:
+            return False
+        self._checked = now
+        gate = self.store.gate()
+        versions = gate.published_versions()
+        if versions == self.versions:
+            return False
+        published = gate.published_lessons()
+        self._use([parse(lesson.source, f"{lesson.path} (published version {lesson.version})")
+                   for lesson in published])
+        self.versions = {lesson.lesson_id: lesson.version for lesson in published}
+        with self._lock:
+            self._desks.clear()
+        return True
 
     # ----------------------------------------------------------------- who is asking
 
@@ -133,9 +166,32 @@ class ClassServer:
             found: Member | None = request.state.member
             return found
         token = request.cookies.get(LOGIN_COOKIE)
-        found = self.store.gate().logged_in(token) if token and len(token) <= 128 else None
+        found = self._logged_in(token) if token and len(token) <= 128 else None
         request.state.member = found
         return found
+
+    def _logged_in(self, token: str) -> Member | None:
+        """The token's member, read again at most every :attr:`login_cache` seconds (an answer is four requests
+        in a row; an archived member or a reset password is refused at most that long after)."""
+        now = self.monotonic()
+        with self._lock:
+            kept = self._logins.get(token)
+            if kept is not None and now - kept[1] < self.login_cache:
+                return kept[0]
+        found = self.store.gate().logged_in(token)
+        with self._lock:
+            if found is None:
+                self._logins.pop(token, None)
+            else:
+                self._logins[token] = (found, now)
+                if len(self._logins) > 10_000:  # forget the oldest half: a cache, not a session store
+                    for old in sorted(self._logins, key=lambda key: self._logins[key][1])[:5_000]:
+                        del self._logins[old]
+        return found
+
+    def forget_login(self, token: str) -> None:
+        with self._lock:
+            self._logins.pop(token, None)
 
     def required(self, request: Request) -> Member:
         member = self.member(request)
@@ -148,12 +204,13 @@ class ClassServer:
         member = self.required(request)
         if member.is_teacher:
             raise Redirect("/teacher")
+        self.refresh()
         with self._lock:
             found = self._desks.get(member.id)
         if found is not None:
             return found
         store = self.store.acting_as(member)
-        store.sync(self.cards)  # their schedule rows for the class's cards (the cards themselves are the teacher's)
+        store.schedule_every_card()  # their schedule rows; the cards themselves are the teacher's to sync
         desk = Desk(store=store, cards=self.cards, lessons=[lesson.id for lesson in self.lessons],
                     diagnosers=self.diagnosers, languages=self.languages, clock=self.clock, limits=self.limits,
                     leech_action=self.leech_action, scheduler=self.scheduler)
@@ -219,7 +276,7 @@ class ClassPages:
                 return refused
             found = self.server.store.gate().log_in(name, password)
             if found is None:
-                self.server.throttle.failed(key)
+                self.server.throttle.failed(key, client_address(request))
                 return render(request, "login.html", 401, name=name, failed=True)
             member, token = found
             response = RedirectResponse("/teacher" if member.is_teacher else "/review", status_code=303)
@@ -231,6 +288,7 @@ class ClassPages:
         check_csrf(request, form)
         token = request.cookies.get(LOGIN_COOKIE)
         if token:
+            self.server.forget_login(token)
             await run_in_threadpool(self.server.store.gate().log_out, token)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(LOGIN_COOKIE, path="/")

@@ -393,6 +393,9 @@ class PostgresStore(Store, PostgresDatabase):
     def server_address(self) -> str | None:
         return self._run(members.server_address)
 
+    def published_versions(self) -> dict[str, int]:
+        return self._run(members.published_versions)
+
     def published_lessons(self) -> list[members.PublishedLesson]:
         """The newest version of every lesson the teacher published (empty: none yet)."""
         return self._run(members.published)

@@ -415,6 +415,12 @@ def publish(connection: Connection, lesson_id: str, path: str, source: str, now:
     return version
 
 
+def published_versions(connection: Connection) -> dict[str, int]:
+    """Each published lesson's newest version number (a cheap look: has anything been published since?)."""
+    return {lesson_id: int(version) for lesson_id, version in connection.execute(
+        select(PUBLISHED.c.lesson_id, func.max(PUBLISHED.c.version)).group_by(PUBLISHED.c.lesson_id))}
+
+
 def published(connection: Connection) -> list[PublishedLesson]:
     """The newest version of every published lesson, by lesson id."""
     newest = (select(PUBLISHED.c.lesson_id, func.max(PUBLISHED.c.version).label("version"))

@@ -106,6 +106,13 @@ class ReviewWrites(Database):
             return self._run(shadowed, temporary=True)
         return self._run(apply, write=True)
 
+    def schedule_every_card(self) -> None:
+        """A schedule of this learner for every card the store has, writing nothing to the cards themselves:
+        the class server's sync for a learner, whose lessons the teacher published (and may republish at any
+        time: the store's cards are then newer than the server's, and still nothing is refused)."""
+        if self._run(_schedules_missing):
+            self._run(_add_schedules, write=True)
+
     # ----------------------------------------------------------------- the queue
 
     def due_ids(self, today: date, *, lessons: Collection[str] | None = None,

@@ -1,0 +1,285 @@
+"""The class server under load over loopback HTTP, then audited; beside the same answers written straight to the store.
+
+    python benchmarks/class_server.py [--learners 50] [--answers 200] [--rate 50] [--skip-saturation]
+
+Needs a PostgreSQL server (``$BERTDRILL_TEST_POSTGRES``, else 127.0.0.1:5432); its database and roles are
+named ``bertdrill_bench_*`` and dropped at the end. Only 127.0.0.1 is ever contacted.
+
+1. ``class init`` with a lesson of ``--answers`` fact cards, ``--learners`` members; ``bertdrill serve`` on it
+   (a process of its own, ``--new`` = ``--answers``), reached on 127.0.0.1.
+2. **Saturation**: every learner at once, each in a thread with a keep-alive connection, logs in and answers
+   every card as a browser does (POST the answer, follow the redirect to the verdict, POST the grade, follow
+   the redirect to the next card): answers/s, and the latency of one answer (those four requests).
+3. **Offered load**: the same on a fresh class, each learner answering at ``--rate`` / ``--learners`` answers
+   per second (50 answers/s in all by default): p50 and p99 latency per answer. Target: p99 <= 100 ms.
+4. **Audit** after each run, as the teacher: every answer the server acknowledged is in the log exactly once,
+   filed under its learner, and nothing else is there.
+5. **Baseline**, in the same run: the same learners' answers through the store the server uses
+   (``PostgresStore.acting_as``), one thread per learner, no HTTP.
+
+Bounded: every request has a 30 s timeout, every run a deadline; the server is stopped (SIGTERM, then killed)
+in a ``finally``. Prints figures; exits 1 only when an audit finds an answer lost or doubled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, date, datetime
+from pathlib import Path
+from urllib.parse import urlencode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from classroom import Scratch, percentile  # noqa: E402  (benchmarks/classroom.py: a scratch database)
+
+TIMEOUT = 30.0
+DEADLINE = 900.0  # seconds for one run
+
+
+def lesson_text(cards: int) -> str:
+    items = "".join(f'\n[[item]]\nid = "item-{i:04d}"\nkind = "fact"\nquestion = {{ en = "Question {i}?" }}\n'
+                    f'answer = {{ en = "Answer {i}" }}\n' for i in range(cards))
+    return f'[lesson]\nid = "bench"\nlanguages = ["en"]\ntitle = {{ en = "Bench" }}\n{items}'
+
+
+class Client:
+    """One learner's browser: a keep-alive connection, cookies, the forms' hidden fields."""
+
+    def __init__(self, port: int):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+        self.cookies: dict[str, str] = {}
+        self.page = ""
+
+    def request(self, method: str, path: str, fields: dict[str, str] | None = None) -> str:
+        while True:
+            headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+            body = None
+            if fields is not None:
+                body = urlencode(fields)
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+            self.connection.request(method, path, body=body, headers=headers)
+            response = self.connection.getresponse()
+            text = response.read().decode("utf-8")
+            for header, value in response.getheaders():
+                if header.lower() == "set-cookie":
+                    name, _sep, rest = value.partition("=")
+                    self.cookies[name] = rest.split(";", 1)[0].strip('"')
+            if response.status in (302, 303):
+                method, path, fields = "GET", response.getheader("location") or "/", None
+                continue
+            if response.status >= 400:
+                raise RuntimeError(f"{method} {path}: {response.status} {text[:200]}")
+            self.page = text
+            return text
+
+    def hidden(self, name: str) -> str:
+        found = re.search(rf'name="{name}" value="([^"]*)"', self.page)
+        assert found, f"no {name} on the page: {self.page[:300]}"
+        return found[1]
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def learner_run(port: int, name: str, answers: int, pace: float, start: threading.Barrier,
+                latencies: list[float], acknowledged: list[str], errors: list[str]) -> None:
+    client = Client(port)
+    try:
+        client.request("GET", "/login")
+        client.request("POST", "/login", {"csrf": client.cookies["bertdrill_csrf"], "name": name,
+                                          "password": f"{name}-password"})
+        start.wait(timeout=TIMEOUT * 4)
+        began = time.perf_counter()
+        for number in range(answers):
+            if pace:
+                delay = began + number * pace - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+            card = client.hidden("card")
+            typed = "Answer " + str(int(card.rsplit("-", 1)[1]))
+            t0 = time.perf_counter()
+            client.request("POST", "/review/answer", {"csrf": client.cookies["bertdrill_csrf"], "card": card,
+                                                      "answer": typed})
+            client.request("POST", "/review/grade", {"csrf": client.cookies["bertdrill_csrf"], "card": card,
+                                                     "grade": "4"})
+            latencies.append(time.perf_counter() - t0)
+            acknowledged.append(card)  # the grade's redirect came back: the answer is committed
+    except Exception as exc:  # noqa: BLE001 - reported, and the audit then says what was stored
+        errors.append(f"{name}: {exc}")
+        start.abort()  # the others stop waiting for this learner
+    finally:
+        client.close()
+
+
+def set_up(scratch: Scratch, lesson: Path, learners: int, cli) -> list[str]:
+    from bertdrill.adapters.store import Store
+
+    subprocess.run([*cli, "class", "init", "--db", scratch.url(), "--file", str(lesson)], check=True,
+                   stdout=subprocess.DEVNULL)
+    names = [f"learner-{n:03d}" for n in range(learners)]
+    with Store.open(scratch.url()) as teacher:
+        for name in names:
+            teacher.add_member(name, f"{name}-password")  # type: ignore[attr-defined]
+    return names
+
+
+def serve(scratch: Scratch, answers: int, cli) -> tuple[subprocess.Popen[str], int]:
+    url = scratch.url(f"{scratch.name}_server")
+    process = subprocess.Popen([*cli, "serve", "--db", url, "--port", "0", "--new", str(answers), "--limit",
+                                str(answers)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = process.stdout.readline() if process.stdout else ""
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    if not found:
+        process.kill()
+        raise SystemExit(f"the server did not start: {line}{process.stderr.read() if process.stderr else ''}")
+    return process, int(found[1])
+
+
+def stop(process: subprocess.Popen[str]) -> float:
+    """Stop the server; its CPU seconds (user + system) from wait4."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        _pid, _status, usage = os.wait4(process.pid, 0)
+    except ChildProcessError:
+        return float("nan")
+    process.returncode = 0
+    for stream in (process.stdout, process.stderr):
+        if stream:
+            stream.close()
+    return usage.ru_utime + usage.ru_stime
+
+
+def audit(scratch: Scratch, acknowledged: dict[str, list[str]]) -> bool:
+    import psycopg
+
+    with psycopg.connect(scratch.url(), autocommit=True) as connection:
+        rows = connection.execute("SELECT m.name, r.card_id FROM review r JOIN member m ON m.learner = r.learner "
+                                  "ORDER BY r.id").fetchall()
+    stored: dict[str, list[str]] = {}
+    for name, card in rows:
+        stored.setdefault(name, []).append(card)
+    good = all(sorted(stored.get(name, [])) == sorted(cards) for name, cards in acknowledged.items()) and \
+        set(stored) <= set(acknowledged)
+    lost = sum(max(0, len(cards) - len(stored.get(name, []))) for name, cards in acknowledged.items())
+    print(f"  audit: {len(rows):,} answers stored, {sum(map(len, acknowledged.values())):,} acknowledged; "
+          f"{'every one exactly once' if good else f'MISMATCH ({lost} lost)'}")
+    return good
+
+
+def http_run(label: str, args, lesson: Path, cli, pace: float) -> bool:
+    scratch = Scratch()
+    process = None
+    try:
+        names = set_up(scratch, lesson, args.learners, cli)
+        process, port = serve(scratch, args.answers, cli)
+        latencies: list[float] = []
+        acknowledged = {name: [] for name in names}
+        errors: list[str] = []
+        start = threading.Barrier(len(names) + 1)
+        threads = [threading.Thread(target=learner_run, args=(port, name, args.answers, pace, start, latencies,
+                                                              acknowledged[name], errors), daemon=True)
+                   for name in names]
+        for thread in threads:
+            thread.start()
+        try:
+            start.wait(timeout=TIMEOUT * 4)  # every learner logged in (a scrypt hash each)
+        except threading.BrokenBarrierError:
+            raise SystemExit(f"{label}: the learners could not all log in: {errors[:3]}") from None
+        began, cpu = time.perf_counter(), time.process_time()
+        for thread in threads:
+            thread.join(timeout=max(1.0, DEADLINE - (time.perf_counter() - began)))
+        wall, client_cpu = time.perf_counter() - began, time.process_time() - cpu
+        server_cpu = stop(process)
+        process = None
+        done = sorted(latencies)
+        print(f"  {label}: {len(done):,} answers in {wall:.1f} s = {len(done) / wall:,.1f} answers/s; per answer "
+              f"p50 {1000 * percentile(done, 0.5):.1f} ms, p99 {1000 * percentile(done, 0.99):.1f} ms "
+              f"(mean {1000 * statistics.fmean(done):.1f} ms); server CPU {server_cpu:.1f} s, clients' CPU "
+              f"{client_cpu:.1f} s")
+        for error in errors[:5]:
+            print(f"    error: {error}")
+        return audit(scratch, acknowledged)
+    finally:
+        if process is not None:
+            process.kill()
+            process.wait(timeout=10)
+        scratch.drop()
+
+
+def direct_run(args, lesson: Path, cli) -> None:
+    """The baseline: the same answers through the store the server uses, one thread per learner, no HTTP."""
+    from bertdrill.adapters.lessons import all_cards, load_lessons
+    from bertdrill.adapters.store import PostgresStore
+    from bertdrill.core.scheduling import sm2
+
+    scratch = Scratch()
+    try:
+        names = set_up(scratch, lesson, args.learners, cli)
+        cards = all_cards(load_lessons([lesson]))
+        day, moment = date(2025, 3, 3), datetime(2025, 3, 3, 9, tzinfo=UTC)
+        with PostgresStore.serving(scratch.url(f"{scratch.name}_server")) as store:
+            gate = store.gate()
+            members = [gate.log_in(name, f"{name}-password")[0] for name in names]  # type: ignore[index]
+            latencies: list[float] = []
+            start = threading.Barrier(len(members) + 1)
+
+            def learner(member) -> None:
+                own = store.acting_as(member)
+                own.sync(cards)
+                start.wait(timeout=TIMEOUT)
+                for card in cards[:args.answers]:
+                    t0 = time.perf_counter()
+                    own.answer(card.id, grade=4, kind="new", reviewed_at=moment, study_day=day,
+                               reschedule=lambda s: sm2.review(s, 4, today=day), once_per_day=True,
+                               typed="Answer")
+                    latencies.append(time.perf_counter() - t0)
+
+            threads = [threading.Thread(target=learner, args=(member,), daemon=True) for member in members]
+            for thread in threads:
+                thread.start()
+            start.wait(timeout=TIMEOUT)
+            began = time.perf_counter()
+            for thread in threads:
+                thread.join(timeout=DEADLINE)
+            wall = time.perf_counter() - began
+        done = sorted(latencies)
+        print(f"  baseline, the store without HTTP: {len(done):,} answers in {wall:.1f} s = {len(done) / wall:,.1f} "
+              f"answers/s; per answer p50 {1000 * percentile(done, 0.5):.1f} ms, "
+              f"p99 {1000 * percentile(done, 0.99):.1f} ms")
+    finally:
+        scratch.drop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--learners", type=int, default=50)
+    parser.add_argument("--answers", type=int, default=200, help="answers per learner (the lesson's cards)")
+    parser.add_argument("--rate", type=float, default=50.0, help="offered load, answers/s in all")
+    parser.add_argument("--skip-saturation", action="store_true")
+    args = parser.parse_args()
+    cli = [sys.executable, "-m", "bertdrill"]
+    print(f"class server over loopback HTTP: {args.learners} learners x {args.answers} answers "
+          f"(load average {os.getloadavg()[0]:.1f})")
+    with tempfile.TemporaryDirectory(prefix="bertdrill-bench-") as folder:
+        lesson = Path(folder) / "bench.toml"
+        lesson.write_text(lesson_text(args.answers), encoding="utf-8")
+        good = True
+        if not args.skip_saturation:
+            good &= http_run("saturation, all at once", args, lesson, cli, pace=0.0)
+        good &= http_run(f"offered {args.rate:g} answers/s", args, lesson, cli, pace=args.learners / args.rate)
+        direct_run(args, lesson, cli)
+    print(f"  load average after: {os.getloadavg()[0]:.1f}")
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
