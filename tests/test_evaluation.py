@@ -46,6 +46,21 @@ def test_the_scored_reviews_are_those_after_the_first_part_and_each_is_predicted
     assert report.reviews == sum(day >= splits.starts[0] for day in days)
 
 
+def test_the_batched_scores_are_those_of_replaying_each_model_review_by_review():
+    """out_of_sample takes every FSRS state from fsrs-rs in batches and steps SM-2 inline; replaying each model
+    review after review (fsrs-rs's next_states, sm2.review) gives the very same figures, bit for bit. A log with
+    same-day answers, lapses and a card answered once."""
+    from bertdrill.core.scheduling.calibration import Calibration, SM2Forecast
+
+    logs = simulate(cards=150, days=240) + [[(date(2025, 3, 1), 4)]]
+    splits = time_series_splits(logs)
+    reference = Calibration([SM2Forecast(), FittedForecast(default_parameters(), "fsrs"), splits.forecast()],
+                            since=splits.starts[0])
+    for log in logs:
+        reference.add(log)
+    assert out_of_sample(logs) == reference.report()
+
+
 def test_fitting_recovers_a_learner_whose_memory_is_fsrs_with_known_parameters():
     """The parameters that data can pin (the initial stabilities of the common first ratings, Again and Good)
     come back close, and the fitted model's recall is far closer to the true model's than the defaults' is."""

@@ -15,6 +15,7 @@ from bertdrill.core.scheduling.fitted import FittedFSRS, fit, fsrs_items
 from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.replay import replay
+from bertdrill.core.scheduling.spread import Spread, Spreading
 from bertdrill.ports import FittedSet, SchedulerChoice
 
 
@@ -38,7 +39,8 @@ def test_fit_stores_the_parameters_with_date_and_count_and_replays_every_card(cl
             1, expected.parameters, expected.reviews)
         assert abs(choice.fitted.fitted_at - datetime.fromisoformat(NOW)) < timedelta(minutes=5)  # the clock's
         scheduler = FittedFSRS(expected.parameters, 0.9)
-        assert all(store.state(card_id).schedule == replay(scheduler, log) for card_id, log in year.items())
+        assert all(store.state(card_id).schedule == replay(Spread(scheduler), log, card_id)  # fuzzed, as by default
+                   for card_id, log in year.items())
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"Switched to FSRS, desired retention 0.90, parameters set 1: fitted "
                                f"2025-07-20 on {expected.reviews:,} reviews: ")
@@ -49,6 +51,7 @@ def test_fit_stores_the_parameters_with_date_and_count_and_replays_every_card(cl
 
 def test_every_set_is_kept_and_switching_between_them_is_exact(cli, year, isolated_home):
     path = isolated_home / "bertdrill.db"
+    assert cli("scheduler", "--spread", "fuzz").exit_code == 0  # SM-2 replayed with fuzz: what a switch gives back
     under_sm2 = schedules(path)
     assert cli("scheduler", "fsrs", "--fit", "--retention", "0.85").exit_code == 0
     first = schedules(path)
@@ -67,8 +70,9 @@ def test_every_set_is_kept_and_switching_between_them_is_exact(cli, year, isolat
     assert result.exit_code == 0
     assert result.stdout.splitlines()[-1] == "To undo, switch back: bertdrill scheduler fsrs --retention 0.85 --parameters 1"
     with Store.open(str(path)) as store:
-        assert store.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.85)
-        assert all(store.state(card_id).schedule == replay(FSRS(0.85), log) for card_id, log in year.items())
+        assert store.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.85, spread=Spreading.FUZZ)
+        assert all(store.state(card_id).schedule == replay(Spread(FSRS(0.85), Spreading.FUZZ), log, card_id)
+                   for card_id, log in year.items())
     assert cli("scheduler", "sm2").exit_code == 0
     assert schedules(path) == under_sm2  # every column of every card
 

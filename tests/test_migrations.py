@@ -27,7 +27,6 @@ from bertdrill.adapters.store import Store
 from bertdrill.core.errors import StoreError
 
 FIXTURES = Path(__file__).parent / "fixtures"
-VERSIONED = sorted(FIXTURES.glob("store-v*.db"))
 META_REWRITTEN_ON_OPEN = {"schema_version", "opened_at"}
 
 
@@ -35,6 +34,9 @@ def version_of(path: Path) -> int:
     named = re.fullmatch(r"store-v(\d+)\.db", path.name)
     assert named is not None, path
     return int(named[1])
+
+
+VERSIONED = sorted(FIXTURES.glob("store-v*.db"), key=version_of)  # by number: store-v10 after store-v9
 
 
 def tables(path: Path) -> dict[str, list[tuple[object, ...]]]:

@@ -258,6 +258,7 @@ def test_nothing_to_review(cli):
     ([5, 4, 3, 2, 1, 0, 5, 5], [1, 6, 16, 1, 1, 1, 1, 6], [260, 260, 246, 214, 160, 130, 140, 150]),
 ])
 def test_sm2_vectors_over_days_through_the_command(cli, monkeypatch, grades, intervals, ef100s):
+    assert cli("scheduler", "--spread", "off").exit_code == 0  # SM-2's own intervals: no fuzz (test_spread_cli)
     day = DAY
     for number, (grade, interval, ef100) in enumerate(zip(grades, intervals, ef100s)):
         monkeypatch.setenv("BERTDRILL_NOW", f"{day.isoformat()}T08:30:00+03:00")
@@ -745,6 +746,8 @@ def test_the_interval_preview_shows_what_each_grade_gives_before_grading(cli, mo
         record_attempt(db, "bert-basics/bert-definition", 4, kind=kind,
                        moment=datetime.fromisoformat(MONDAY) + timedelta(days=offset))
     assert db.state("bert-basics/bert-definition").schedule == Schedule(2, 250, 6, DAY, 0)
+    db.close()
+    assert cli("scheduler", "--spread", "off").exit_code == 0  # SM-2's own 15 days (fuzzed: test_spread_cli)
     result = cli("review", "--new", "0", input="4\n")
     assert "Why: BERT is a bidirectional language understanding model based on transformers.\n" \
            "Comes back: 0–2 tomorrow · 3–5 in 15 days\nGrade 0-5: 4\n" \

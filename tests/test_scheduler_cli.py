@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -13,6 +14,7 @@ from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.replay import replay
+from bertdrill.core.scheduling.spread import Spread
 from bertdrill.core.scheduling.state import NEW, Schedule
 from bertdrill.ports import SchedulerChoice
 
@@ -44,6 +46,8 @@ def test_a_new_store_uses_sm2(cli):
     result = cli("scheduler")
     assert result.exit_code == 0
     assert result.stdout == ("Scheduler: SM-2.\n"
+                             "Intervals: fuzzed and spread by the load balancer, as Anki does (change with "
+                             "`bertdrill scheduler --spread balance|fuzz|off`).\n"
                              "Switch with `bertdrill scheduler fsrs [--retention R] [--fit]` or `bertdrill scheduler sm2`.\n")
 
 
@@ -56,7 +60,9 @@ def test_switching_to_fsrs_replays_every_cards_log(cli, year, isolated_home):
         assert store.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.9)
         for card_id, log in year.items():
             state = store.state(card_id).schedule
-            assert state == replay(FSRS(), log)  # every float as FSRS computed it
+            assert state == replay(Spread(FSRS()), log, card_id)  # every float as FSRS computed it, fuzzed
+            assert replay(FSRS(), log) == replace(state, interval=replay(FSRS(), log).interval,
+                                                   due=replay(FSRS(), log).due)  # only the interval is fuzzed
             assert state.stability is not None
     lines = result.stdout.splitlines()
     assert lines[0] == (f"Switched to FSRS, desired retention 0.90: {len(year) + shipped_cards} cards rescheduled "
@@ -68,7 +74,10 @@ def test_switching_to_fsrs_replays_every_cards_log(cli, year, isolated_home):
 
 def test_switching_sm2_to_fsrs_and_back_restores_every_schedule_exactly(cli, year, isolated_home):
     path = isolated_home / "bertdrill.db"
+    unfuzzed = schedules(path)  # the synthetic year was scheduled by SM-2 alone, before any fuzz
+    assert cli("scheduler", "--spread", "fuzz").exit_code == 0  # replayed: SM-2 with fuzz from the first answer
     before = schedules(path)
+    assert before != unfuzzed
     assert cli("scheduler", "fsrs", "--retention", "0.85").exit_code == 0
     under_fsrs = schedules(path)
     assert under_fsrs != before
@@ -78,10 +87,12 @@ def test_switching_sm2_to_fsrs_and_back_restores_every_schedule_exactly(cli, yea
     assert result.exit_code == 0
     assert result.stdout.splitlines()[-1] == "To undo, switch back: bertdrill scheduler fsrs --retention 0.85"
     assert schedules(path) == before  # every column of every card, leech and flags included
+    assert cli("scheduler", "--spread", "off").exit_code == 0
+    assert schedules(path) == unfuzzed  # without fuzz, SM-2's own intervals again, exactly
 
 
 def test_a_session_after_the_switch_schedules_with_fsrs(cli, year, isolated_home):
-    assert cli("scheduler", "fsrs", "--retention", "0.8").exit_code == 0
+    assert cli("scheduler", "fsrs", "--retention", "0.8", "--spread", "off").exit_code == 0
     path = isolated_home / "bertdrill.db"
     result = cli("review", "--new", "1", input="5\n")
     assert result.exit_code == 0, result.output
@@ -98,7 +109,7 @@ def test_the_review_screen_previews_fsrs_intervals_when_fsrs_is_on(cli, monkeypa
     SM-2 brings every grade back tomorrow."""
     monkeypatch.setenv("BERTDRILL_NOW", "2025-03-03T09:00:00+00:00")
     assert "Comes back: 0–5 tomorrow\n" in cli("review", "--new", "1", input=":quit\n").stdout
-    assert cli("scheduler", "fsrs").exit_code == 0
+    assert cli("scheduler", "fsrs", "--spread", "off").exit_code == 0
     result = cli("review", "--new", "1", input="5\n")
     assert "Comes back: 0–3 tomorrow · 4 in 2 days · 5 in 8 days\n" in result.stdout
     assert "Saved: grade 5 · next review in 8 days (2025-03-11)." in result.stdout
@@ -110,7 +121,7 @@ def test_fsrs_intervals_through_the_command_are_the_librarys(cli, monkeypatch):
 
     import fsrs as library
 
-    assert cli("scheduler", "fsrs").exit_code == 0
+    assert cli("scheduler", "fsrs", "--spread", "off").exit_code == 0
     scheduler = library.Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
     card = library.Card(card_id=1, due=datetime(2025, 1, 1, tzinfo=UTC))
     day = date(2025, 3, 3)

@@ -28,7 +28,7 @@ from typing import Protocol, Self, assert_never
 
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.actions import CardAction
-from bertdrill.core.scheduling.registry import DEFAULT, SchedulerName
+from bertdrill.core.scheduling.registry import DEFAULT, SchedulerName, Spreading
 from bertdrill.core.scheduling.state import AnswerKind, CardStage, NextStates, Schedule
 
 # --------------------------------------------------------------------------- records
@@ -196,6 +196,15 @@ class FittedSet:
 
 
 @dataclass(frozen=True)
+class LessonExam:
+    """An exam date for one lesson's cards (``bertdrill review --exam DAY --lesson L``)."""
+
+    lesson: str
+    exam: date
+    target: float  # the predicted recall every card of the lesson should have on the exam day
+
+
+@dataclass(frozen=True)
 class SchedulerChoice:
     """Which scheduler a learner chose, and its setting, as stored (``bertdrill scheduler``)."""
 
@@ -204,6 +213,11 @@ class SchedulerChoice:
     fitted: FittedSet | None = None  # FSRS's fitted parameters; None: FSRS's defaults (or SM-2)
     exam: date | None = None  # FSRS plans for an exam on this study day (bertdrill review --exam)
     exam_target: float | None = None  # the predicted recall every card should have on the exam day
+    spread: Spreading | None = None  # fuzz and the load balancer (bertdrill scheduler --spread); None: the default
+    lesson_exams: tuple[LessonExam, ...] = ()  # exams of single lessons, by lesson id; each wins over ``exam``
+
+    def __post_init__(self) -> None:  # one order, so two choices with the same exams are equal
+        object.__setattr__(self, "lesson_exams", tuple(sorted(self.lesson_exams, key=lambda each: each.lesson)))
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.leaks import siblings
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
 from bertdrill.core.scheduling.sm2 import SM2
+from bertdrill.core.scheduling.spread import LOAD_BALANCE_DAYS, Load, card_scheduler
 from bertdrill.core.scheduling.state import (
     PASSING,
     AnswerKind,
@@ -163,6 +164,9 @@ class Session:
         self.day = self.study_day(self.started)
         self._siblings: dict[str, frozenset[str]] = {}  # card -> the cards its answer gives away (core.leaks)
         self._held: set[str] = set()  # cards left out of today's queue for a sibling in it: buried once it is answered
+        # the forecast the load balancer spreads answers over (bertdrill.core.scheduling.spread), moved as answered
+        self._load = Load.of(self.day, store.forecast(self.day, LOAD_BALANCE_DAYS + 1)) \
+            if getattr(scheduler, "balancing", False) else None
         self._queue: list[Entry] = self._cram_queue() if cram else self._build_queue()
         self._answers: list[Outcome] = []
         self._steps: list[_Step] = []
@@ -301,7 +305,7 @@ class Session:
                 outcome.entry.card.id == entry.card.id and outcome.study_day == today for outcome in self._answers)):
             return None
         state = self.store.state(entry.card.id)
-        return self.scheduler.next_states(state.schedule, today=today)
+        return card_scheduler(self.scheduler, entry.card.id, self._load).next_states(state.schedule, today=today)
 
     # ----------------------------------------------------------------- actions
 
@@ -317,12 +321,15 @@ class Session:
         day = self.study_day(now)
         queue, answered = self._snapshot()
         # the store keeps the schedule if not the day's first answer; a cram answer never reschedules
-        reschedule = _rescheduler(self.scheduler, grade, day) if entry.kind.schedules else None
+        reschedule = _rescheduler(card_scheduler(self.scheduler, entry.card.id, self._load), grade, day) \
+            if entry.kind.schedules else None
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
             variant=logged_variant(entry.card) if isinstance(entry.card, NumericCard) else None,
         )
+        if self._load is not None:
+            self._load.moved(logged.before.due, logged.after.due)
         suspend = self.leech_action is LeechAction.SUSPEND and became_leech(logged.before, logged.after)
         flags: tuple[CardState, ...] = (self.store.set_flags(entry.card.id, suspended=True),) if suspend else ()
         buried = self._bury_siblings(entry.card.id, day)
@@ -395,6 +402,9 @@ class Session:
             self.store.set_flags(flags.card_id, suspended=flags.suspended, buried_until=flags.buried_until)
         if step.review_id is not None:
             self.store.undo(step.review_id)
+            if self._load is not None:  # the answer's card is due where it was again
+                undone = self._answers[step.answered]
+                self._load.moved(undone.after.due, undone.before.due)
         self._queue = list(step.queue)
         del self._answers[step.answered:]
         self._shown_at = self.clock()
@@ -457,7 +467,7 @@ def record_attempt(store: ReviewQueue, card_id: str, grade: int, *, moment: date
     """
     day = study_day(moment, rollover_hour)
     return store.answer(card_id, grade=grade, kind=kind, reviewed_at=moment, study_day=day,
-                        reschedule=_rescheduler(scheduler, grade, day), typed=typed,
+                        reschedule=_rescheduler(card_scheduler(scheduler, card_id), grade, day), typed=typed,
                         duration_ms=duration_ms, once_per_day=True)
 
 

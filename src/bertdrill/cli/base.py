@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from bertdrill.adapters.lessons import CardRow, LessonCache, LessonIndex
     from bertdrill.core.cards import Card
     from bertdrill.core.lesson import Lesson
-    from bertdrill.ports import ReviewStore, Scheduler, SyncCard
+    from bertdrill.ports import ReviewStore, Scheduler, SchedulerChoice, SyncCard
 
 
 class LazyConsole:
@@ -451,12 +451,19 @@ def _synced(cards: Sequence[SyncCard], db: str | None, read_only: bool, learner:
 
 
 def chosen_scheduler(store: ReviewStore) -> Scheduler:
-    """The scheduler the learner chose (``bertdrill scheduler``), with its setting."""
-    from bertdrill.core.scheduling.registry import scheduler_chosen
+    """The scheduler the learner chose (``bertdrill scheduler``), with its settings: parameters, exams, spread."""
+    return scheduler_of(store.scheduler_choice())
 
-    choice = store.scheduler_choice()
-    return scheduler_chosen(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None,
-                            choice.exam, choice.exam_target)
+
+def scheduler_of(choice: SchedulerChoice) -> Scheduler:
+    """The scheduler a choice names, with its parameters and exams, its intervals spread as the choice says
+    (fuzz and the load balancer: :mod:`bertdrill.core.scheduling.spread`); what a switch replays with too."""
+    from bertdrill.core.scheduling.registry import scheduler_chosen
+    from bertdrill.core.scheduling.spread import spread_chosen
+
+    return spread_chosen(scheduler_chosen(
+        choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None, choice.exam,
+        choice.exam_target, [(each.lesson, each.exam, each.target) for each in choice.lesson_exams]), choice.spread)
 
 
 @contextmanager

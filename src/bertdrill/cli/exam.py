@@ -47,11 +47,15 @@ def check_target(target: float) -> float:
     return target
 
 
-def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: float | None, rollover_hour: int, *, new: int, limit: int) -> None:
-    """Store the exam plan ``--exam`` asks for (replaying the log if it changes) and print what it asks."""
-    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, plan
-    from bertdrill.core.scheduling.registry import scheduler_chosen
+def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: float | None, rollover_hour: int, *,
+             new: int, limit: int, lesson: str | None = None) -> None:
+    """Store the exam plan ``--exam`` asks for, for every lesson or for ``lesson`` alone (replaying the log if it
+    changes), and print what it asks."""
+    from bertdrill.cli.base import scheduler_of
+    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, lesson_of, plan
+    from bertdrill.core.scheduling.registry import scheduler_named
     from bertdrill.core.scheduling.state import study_day
+    from bertdrill.ports import LessonExam
 
     today = study_day(clock()(), rollover_hour)
     day = exam_day(text, today)
@@ -60,25 +64,40 @@ def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: f
         raise BertdrillError(_("an exam plan needs FSRS's predicted recall: switch with `bertdrill scheduler fsrs` "
                                "(or `--fit`) first"))
     wanted_target = None if day is None else check_target(DEFAULT_EXAM_TARGET if target is None else target)
-    wanted = replace(current, exam=day, exam_target=wanted_target)
+    if lesson is None:
+        wanted = replace(current, exam=day, exam_target=wanted_target)
+    else:
+        others = tuple(each for each in current.lesson_exams if each.lesson != lesson)
+        assert day is None or wanted_target is not None
+        wanted = replace(current, lesson_exams=others if day is None else (
+            *others, LessonExam(lesson, day, wanted_target)))  # type: ignore[arg-type]
     if wanted != current:
-        scheduler = scheduler_chosen(wanted.name, wanted.retention,
-                                     wanted.fitted.parameters if wanted.fitted else None, wanted.exam,
-                                     wanted.exam_target)
-        switch = store.switch_scheduler(wanted, scheduler,
+        switch = store.switch_scheduler(wanted, scheduler_of(wanted),
                                         track=lambda ids: progress(ids, _("Planning every card for the exam")))
         if day is None:
-            out.print(_("Exam plan ended: {cards} cards rescheduled by FSRS alone.").format(
-                cards=number(switch.cards)))
+            if lesson is None:
+                out.print(_("Exam plan ended: {cards} cards rescheduled by FSRS alone.").format(
+                    cards=number(switch.cards)))
+            else:
+                out.print(_("Exam plan of {lesson} ended: {cards} cards rescheduled.").format(
+                    lesson=lesson, cards=number(switch.cards)))
             return
-        out.print(_("Exam on {day}: {cards} cards replanned so their predicted recall on the day reaches {target}.")
-                  .format(day=day.isoformat(), cards=number(switch.cards), target=f"{wanted_target:.2f}"))
+        if lesson is None:
+            out.print(_("Exam on {day}: {cards} cards replanned so their predicted recall on the day reaches "
+                        "{target}.").format(day=day.isoformat(), cards=number(switch.cards),
+                                            target=f"{wanted_target:.2f}"))
+        else:
+            out.print(_("Exam of {lesson} on {day}: its cards replanned so their predicted recall on the day "
+                        "reaches {target}.").format(lesson=lesson, day=day.isoformat(), target=f"{wanted_target:.2f}"))
     if day is None:
         return
-    scheduler = scheduler_chosen(wanted.name, wanted.retention, wanted.fitted.parameters if wanted.fitted else None,
-                                 wanted.exam, wanted.exam_target)
-    assert isinstance(scheduler, ExamScheduler)
-    reviewed = [card for card in cards if card.kind.reviewed]
+    assert wanted_target is not None
+    scheduler = ExamScheduler(scheduler_named(wanted.name, wanted.retention,  # type: ignore[arg-type]
+                                              wanted.fitted.parameters if wanted.fitted else None),
+                              day, wanted_target)
+    own = {each.lesson for each in wanted.lesson_exams}  # lessons with an exam of their own
+    reviewed = [card for card in cards if card.kind.reviewed
+                and (lesson_of(card.id) == lesson if lesson is not None else lesson_of(card.id) not in own)]
     states = [(card.id, store.state(card.id).schedule) for card in reviewed]
     found = plan(scheduler, states, today, reviews_per_day=limit, new_per_day=new)
     out.print(_("Before the exam: {reviews} reviews in {days} days if you answer each Good (your limits: {limit} "
@@ -94,43 +113,61 @@ def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: f
 
 @dataclass(frozen=True)
 class Outlook:
-    """Predicted recall on the exam day, per lesson: what ``stats`` shows while an exam plan is set."""
+    """Predicted recall on the exam day, per lesson: what ``stats`` shows while an exam plan is set. Each lesson
+    has its exam day and target: its own (``--exam DAY --lesson L``), else the one for every lesson."""
 
-    exam: date
-    target: float
-    lessons: tuple[tuple[str, int, float, int], ...]  # lesson, cards, mean predicted recall, cards below target
+    exam: date | None  # the exam for every lesson (None: only lessons' own)
+    target: float | None
+    lessons: tuple[tuple[str, int, float, int, date, float], ...]  # lesson, cards, mean predicted recall on its
+    # exam day, cards below its target, the day, the target
 
     def as_data(self) -> dict[str, object]:
-        return {"day": self.exam.isoformat(), "target": self.target,
-                "lessons": [{"lesson": lesson, "cards": count, "predicted_recall": round(mean, 4), "below_target": below}
-                            for lesson, count, mean, below in self.lessons]}
+        return {"day": self.exam.isoformat() if self.exam else None, "target": self.target,
+                "lessons": [{"lesson": lesson, "cards": count, "predicted_recall": round(mean, 4), "below_target": below,
+                             "day": day.isoformat(), "target": target}
+                            for lesson, count, mean, below, day, target in self.lessons]}
 
     def lines(self) -> list[str]:
-        shown = ["", _("Exam on {day}: predicted recall on the day if you review nothing more (target {target})").format(
-            day=self.exam.isoformat(), target=decimal(self.target, 2))]
-        for lesson, count, mean, below in self.lessons:
-            shown.append("  " + _("{lesson}: {recall} over {cards} cards, {below} below the target").format(
-                lesson=lesson, recall=f"{decimal(mean * 100, 1)} %", cards=number(count), below=number(below)))
+        if self.exam is not None and all((day, target) == (self.exam, self.target)
+                                         for *_figures, day, target in self.lessons):
+            shown = ["", _("Exam on {day}: predicted recall on the day if you review nothing more (target {target})")
+                     .format(day=self.exam.isoformat(), target=decimal(self.target or 0, 2))]
+            for lesson, count, mean, below, _day, _target in self.lessons:
+                shown.append("  " + _("{lesson}: {recall} over {cards} cards, {below} below the target").format(
+                    lesson=lesson, recall=f"{decimal(mean * 100, 1)} %", cards=number(count), below=number(below)))
+            return shown
+        shown = ["", _("Exams: predicted recall on each lesson's exam day if you review nothing more")]
+        for lesson, count, mean, below, day, target in self.lessons:
+            shown.append("  " + _("{lesson}, exam on {day}: {recall} over {cards} cards, {below} below the target "
+                                  "{target}").format(lesson=lesson, day=day.isoformat(),
+                                                     recall=f"{decimal(mean * 100, 1)} %", cards=number(count),
+                                                     below=number(below), target=decimal(target, 2)))
         return shown
 
 
 def exam_outlook(store: ReviewStore, cards: Sequence[SyncCard]) -> Outlook | None:
-    """Each lesson's predicted recall on the exam day, if an exam plan is set (None otherwise)."""
-    from bertdrill.core.scheduling.exam import ExamScheduler, decay_of, recall_on
-    from bertdrill.core.scheduling.registry import scheduler_chosen
+    """Each lesson's predicted recall on its exam day (the lesson's own, else the one for every lesson), if an exam
+    plan is set (None otherwise)."""
+    from bertdrill.core.scheduling.exam import decay_of, recall_on
+    from bertdrill.core.scheduling.registry import scheduler_named
 
     choice = store.scheduler_choice()
-    if choice.exam is None:
+    if choice.exam is None and not choice.lesson_exams:
         return None
-    scheduler = scheduler_chosen(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None,
-                                 choice.exam, choice.exam_target)
-    assert isinstance(scheduler, ExamScheduler)
-    decay = decay_of(scheduler.inner)
+    inner = scheduler_named(choice.name, choice.retention, choice.fitted.parameters if choice.fitted else None)
+    decay = decay_of(inner)  # type: ignore[arg-type]
+    exams = {each.lesson: (each.exam, each.target) for each in choice.lesson_exams}
+    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET
+
+    every = None if choice.exam is None else (
+        choice.exam, DEFAULT_EXAM_TARGET if choice.exam_target is None else choice.exam_target)
     by_lesson: dict[str, list[float]] = {}
+    days: dict[str, tuple[date, float]] = {}
     for card in cards:
-        if card.kind.reviewed:
-            by_lesson.setdefault(card.lesson_id, []).append(
-                recall_on(store.state(card.id).schedule, choice.exam, decay))
-    return Outlook(choice.exam, scheduler.target, tuple(
-        (lesson, len(values), sum(values) / len(values), sum(value < scheduler.target for value in values))
-        for lesson, values in sorted(by_lesson.items())))
+        found = exams.get(card.lesson_id, every)
+        if card.kind.reviewed and found is not None:
+            days[card.lesson_id] = found
+            by_lesson.setdefault(card.lesson_id, []).append(recall_on(store.state(card.id).schedule, found[0], decay))
+    return Outlook(choice.exam, choice.exam_target, tuple(
+        (lesson, len(values), sum(values) / len(values), sum(value < days[lesson][1] for value in values),
+         days[lesson][0], days[lesson][1]) for lesson, values in sorted(by_lesson.items())))

@@ -136,7 +136,7 @@ def review(
     exam: Annotated[str | None, typer.Option(
         "--exam", metavar="YYYY-MM-DD", show_default=False,
         help="Plan for an exam on this day (FSRS): every card's predicted recall on it should reach the target; "
-             "`off` ends the plan.")] = None,
+             "`off` ends the plan. With --lesson, the exam is that lesson's alone (kept beside the others).")] = None,
     exam_target: Annotated[float | None, typer.Option(
         "--exam-target", metavar="R", show_default=False,
         help="With --exam: the predicted recall every card should have on the exam day, 0.70 to 0.99 "
@@ -173,7 +173,7 @@ def review(
         if exam is not None:
             from bertdrill.cli.exam import set_exam
 
-            set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit)
+            set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit, lesson=lesson_id)
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
                           leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store),
                           numbers=fresh, bury_siblings=bury_siblings, cram=cram)

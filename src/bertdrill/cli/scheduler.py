@@ -9,7 +9,7 @@ import typer
 from bertdrill.cli.base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, err, out, progress
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_ROLLOVER
-from bertdrill.core.scheduling.registry import SchedulerName
+from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,6 +29,10 @@ def scheduler_command(
     parameters: Annotated[str | None, typer.Option(
         "--parameters", metavar="SET", show_default=False,
         help="FSRS's parameters: the number of a fitted set (`bertdrill scheduler` lists them) or `default`.")] = None,
+    spread: Annotated[Spreading | None, typer.Option(
+        "--spread", show_default=False, case_sensitive=False,
+        help="Spread the intervals: `balance` (fuzz, and the load balancer evens out the days, as Anki; the "
+             "default), `fuzz` (fuzz only) or `off`.")] = None,
     db: DbOption = None,
     learner: LearnerOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
@@ -38,11 +42,17 @@ def scheduler_command(
 
     Switching never loses progress, and switching back restores the old schedules exactly.
     """
+    from dataclasses import replace
+
     from bertdrill.adapters.store import Store
+    from bertdrill.cli.base import scheduler_of
     from bertdrill.core.errors import BertdrillError
-    from bertdrill.core.scheduling.registry import registered, scheduler_chosen
+    from bertdrill.core.scheduling.registry import registered
     from bertdrill.core.scheduling.state import study_day
 
+    if name is None and spread is not None:  # the spread alone changes: the scheduler stays
+        with Store.open(db, read_only=True, learner=learner) as store:
+            name = store.scheduler_choice().name
     if name is None or not registered(name).has_retention:
         for given, option in ((retention is not None, "--retention"), (fit, "--fit"), (parameters is not None,
                                                                                      "--parameters")):
@@ -57,14 +67,13 @@ def scheduler_command(
             show(current, store.fitted_sets())
             return
         wanted = wanted_choice(store, current, name, retention, fit, parameters)
+        wanted = replace(wanted, spread=current.spread if spread is None else spread)
         if wanted == current:
             out.print(_("Already using {scheduler}: nothing to change.").format(scheduler=describe(current)))
             return
         today = study_day(clock()(), rollover_hour)
         due_before = store.due_count(today)
-        scheduler = scheduler_chosen(wanted.name, wanted.retention, wanted.fitted.parameters if wanted.fitted else None,
-                                     wanted.exam, wanted.exam_target)
-        switch = store.switch_scheduler(wanted, scheduler,
+        switch = store.switch_scheduler(wanted, scheduler_of(wanted),
                                         track=lambda cards: progress(cards, _("Replaying the review log")))
         due_after = store.due_count(today)
     stored = switch.choice or wanted
@@ -93,7 +102,8 @@ def wanted_choice(store: ReviewStore, current: SchedulerChoice, name: SchedulerN
         fitted = stored_set(store, parameters)
     else:
         fitted = current.fitted if current.name is name else None
-    return SchedulerChoice(name, chosen, fitted, current.exam, current.exam_target)  # an exam plan stays
+    return SchedulerChoice(name, chosen, fitted, current.exam, current.exam_target,
+                           lesson_exams=current.lesson_exams)  # an exam plan stays
 
 
 def fit_log(store: ReviewStore) -> FittedSet:
@@ -127,6 +137,8 @@ def stored_set(store: ReviewStore, wanted: str) -> FittedSet | None:
 
 def show(current: SchedulerChoice, sets: Sequence[FittedSet]) -> None:
     out.print(_("Scheduler: {scheduler}.").format(scheduler=describe(current)))
+    out.print(_("Intervals: {spread} (change with `bertdrill scheduler --spread balance|fuzz|off`).").format(
+        spread=spread_words(current.spread)))
     out.print(_("Switch with `bertdrill scheduler fsrs [--retention R] [--fit]` or `bertdrill scheduler sm2`."))
     if sets:
         out.print("")
@@ -159,6 +171,21 @@ def describe(choice: SchedulerChoice) -> str:
             assert_never(unreachable)
 
 
+def spread_words(spread: Spreading | None) -> str:
+    """How the intervals are spread, as a learner reads it."""
+    from bertdrill.core.scheduling.registry import DEFAULT_SPREADING
+
+    match DEFAULT_SPREADING if spread is None else spread:
+        case Spreading.OFF:
+            return _("as the scheduler gives them, neither fuzzed nor balanced")
+        case Spreading.FUZZ:
+            return _("fuzzed, as Anki does, without the load balancer")
+        case Spreading.BALANCE:
+            return _("fuzzed and spread by the load balancer, as Anki does")
+        case unreachable:
+            assert_never(unreachable)
+
+
 def _retention(choice: SchedulerChoice) -> float:
     from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION
 
@@ -167,11 +194,12 @@ def _retention(choice: SchedulerChoice) -> float:
 
 def describe_command(choice: SchedulerChoice, switched_to: SchedulerChoice) -> str:
     """The command that goes back to ``choice`` from ``switched_to``."""
-    from bertdrill.core.scheduling.registry import registered
+    from bertdrill.core.scheduling.registry import DEFAULT_SPREADING, registered
 
+    spread = "" if choice.spread == switched_to.spread else f" --spread {(choice.spread or DEFAULT_SPREADING).value}"
     if not registered(choice.name).has_retention:
-        return f"bertdrill scheduler {choice.name}"
-    command = f"bertdrill scheduler {choice.name} --retention {_retention(choice):.2f}"
+        return f"bertdrill scheduler {choice.name}{spread}"
+    command = f"bertdrill scheduler {choice.name} --retention {_retention(choice):.2f}{spread}"
     if choice.fitted is not None:
         return f"{command} --parameters {choice.fitted.number}"
     # FSRS keeps the parameters in use: going back to the defaults from a fitted set says so

@@ -401,7 +401,7 @@ class MemoryStore:
                          track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
         """Every card's state replayed from its log under ``scheduler``; all or nothing (computed, then set)."""
         logs = self._logs(None)
-        states = {card_id: replay(scheduler, logs.get(card_id, [])) for card_id in track(sorted(self._schedules))}
+        states = {card_id: replay(scheduler, logs.get(card_id, []), card_id) for card_id in track(sorted(self._schedules))}
         if choice.fitted is not None and not choice.fitted.number:  # a new set: the learner's next number
             fitted = replace(choice.fitted, number=len(self._fitted) + 1)
             choice = replace(choice, fitted=fitted)

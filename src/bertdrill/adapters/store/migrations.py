@@ -42,7 +42,7 @@ from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.adapters.store.members import DDL_V8
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 Step = Callable[[Connection], None]
 """One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
@@ -282,6 +282,16 @@ def _version_9() -> list[Step]:
     return [_create(action), *_sql("CREATE INDEX ix_card_action_card ON card_action (learner, card_id, id)")]
 
 
+def _version_10() -> list[Step]:
+    """How the learner's intervals are spread (fuzz and the load balancer, ``bertdrill scheduler --spread``; NULL:
+    the default, both on as in Anki), and an exam date per lesson (``bertdrill review --exam DAY --lesson L``): a
+    learner's row per lesson, beside the exam of the scheduler row (which covers every lesson)."""
+    tables = MetaData()
+    exams = Table("lesson_exam", tables, _text("learner", primary_key=True), _text("lesson_id", primary_key=True),
+                  Column("exam", Date, nullable=False), Column("target", DOUBLE_PRECISION, nullable=False))
+    return [_add(Table("scheduler", tables), Column("spread", Text)), _create(exams)]
+
+
 def _migration(steps: Sequence[Step]) -> Callable[[Connection], None]:
     def migrate(connection: Connection) -> None:
         for step in steps:
@@ -293,7 +303,7 @@ def _migration(steps: Sequence[Step]) -> Callable[[Connection], None]:
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     version: _migration(steps()) for version, steps in enumerate(
         (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
-         _version_9), start=1)}
+         _version_9, _version_10), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

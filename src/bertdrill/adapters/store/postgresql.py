@@ -44,7 +44,7 @@ RECONNECT_SECONDS = 20.0  # how long a store that was connected keeps trying to 
 DROPPED = {"57P01", "57P02", "57P03"}  # the server ended the session: terminated, crash, starting up
 MIGRATION_LOCK = 0x62657274  # pg_advisory_xact_lock key: one migrating opener at a time ("bert")
 
-LEARNER_TABLES = ("schedule", "review", "scheduler", "fsrs_parameters", "card_action")  # rows that belong to a learner
+LEARNER_TABLES = ("schedule", "review", "scheduler", "fsrs_parameters", "card_action", "lesson_exam")  # rows that belong to a learner
 SHARED_TABLES = ("meta", "lesson", "card")  # the class's lessons: learners read them, the teacher writes them
 
 

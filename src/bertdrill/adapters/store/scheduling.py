@@ -16,13 +16,14 @@ from itertools import chain, groupby
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Connection, String, Update, bindparam, func, select, type_coerce, update
+from sqlalchemy import Connection, String, Update, bindparam, delete, func, insert, select, type_coerce, update
 
 from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, learner_of, real, whole
 from bertdrill.adapters.store.schema import (
     CARD,
     FITTED,
     LEARNER,
+    LESSON_EXAM,
     REVIEW,
     SCHEDULE,
     SCHEDULE_FIELDS,
@@ -32,14 +33,17 @@ from bertdrill.adapters.store.schema import (
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.registry import stored_name
 from bertdrill.core.scheduling.replay import replay
+from bertdrill.core.scheduling.spread import spreading_named
 from bertdrill.core.scheduling.state import LEECH_LAPSES, AnswerKind, Schedule
-from bertdrill.ports import CardLog, FittedSet, SchedulerChoice, Switch
+from bertdrill.ports import CardLog, FittedSet, LessonExam, SchedulerChoice, Switch
 from bertdrill.ports import Scheduler as SchedulerPort
 
 _CHOICE = select(SCHEDULER.c.name, SCHEDULER.c.retention, SCHEDULER.c.exam, SCHEDULER.c.exam_target,
-                 FITTED.c.number, FITTED.c.parameters, FITTED.c.reviews, FITTED.c.fitted_at).select_from(
+                 SCHEDULER.c.spread, FITTED.c.number, FITTED.c.parameters, FITTED.c.reviews, FITTED.c.fitted_at).select_from(
     SCHEDULER.outerjoin(FITTED, (FITTED.c.learner == SCHEDULER.c.learner) & (FITTED.c.number == SCHEDULER.c.parameters))
 ).where(SCHEDULER.c.learner == LEARNER)
+_LESSON_EXAMS = select(LESSON_EXAM.c.lesson_id, LESSON_EXAM.c.exam, LESSON_EXAM.c.target).where(
+    LESSON_EXAM.c.learner == LEARNER).order_by(LESSON_EXAM.c.lesson_id)
 _FITTED_SETS = select(FITTED.c.number, FITTED.c.parameters, FITTED.c.reviews, FITTED.c.fitted_at).where(
     FITTED.c.learner == LEARNER).order_by(FITTED.c.number.desc())
 _SCHEDULED_CARDS = select(SCHEDULE.c.card_id).where(SCHEDULE.c.learner == LEARNER).order_by(SCHEDULE.c.card_id)
@@ -55,11 +59,13 @@ class Scheduling(Database):
 
     def scheduler_choice(self) -> SchedulerChoice:
         found = self.read(_CHOICE)
+        exams = tuple(LessonExam(lesson, exam, target) for lesson, exam, target in self.read(_LESSON_EXAMS))
         if not found:
-            return SchedulerChoice()
-        name, retention, exam, exam_target, *fitted = found[0]
+            return SchedulerChoice(lesson_exams=exams)
+        name, retention, exam, exam_target, spread, *fitted = found[0]
         return SchedulerChoice(stored_name(name), real(retention),
-                               _fitted_set(fitted) if fitted[0] is not None else None, as_date(exam), real(exam_target))
+                               _fitted_set(fitted) if fitted[0] is not None else None, as_date(exam), real(exam_target),
+                               None if spread is None else spreading_named(spread), exams)
 
     def fitted_sets(self) -> list[FittedSet]:
         return [_fitted_set(row) for row in self.read(_FITTED_SETS)]
@@ -74,16 +80,22 @@ class Scheduling(Database):
             updates, answers = [], 0
             for card_id, log in _merged(track(card_ids), _card_logs(connection, None)):
                 answers += len(log)
-                updates.append(_values(card_id, replay(scheduler, log)) | {"owner": learner})
+                updates.append(_values(card_id, replay(scheduler, log, card_id)) | {"owner": learner})
             if updates:
                 connection.execute(_REPLAYED, updates)
             stored = _store_fitted(connection, choice)
             row = {"learner": learner, "name": stored.name.value, "retention": stored.retention,
                    "switched_at": datetime.now(UTC), "parameters": stored.fitted.number if stored.fitted else None,
-                   "exam": stored.exam, "exam_target": stored.exam_target}
+                   "exam": stored.exam, "exam_target": stored.exam_target,
+                   "spread": None if stored.spread is None else stored.spread.value}
             upsert = self.upsert(SCHEDULER).values(row)
             connection.execute(upsert.on_conflict_do_update(index_elements=[SCHEDULER.c.learner], set_={
                 name: upsert.excluded[name] for name in row if name != "learner"}))
+            connection.execute(delete(LESSON_EXAM).where(LESSON_EXAM.c.learner == learner))
+            if stored.lesson_exams:
+                connection.execute(insert(LESSON_EXAM), [
+                    {"learner": learner, "lesson_id": each.lesson, "exam": each.exam, "target": each.target}
+                    for each in stored.lesson_exams])
             return Switch(cards=len(updates), answers=answers, choice=stored)
 
         return self._run(work, write=True)

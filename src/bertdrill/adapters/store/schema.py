@@ -152,6 +152,7 @@ class SchedulerRow(SQLModel, table=True):
     parameters: int | None = None  # the learner's fitted set FSRS runs with (its number); None: defaults (v4)
     exam: date | None = None  # an exam FSRS plans for (v5)
     exam_target: float | None = None  # the predicted recall wanted on the exam day (v5)
+    spread: str | None = None  # off | fuzz | balance: how intervals are spread; None: the default (v10)
 
 
 class FittedParametersRow(SQLModel, table=True):
@@ -164,6 +165,15 @@ class FittedParametersRow(SQLModel, table=True):
     reviews: int  # the reviews they were fitted on
     fitted_at: datetime = Field(sa_type=UTCTime)  # UTC
 
+
+class LessonExamRow(SQLModel, table=True):
+    """An exam date a learner set for one lesson (``bertdrill review --exam DAY --lesson L``) (v10)."""
+
+    __tablename__ = "lesson_exam"
+    learner: str = Field(primary_key=True)
+    lesson_id: str = Field(primary_key=True)
+    exam: date
+    target: float  # the predicted recall wanted on the exam day
 
 
 class ActionRow(SQLModel, table=True):
@@ -231,8 +241,8 @@ def _table(model: type[SQLModel]) -> Table:
     return cast(Table, model.__table__)  # type: ignore[attr-defined]  # SQLModel sets it on table=True models
 
 
-META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER, FITTED, ACTION = (_table(model) for model in (
-    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow, FittedParametersRow, ActionRow))
+META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER, FITTED, ACTION, LESSON_EXAM = (_table(model) for model in (
+    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow, FittedParametersRow, ActionRow, LessonExamRow))
 
 LEARNER: BindParameter[str] = bindparam("learner", type_=String())
 """The store's learner: every statement over a learner's rows binds it."""

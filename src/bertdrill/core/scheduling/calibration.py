@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -37,11 +38,11 @@ from typing import Any, Protocol
 
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.evaluation import auc, time_series_splits
-from bertdrill.core.scheduling.fsrs import FSRSForecast
+from bertdrill.core.scheduling.fsrs import RATING_OF_GRADE, FSRSForecast
 from bertdrill.core.scheduling.registry import SchedulerName, registered
 from bertdrill.core.scheduling.replay import scheduling_answers
 from bertdrill.core.scheduling.sm2 import review as sm2_review
-from bertdrill.core.scheduling.state import NEW, PASSING, Schedule
+from bertdrill.core.scheduling.state import EF_DELTA, EF_FLOOR, EF_START, NEW, PASSING, Schedule
 
 FITTED = "fsrs-fitted"
 """The forecaster of FSRS with parameters fitted to the learner's own log."""
@@ -113,15 +114,77 @@ def both_schedulers() -> list[Forecaster]:
     return [SM2Forecast(), FSRSForecast()]
 
 
+CHUNK = 2048
+"""Cards whose memory states fsrs-rs computes in one batch: a million answers, a few megabytes at a time."""
+
+
+@dataclass(frozen=True)
+class Named:
+    """A forecaster's name alone, for figures computed outside :meth:`Calibration.add` (:func:`out_of_sample`)."""
+
+    name: str
+
+    def start(self) -> Any:
+        raise NotImplementedError("scored by out_of_sample, not replayed")
+
+    def recall(self, memory: Any, day: date) -> float:
+        raise NotImplementedError("scored by out_of_sample, not replayed")
+
+    def review(self, memory: Any, grade: int, day: date) -> Any:
+        raise NotImplementedError("scored by out_of_sample, not replayed")
+
+
 def out_of_sample(logs: Sequence[Iterable[tuple[date, int]]]) -> Report:
     """SM-2, FSRS with its default parameters and FSRS fitted by fsrs-rs, scored on the same reviews, none of
-    them seen by the parameters that predict it (:mod:`bertdrill.core.scheduling.evaluation`)."""
+    them seen by the parameters that predict it (:mod:`bertdrill.core.scheduling.evaluation`).
+
+    Each FSRS model's memory states come from fsrs-rs in batches (``historical_memory_state_batch``: every card's
+    states after each of its reviews, one Rust call per model for :data:`CHUNK` cards), and SM-2's interval is
+    stepped in integers here: a review costs a few arithmetic operations in Python, not a model call each. The
+    default parameters are fsrs-rs's (32-bit floats, as Anki's), the states those of ``next_states`` review
+    after review (tests/test_calibration.py holds them to it).
+    """
+    from bertdrill.core.scheduling.fitted import default_parameters, engine
+
     splits = time_series_splits(logs)
     if not splits.starts:  # too short to cut: nothing can be scored out of sample
         return Calibration([SM2Forecast(), FSRSForecast()], since=date.max).report()
-    calibration = Calibration([SM2Forecast(), FSRSForecast(), splits.forecast()], since=splits.starts[0])
-    for log in logs:
-        calibration.add(log)
+    library = engine()
+    sets = [default_parameters(), *splits.parameters]
+    models = [library.FSRS(list(each)) for each in sets]
+    curves = [(0.9 ** (-1 / float(each[20])) - 1, float(each[20])) for each in sets]  # (factor, decay) of each
+    calibration = Calibration([SM2Forecast(), Named(SchedulerName.FSRS.value), Named(FITTED)],
+                              since=splits.starts[0])
+    since, starts, score = splits.starts[0], splits.starts, calibration._score
+    review, rating_of = library.FSRSReview, RATING_OF_GRADE
+    deltas = {int(grade): delta for grade, delta in EF_DELTA.items()}
+    cards = [card for card in (list(scheduling_answers(log)) for log in logs) if card]
+    for first in range(0, len(cards), CHUNK):
+        chunk = cards[first:first + CHUNK]
+        items = [library.FSRSItem([review(rating_of[grade], 0 if number == 0 else max(0, (day - card[number - 1][0]).days))
+                                   for number, (day, grade) in enumerate(card)]) for card in chunk]
+        states = [model.historical_memory_state_batch(items) for model in models]
+        for position, card in enumerate(chunk):
+            defaults = states[0][position]
+            repetitions, ef100, interval, lapses, last = 0, EF_START, 0, 0, card[0][0]
+            for index, (day, grade) in enumerate(card, start=1):
+                if index > 1 and day > last and day >= since:
+                    elapsed = (day - last).days
+                    part = bisect_right(starts, day)  # the scored part: its model is states[part]
+                    factor, decay = curves[0]
+                    default = (1 + factor * elapsed / defaults[index - 2].stability) ** -decay
+                    factor, decay = curves[part]
+                    fitted = (1 + factor * elapsed / states[part][position][index - 2].stability) ** -decay
+                    score(elapsed, index, lapses, int(grade >= PASSING),
+                          [SM2_RECALL_AT_INTERVAL ** (elapsed / interval), default, fitted])
+                if index > 1 and grade < PASSING:
+                    lapses += 1  # srs-benchmark counts an Again after the first review
+                # SM-2's interval, as sm2.review computes it (tests/test_calibration.py compares the two)
+                previous_ef, ef100 = ef100, max(EF_FLOOR, ef100 + deltas[grade])
+                repetitions = repetitions + 1 if grade >= PASSING else 0
+                interval = (1 if repetitions <= 1 else 6 if repetitions == 2
+                            else (interval * previous_ef + 99) // 100)
+                last = day
     return calibration.report()
 
 

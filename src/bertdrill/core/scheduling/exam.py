@@ -86,6 +86,13 @@ class ExamScheduler:
         return NextStates.of({grade: self.planned(after, today) for grade, after in
                               self.inner.next_states(state, today=today).items()})
 
+    def latest_due(self, today: date, after: Schedule) -> date | None:
+        """The last day the fuzz (:mod:`.spread`) may move ``after`` to: before the exam, a card due by the exam
+        stays by it (the eve, or the day itself where it was due on it); None: no limit."""
+        if today >= self.exam or after.due is None or after.due > self.exam:
+            return None
+        return max(after.due, self.exam - timedelta(days=1))
+
     def planned(self, after: Schedule, today: date) -> Schedule:
         """``after``, brought back before the exam if its interval would leave too little recall on the day."""
         if today >= self.exam or after.due is None or after.stability is None or after.due <= self.exam:
@@ -96,6 +103,47 @@ class ExamScheduler:
         latest = max(1, (self.exam - today).days - 1)  # the eve of the exam at the latest
         interval = min(after.interval, days_to(after.stability, self.target, decay), latest)
         return replace(after, interval=interval, due=today + timedelta(days=interval))
+
+
+def lesson_of(card_id: str) -> str:
+    """The lesson a card belongs to: its id's first part (``bert-basics/embedding-params@bert-base``)."""
+    return card_id.partition("/")[0]
+
+
+@dataclass(frozen=True)
+class LessonExams:
+    """``inner`` (FSRS) with an exam per lesson: a card of a lesson in ``exams`` (lesson, day, target) is planned
+    for its lesson's exam, any other for ``default`` (an :class:`ExamScheduler` for every lesson) or not at all.
+    Only :meth:`for_card` knows the card; the Scheduler methods of this object are ``default``'s (or ``inner``'s)."""
+
+    inner: FSRS | FittedFSRS
+    exams: tuple[tuple[str, date, float], ...]
+    default: ExamScheduler | None = None
+
+    @property
+    def initial(self) -> Schedule:
+        return self.inner.initial
+
+    @property
+    def retention(self) -> float:
+        return self.inner.retention
+
+    def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
+        return (self.default or self.inner).review(state, grade, today=today)
+
+    def next_states(self, state: Schedule, *, today: date) -> NextStates:
+        return (self.default or self.inner).next_states(state, today=today)
+
+    def exam_of(self, lesson: str) -> tuple[date, float] | None:
+        """The exam day and target of a lesson's cards (None: no exam)."""
+        for each, day, target in self.exams:
+            if each == lesson:
+                return day, target
+        return None if self.default is None else (self.default.exam, self.default.target)
+
+    def for_card(self, card_id: str, _load: object = None) -> FSRS | FittedFSRS | ExamScheduler:
+        found = self.exam_of(lesson_of(card_id))
+        return self.inner if found is None else ExamScheduler(self.inner, *found)
 
 
 @dataclass(frozen=True)

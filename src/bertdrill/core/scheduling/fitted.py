@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
@@ -45,6 +45,9 @@ from bertdrill.core.scheduling.state import (
     check_day,
     check_grade,
 )
+
+if TYPE_CHECKING:
+    from bertdrill.core.scheduling.state import Adjust
 
 PARAMETER_COUNT = 21
 """FSRS-6 has 21 parameters."""
@@ -200,11 +203,17 @@ class FittedFSRS:
         return NextStates.of({grade: self._after(state, grade, getattr(states, RATING_NAMES[RATING_OF_GRADE[grade]]),
                                                  today) for grade in GRADES})
 
-    def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
-        """The state after the scheduling ``answers`` (study day, grade; oldest first), as review after review."""
+    def replay(self, answers: Iterable[tuple[date, int]], *, adjust: Adjust | None = None) -> Schedule:
+        """The state after the scheduling ``answers`` (study day, grade; oldest first), as review after review;
+        ``adjust`` changes each answer's interval (:data:`bertdrill.core.scheduling.spread.Adjust`: the fuzz)."""
         state = NEW
         for day, grade in answers:
-            state = self.review(state, grade, today=day)
+            after = self.review(state, grade, today=day)
+            if adjust is not None:
+                interval = adjust(after.interval, state.interval, grade, day)
+                if interval != after.interval:
+                    after = replace(after, interval=interval, due=day + timedelta(days=interval))
+            state = after
         return state
 
     def _next(self, state: Schedule, today: date) -> Any:

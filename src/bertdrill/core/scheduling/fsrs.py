@@ -51,6 +51,8 @@ from bertdrill.core.scheduling.state import (
 if TYPE_CHECKING:  # py-fsrs is imported on first use, see _library
     import fsrs
 
+    from bertdrill.core.scheduling.state import Adjust
+
 DEFAULT_RETENTION = 0.90
 """Desired retention: FSRS chooses each interval so that recall is predicted to fall to this."""
 
@@ -152,7 +154,7 @@ class FSRS:
                 cards[rating] = self._memory(state, grade, today)
         return NextStates.of({grade: _after(state, grade, cards[RATING_OF_GRADE[grade]], today) for grade in GRADES})
 
-    def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
+    def replay(self, answers: Iterable[tuple[date, int]], *, adjust: Adjust | None = None) -> Schedule:
         """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
         gives answer after answer (a switch replays a million answers).
 
@@ -161,6 +163,9 @@ class FSRS:
         ``review_card`` computes; the rest of ``review_card``'s work (copying the card, times and dates, a
         review log per answer) was three quarters of a replay. tests/test_replay.py holds it to
         :meth:`review` on random logs, same-day and backwards days included.
+
+        ``adjust`` (:data:`bertdrill.core.scheduling.spread.Adjust`) changes each answer's interval (the fuzz):
+        FSRS's memory depends on the days between answers, never on the intervals, so only they change.
         """
         steps = memory_steps(self.retention)
         stability: float | None = None
@@ -174,7 +179,8 @@ class FSRS:
             else:  # State.Review, as review_card has it
                 stability = steps.stability(difficulty, stability, (day - last).days, rating)
                 difficulty = steps.difficulty(difficulty, rating)
-            interval = steps.interval(stability)
+            given = steps.interval(stability)
+            interval = given if adjust is None else adjust(given, interval, checked, day)
             counts = bookkeeping(counts, checked)  # repetitions, EF and lapses: the grades' alone, as every scheduler
             last = day
         if stability is None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeAlias, assert_never
 if TYPE_CHECKING:  # the schedulers' modules load when one is made: `bertdrill --help` needs only the names
     from datetime import date
 
-    from bertdrill.core.scheduling.exam import ExamScheduler
+    from bertdrill.core.scheduling.exam import ExamScheduler, LessonExams
     from bertdrill.core.scheduling.fitted import FittedFSRS
     from bertdrill.core.scheduling.fsrs import FSRS
     from bertdrill.core.scheduling.sm2 import SM2
@@ -31,6 +31,18 @@ class SchedulerName(StrEnum):
 
 DEFAULT = SchedulerName.SM2
 """The scheduler of a learner who never chose one."""
+
+
+class Spreading(StrEnum):
+    """How a learner's intervals are spread (``bertdrill scheduler --spread``; :mod:`.spread`), as stored."""
+
+    OFF = "off"  # every interval as the scheduler gives it
+    FUZZ = "fuzz"  # fuzzed, as Anki always does
+    BALANCE = "balance"  # fuzzed, and the day chosen within the fuzz range by the load balancer
+
+
+DEFAULT_SPREADING = Spreading.BALANCE
+"""As Anki: fuzz always, and its load balancer is on unless the learner turns it off."""
 
 AnyScheduler: TypeAlias = "SM2 | FSRS | FittedFSRS"
 """Every registered scheduler (each is a :class:`bertdrill.ports.Scheduler`)."""
@@ -90,12 +102,20 @@ def stored_name(text: str) -> SchedulerName:
 
 
 def scheduler_chosen(name: SchedulerName, retention: float | None = None, parameters: Sequence[float] | None = None,
-                     exam: date | None = None, exam_target: float | None = None) -> AnyScheduler | ExamScheduler:
-    """The scheduler a stored choice names, with its settings: its parameters, and an exam if one is set (an
-    exam plans a scheduler with a desired retention only: SM-2 predicts no recall)."""
-    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler
+                     exam: date | None = None, exam_target: float | None = None,
+                     lesson_exams: Sequence[tuple[str, date, float]] = ()) -> AnyScheduler | ExamScheduler | LessonExams:
+    """The scheduler a stored choice names, with its settings: its parameters, and an exam if one is set, for
+    every lesson or per lesson (``lesson_exams``: lesson, day, target); an exam plans a scheduler with a desired
+    retention only: SM-2 predicts no recall."""
+    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, LessonExams
 
     scheduler = scheduler_named(name, retention, parameters)
-    if exam is None or not registered(name).has_retention:
+    if (exam is None and not lesson_exams) or not registered(name).has_retention:
         return scheduler
-    return ExamScheduler(scheduler, exam, DEFAULT_EXAM_TARGET if exam_target is None else exam_target)  # type: ignore[arg-type]
+    every = None if exam is None else ExamScheduler(
+        scheduler, exam, DEFAULT_EXAM_TARGET if exam_target is None else exam_target)  # type: ignore[arg-type]
+    if not lesson_exams:
+        assert every is not None
+        return every
+    return LessonExams(scheduler, tuple(lesson_exams), every)  # type: ignore[arg-type]
+

@@ -37,12 +37,18 @@ def scheduling_answers(answers: Iterable[tuple[date, int]]) -> Iterator[tuple[da
             yield day, grade
 
 
-def replay(scheduler: Reviewing, answers: Iterable[tuple[date, int]]) -> Schedule:
+def replay(scheduler: Reviewing, answers: Iterable[tuple[date, int]], card_id: str | None = None) -> Schedule:
     """The card's state after its logged ``answers`` (study day, grade; oldest first) under ``scheduler``.
 
+    ``card_id`` names the card, for a scheduler that decides per card (``for_card``: the fuzz of
+    :mod:`.spread` is seeded by the card, an exam may be a lesson's).
     A scheduler with a ``replay`` method of its own (FSRS: it skips converting states between
     answers) is trusted to give what reviewing answer after answer gives; the tests check it does.
     """
+    if card_id is not None:
+        for_card = getattr(scheduler, "for_card", None)
+        if for_card is not None:
+            scheduler = for_card(card_id, None)
     own = getattr(scheduler, "replay", None)
     if own is not None:
         replayed: Schedule = own(scheduling_answers(answers))

@@ -11,10 +11,11 @@ Pure: standard library only, no clock, no I/O; ``today`` is always a study day p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import IntEnum, StrEnum
-from typing import NamedTuple, Protocol, assert_never
+from typing import NamedTuple, Protocol, TypeAlias, assert_never
 
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 
@@ -305,3 +306,8 @@ def redrill_needed(quality: int) -> bool:
 def became_leech(before: Schedule, after: Schedule) -> bool:
     """Whether this review made the card a leech (its lapses reached :data:`LEECH_LAPSES`)."""
     return before.lapses < LEECH_LAPSES <= after.lapses
+
+
+Adjust: TypeAlias = "Callable[[int, int, int, date], int]"
+"""What changes a replayed answer's interval (the fuzz of :mod:`.spread`): (interval the scheduler gave, interval
+before the answer, grade, study day) -> the interval to keep."""
