@@ -45,4 +45,4 @@ def test_grades_are_checked_into_the_type():
 
 def test_only_reviews_and_new_cards_count_against_the_daily_limits():
     assert [kind for kind in AnswerKind if kind.first_of_day] == [AnswerKind.REVIEW, AnswerKind.NEW]
-    assert [str(kind) for kind in AnswerKind] == ["review", "new", "redrill", "practice"]
+    assert [str(kind) for kind in AnswerKind] == ["review", "new", "redrill", "practice", "cram"]
