@@ -13,8 +13,12 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.store import PostgresStore
 
 LOCAL = "postgresql://postgres@127.0.0.1:5432/postgres"
 CONNECT_TIMEOUT = 3  # seconds: a server that does not answer by then is "not reachable"
@@ -23,6 +27,16 @@ unreachable: list[str] = []  # why the PostgreSQL tests were skipped, for the su
 
 def admin_url() -> str:
     return os.environ.get("BERTDRILL_TEST_POSTGRES") or LOCAL
+
+
+def class_store(url: str) -> PostgresStore:
+    """``Store.open(url)`` on a PostgreSQL URL, as a teacher's command opens it: the class's store, with
+    class_init, add_learner and the other class methods."""
+    from bertdrill.adapters.store import PostgresStore, Store
+
+    store = Store.open(url)
+    assert isinstance(store, PostgresStore), url
+    return store
 
 
 def in_ci() -> bool:

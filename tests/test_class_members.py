@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime
 
 import psycopg
 import pytest
+from postgres import class_store
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import PostgresStore, Store
@@ -41,6 +42,13 @@ def teacher(postgres, cli, monkeypatch):
 def server(postgres) -> PostgresStore:
     """The class server's store: its own role, as class init made it."""
     return PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
+
+
+def log_in(gate: PostgresStore, name: str, password: str) -> tuple[class_members.Member, str]:
+    """The member and token of a login that must succeed."""
+    logged = gate.log_in(name, password)
+    assert logged is not None, f"{name} could not log in"
+    return logged
 
 
 def answer(store, card, grade, lessons=None):
@@ -77,7 +85,7 @@ def test_a_member_logs_in_with_name_and_password_and_the_teacher_resets_it(teach
         gate = class_server.gate()
         assert gate.log_in("ayşe", "wrong-password") is None
         assert gate.log_in("nobody", "first-password") is None
-        member, token = gate.log_in("AYŞE", "first-password")  # a name matches whatever its case
+        member, token = log_in(gate, "AYŞE", "first-password")  # a name matches whatever its case
         assert member.name == "Ayşe" and member.role is MemberRole.LEARNER
         assert gate.logged_in(token) == member
         assert gate.logged_in(token + "x") is None
@@ -85,7 +93,7 @@ def test_a_member_logs_in_with_name_and_password_and_the_teacher_resets_it(teach
         assert reset.exit_code == 0, reset.stderr
         assert gate.logged_in(token) is None  # a reset ends every login
         assert gate.log_in("Ayşe", "first-password") is None
-        member, token = gate.log_in("Ayşe", "second-password")
+        member, token = log_in(gate, "Ayşe", "second-password")
         own = class_server.acting_as(member)
         assert own.change_own_password(member, "not-mine", "third-password", token) is False
         assert own.change_own_password(member, "second-password", "third-password", token) is True
@@ -101,13 +109,13 @@ def test_an_archived_member_keeps_their_history_and_a_newcomer_of_that_name_star
     cli("class", "add-learner", "Bora", "--password", "bora-password")
     with server(teacher) as class_server:
         gate = class_server.gate()
-        old, token = gate.log_in("Ayşe", "ayse-password")
+        old, token = log_in(gate, "Ayşe", "ayse-password")
         answer(class_server.acting_as(old), facts[0], 5)
         archived = cli("class", "archive", "Ayşe")
         assert archived.exit_code == 0, archived.stderr
         assert gate.logged_in(token) is None and gate.log_in("Ayşe", "ayse-password") is None
         cli("class", "add-learner", "Ayşe", "--password", "new-ayse-password")
-        new, _token = gate.log_in("Ayşe", "new-ayse-password")
+        new, _token = log_in(gate, "Ayşe", "new-ayse-password")
         assert new.id != old.id and new.learner != old.learner
         assert class_server.acting_as(new).answers() == []  # nothing of the archived Ayşe's
         answer(class_server.acting_as(new), facts[1], 2)
@@ -152,7 +160,7 @@ def test_the_server_role_acts_for_one_member_at_a_time_and_cannot_lift_row_level
     cli("class", "add-teacher", "Tülin", "--password", "tulin-password")
     with server(teacher) as class_server:
         gate = class_server.gate()
-        ayse, bora, tulin = (gate.log_in(name, password)[0] for name, password in (
+        ayse, bora, tulin = (log_in(gate, name, password)[0] for name, password in (
             ("Ayşe", "ayse-password"), ("Bora", "bora-password"), ("Tülin", "tulin-password")))
         answer(class_server.acting_as(ayse), facts[0], 5)
         answer(class_server.acting_as(bora), facts[0], 1)
@@ -194,7 +202,7 @@ def test_class_init_publishes_the_lessons_texts_and_republishing_keeps_every_his
             ("bert-basics", 1, shipped)]
     cli("class", "add-learner", "Ayşe", "--password", "ayse-password")
     with server(teacher) as class_server:
-        ayse = class_server.gate().log_in("Ayşe", "ayse-password")[0]
+        ayse = log_in(class_server.gate(), "Ayşe", "ayse-password")[0]
         answer(class_server.acting_as(ayse), facts[0], 5)
     prompt = facts[0].prompt["en"]
     edited = tmp_path / "bert-basics.toml"
@@ -245,7 +253,7 @@ def test_a_sheet_from_the_class_uses_the_texts_the_class_published(teacher, cli,
     assert cli("class", "init", "--file", str(edited)).exit_code == 0
     cli("class", "add-learner", "Ayşe", "--password", "ayse-password")
     with server(teacher) as class_server:
-        ayse = class_server.gate().log_in("Ayşe", "ayse-password")[0]
+        ayse = log_in(class_server.gate(), "Ayşe", "ayse-password")[0]
         answer(class_server.acting_as(ayse), facts[0], 1, [edited])
     out = tmp_path / "hard.md"
     result = cli("sheet", "--from-class", "-o", str(out), "--seed", "1", "--key", "none")  # no lesson file given
@@ -258,7 +266,7 @@ def test_a_class_of_learner_roles_moves_over_with_every_answer(postgres, cli, mo
     makes each a member whose rows are theirs already, prints their login once, and the roles lose the class."""
     cards = all_cards(load_lessons())
     ayse = postgres.role("ayse")
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         teacher.class_init(cards)
         teacher.add_learner(ayse, "old-role-password")
     with Store.open(postgres.url_as(ayse)) as own:
@@ -275,7 +283,7 @@ def test_a_class_of_learner_roles_moves_over_with_every_answer(postgres, cli, mo
     with postgres.connect(ayse) as connection, pytest.raises(psycopg.errors.InsufficientPrivilege):
         connection.execute("SELECT count(*) FROM review")  # her role reads nothing of the class now
     with server(postgres) as class_server:
-        member, _token = class_server.gate().log_in(ayse, password)
+        member, _token = log_in(class_server.gate(), ayse, password)
         assert member.learner == ayse  # her key is her role's name: the rows were hers already
         assert [a.grade for a in class_server.acting_as(member).answers()] == [5, 1]
     again = cli("class", "init")

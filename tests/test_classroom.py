@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime
 
 import psycopg
 import pytest
+from postgres import class_store
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import Store
@@ -30,7 +31,7 @@ def answer(store, card_id, grade, day=DAY):
 def classroom(postgres, cards):
     """A class with two learners who have each answered the first card; yields (postgres, ayse, bora)."""
     ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         group = teacher.class_init(cards)
         assert group == f"{postgres.database}_learners"
         assert teacher.add_learner(ayse, "secret-1")[0] is True
@@ -138,7 +139,7 @@ def test_a_newer_class_database_is_refused_and_left_as_it_was(postgres, cards):
     from bertdrill.adapters.store import SCHEMA_VERSION
     from bertdrill.core.errors import StoreError
 
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         teacher.class_init(cards)
     with postgres.connect() as connection:
         connection.execute("UPDATE meta SET value = %s WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
@@ -174,10 +175,10 @@ def test_windows_answering_the_same_card_at_once_schedule_it_once(postgres, card
     schedules, the others are re-drills, and the schedule is the replay of the one that scheduled."""
     import threading
 
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         teacher.class_init(cards)
     learner = postgres.role("ayse")
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         teacher.add_learner(learner, "pw")
     windows = [Store.open(postgres.url_as(learner)) for _ in range(8)]
     windows[0].sync(cards)

@@ -4,9 +4,11 @@ review count, every earlier set kept, and the switch the same all-or-nothing rep
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import pytest
 from learner_store import learner_store
+from postgres import class_store
 from test_scheduler_cli import NOW, schedules
 
 from bertdrill.adapters.store import Store
@@ -16,7 +18,8 @@ from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.core.scheduling.spread import Spread, Spreading
-from bertdrill.ports import FittedSet, SchedulerChoice
+from bertdrill.core.scheduling.state import AnswerKind
+from bertdrill.ports import CardLog, FittedSet, SchedulerChoice
 
 
 @pytest.fixture
@@ -84,7 +87,7 @@ def test_below_the_history_fsrs_rs_needs_it_says_how_many_are_missing_and_change
     monkeypatch.setenv("BERTDRILL_NOW", "2025-03-05T09:00:00+00:00")
     assert cli("review", input="4\n4\n4\n").exit_code == 0
     before = schedules(isolated_home / "bertdrill.db")
-    logs: list = []
+    logs: list[CardLog] = []
     with Store.open(None) as store:
         store.card_logs(logs.append)
     have = len(fsrs_items(logs))
@@ -122,19 +125,19 @@ def test_a_class_keeps_each_learners_fitted_set_on_postgresql(postgres):
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:6]
     ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         teacher.class_init(cards)
         teacher.add_learner(ayse, "secret-1")
         teacher.add_learner(bora, "secret-2")
-    logs = {}
+    logs: dict[tuple[str, str], CardLog] = {}
     for learner in (ayse, bora):
         with Store.open(postgres.url_as(learner)) as own:
             own.sync(cards)
             for number, card in enumerate(cards):
                 day = datetime(2025, 3, 1, 9, tzinfo=UTC)
                 for grade in (4, 5, 2, 4)[: 1 + number % 4]:
-                    own.answer(card.id, grade=grade, kind="review", reviewed_at=day, study_day=day.date(),
-                               reschedule=lambda s, g=grade, d=day.date(): sm2.review(s, g, today=d))
+                    own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW, reviewed_at=day, study_day=day.date(),
+                               reschedule=partial(sm2.review, quality=grade, today=day.date()))
                     logs.setdefault((learner, card.id), []).append((day.date(), grade))
                     day += timedelta(days=3)
     fitted = fit(simulate(cards=60, days=200))

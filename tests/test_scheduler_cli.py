@@ -5,9 +5,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 from datetime import date
+from functools import partial
 
 import pytest
 from learner_store import learner_store
+from postgres import class_store
 
 from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling import sm2
@@ -15,8 +17,8 @@ from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.core.scheduling.spread import Spread
-from bertdrill.core.scheduling.state import NEW, Schedule
-from bertdrill.ports import SchedulerChoice
+from bertdrill.core.scheduling.state import NEW, AnswerKind, Schedule
+from bertdrill.ports import CardLog, SchedulerChoice
 
 FSRS_SCHEMA = 3  # the schema version that added FSRS's columns
 NOW = "2025-07-20T10:00:00+00:00"  # the synthetic year starts 2025-01-06; 200 days end in July
@@ -30,7 +32,8 @@ def year(isolated_home, monkeypatch):
     return learner_store(isolated_home / "bertdrill.db")
 
 
-def schedules(path) -> dict[str, tuple]:
+def schedules(path) -> dict[tuple[str, str], tuple[object, ...]]:
+    """Every schedule row, by (learner, card id)."""
     with sqlite3.connect(path) as connection:
         connection.row_factory = sqlite3.Row
         return {(row["learner"], row["card_id"]): tuple(row)
@@ -135,6 +138,7 @@ def test_fsrs_intervals_through_the_command_are_the_librarys(cli, monkeypatch):
         schedule = Store.open(None).state("bert-basics/bert-definition").schedule
         assert (schedule.stability, schedule.difficulty, schedule.due) == (card.stability, card.difficulty,
                                                                            card.due.date())
+        assert schedule.due is not None
         day = schedule.due + timedelta(days=number % 3)  # on time, a day late, two days late
 
 
@@ -183,10 +187,10 @@ def test_a_switch_that_fails_half_way_changes_nothing(year, isolated_home):
 
 
 def test_the_log_is_read_card_by_card_in_order(year, isolated_home):
-    seen = []
+    seen: list[CardLog] = []
     with Store.open(str(isolated_home / "bertdrill.db")) as store:
         answers = store.card_logs(seen.append)
-        only = []
+        only: list[CardLog] = []
         store.card_logs(only.append, lessons=["bert-basics"])
     assert seen == [year[card_id] for card_id in sorted(year)]
     assert answers == sum(len(log) for log in year.values())
@@ -227,20 +231,20 @@ def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:6]
     ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         teacher.class_init(cards)
         teacher.add_learner(ayse, "secret-1")
         teacher.add_learner(bora, "secret-2")
-    logs = {}
+    logs: dict[tuple[str, str], CardLog] = {}
     for learner in (ayse, bora):
         with Store.open(postgres.url_as(learner)) as own:
             own.sync(cards)
             for number, card in enumerate(cards):
                 day = date(2025, 3, 1)
                 for grade in (4, 5, 2, 4)[: 1 + number % 4]:
-                    own.answer(card.id, grade=grade, kind="review", reviewed_at=datetime(2025, 3, 1, 9, tzinfo=UTC),
-                               study_day=day, reschedule=lambda s, g=grade, d=day: sm2.review(s, g, today=d),
-                               once_per_day=True)
+                    own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW,
+                               reviewed_at=datetime(2025, 3, 1, 9, tzinfo=UTC), study_day=day,
+                               reschedule=partial(sm2.review, quality=grade, today=day), once_per_day=True)
                     logs.setdefault((learner, card.id), []).append((day, grade))
                     day += timedelta(days=3)
     with Store.open(postgres.url_as(ayse)) as own:
@@ -249,7 +253,7 @@ def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
         assert own.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.85)
         for card in cards:
             assert own.state(card.id).schedule == replay(FSRS(0.85), logs[(ayse, card.id)])
-        seen = []
+        seen: list[CardLog] = []
         own.card_logs(seen.append)
         assert sorted(seen) == sorted(logs[(ayse, card.id)] for card in cards)  # in the database's card order
     with Store.open(postgres.url_as(bora)) as other:

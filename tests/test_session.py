@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
+from typing import TypeVar
 
 import pytest
 
@@ -21,9 +22,16 @@ from bertdrill.app.session import (
     room_today,
 )
 from bertdrill.core.scheduling import sm2
-from bertdrill.core.scheduling.state import GRADES, NEW, NextStates, Schedule, study_day
+from bertdrill.core.scheduling.state import GRADES, NEW, AnswerKind, NextStates, Schedule, study_day
 
 ISTANBUL = timezone(timedelta(hours=3))
+T = TypeVar("T")
+
+
+def required(value: T | None) -> T:
+    """``value``, asserted to be there: the card on screen, the answer to undo, the preview."""
+    assert value is not None
+    return value
 
 
 class Clock:
@@ -121,7 +129,8 @@ def test_interleaving_keeps_lesson_order_within_a_kind_and_lessons_apart():
     cards = [Card(id=f"{lesson}/{kind}{i}", lesson_id=lesson, kind=kind)
              for lesson in ("one", "two") for kind, count in (("fact", 3), ("numeric", 1), ("choice", 2))
              for i in range(count)]
-    assert [card.id for card in interleave_by_kind(cards)] == [
+    # stand-ins with only what the interleaving reads: id, lesson_id, kind
+    assert [card.id for card in interleave_by_kind(cards)] == [  # type: ignore[arg-type]
         "one/fact0", "one/numeric0", "one/choice0", "one/fact1", "one/choice1", "one/fact2",
         "two/fact0", "two/numeric0", "two/choice0", "two/fact1", "two/choice1", "two/fact2"]
 
@@ -221,7 +230,7 @@ def test_answer_reschedules_and_logs_with_duration(db, cards, shown, clock):
     [logged] = db.answers()
     assert (logged.kind, logged.grade, logged.typed, logged.duration_ms) == ("new", 5, "BERT", 7250)
     assert logged.reviewed_at == datetime(2025, 3, 3, 6, 0, 7, 250000, tzinfo=UTC)
-    assert s.current.card == shown[1]
+    assert required(s.current).card == shown[1]
 
 
 def test_a_low_grade_comes_back_until_4_or_5_without_touching_the_schedule(db, cards, shown, clock):
@@ -237,10 +246,10 @@ def test_a_low_grade_comes_back_until_4_or_5_without_touching_the_schedule(db, c
     for _ in range(5):
         s.show()
         s.answer(5)
-    assert s.show().kind == "redrill"
+    assert required(s.show()).kind == "redrill"
     again = s.answer(3)
     assert again.again and not again.rescheduled and again.before == again.after == after_first
-    while s.current.card != shown[0]:
+    while required(s.current).card != shown[0]:
         s.show()
         s.answer(4)
     s.show()
@@ -285,11 +294,11 @@ def test_undo_restores_the_store_and_the_queue_position(db, cards, shown, clock)
     snapshots = []
     for grade in (5, 2, 4):
         s.show()
-        snapshots.append((queue_keys(s), s.position, db.state(s.current.card.id)))
+        snapshots.append((queue_keys(s), s.position, db.state(required(s.current).card.id)))
         s.answer(grade)
     assert len(db.answers()) == 3
     for keys, position, state in reversed(snapshots):
-        back = s.undo()
+        back = required(s.undo())
         assert queue_keys(s) == keys and s.position == position
         assert back.card.id == state.card_id and db.state(state.card_id) == state
     assert db.answers() == [] and s.undo() is None
@@ -303,7 +312,7 @@ def test_undo_of_a_redrill_answer(db, cards, shown, clock):
     s.show()
     s.answer(5)
     assert s.done
-    assert s.undo().kind == "redrill"
+    assert required(s.undo()).kind == "redrill"
     assert [(a.kind, a.grade) for a in db.answers()] == [("new", 2)]
     s.show()
     s.answer(4)
@@ -317,11 +326,11 @@ def test_suspend_and_bury_leave_the_session_and_undo_puts_them_back(db, cards, s
     for _ in range(2):
         s.show()
         s.answer(4)
-    assert s.current.card == shown[0]
+    assert required(s.current).card == shown[0]
     assert s.suspend().card == shown[0]
     assert all(entry.card != shown[0] for entry in s._queue)
     assert db.state(shown[0].id).suspended
-    assert s.undo().card == shown[0] and not db.state(shown[0].id).suspended
+    assert required(s.undo()).card == shown[0] and not db.state(shown[0].id).suspended
     assert s.bury().card == shown[0]
     assert db.state(shown[0].id).buried_until == date(2025, 3, 4)
     assert s.done
@@ -380,10 +389,10 @@ def test_sm2_vectors_through_daily_sessions(db, cards, shown, clock, grades, int
     for grade, interval, ef100 in zip(grades, intervals, ef100s):
         clock.to(day)
         s = Session(db, [card], clock=clock)
-        assert s.show().card == card
+        assert required(s.show()).card == card
         s.answer(grade)
         while s.show() is not None:  # re-drill until 4 or 5
-            assert s.current.kind == "redrill"
+            assert required(s.current).kind == "redrill"
             s.answer(5)
         schedule = db.state(card.id).schedule
         assert (schedule.interval, schedule.ef100, schedule.due) == (interval, ef100, day + timedelta(days=interval))
@@ -424,7 +433,7 @@ def test_a_refused_undo_leaves_the_stack_so_earlier_steps_can_be_undone(sqlite_d
     s.show()
     s.answer(5)  # shown[1]
     other = Store.open(str(tmp_path / "review.db"))  # another window answers shown[1] again
-    other.answer(shown[1].id, grade=3, kind="review", reviewed_at=clock(), study_day=s.day)
+    other.answer(shown[1].id, grade=3, kind=AnswerKind.REVIEW, reviewed_at=clock(), study_day=s.day)
     other.close()
     with pytest.raises(StoreError, match="answered again since"):
         s.undo()
@@ -468,7 +477,7 @@ def test_the_preview_comes_from_the_sessions_scheduler(db, cards, shown, clock):
 
     s = Session(db, cards, clock=clock, scheduler=ByGrade())
     s.show()
-    assert {grade: state.interval for grade, state in s.preview().items()} == {0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 6}
+    assert {grade: state.interval for grade, state in required(s.preview()).items()} == {0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 6}
     outcome = s.answer(4)
     assert outcome.after.interval == 5  # the preview said so
     sm2_session = session(db, cards, clock)
@@ -480,16 +489,17 @@ def test_a_re_drill_has_no_preview(db, cards, clock):
     s = session(db, cards, clock, new=1)
     s.show()
     s.answer(1)
-    assert s.current.kind == "redrill" and s.preview() is None
+    assert required(s.current).kind == "redrill" and s.preview() is None
 
 
 def test_a_leech_is_suspended_and_undo_restores_it(db, cards, shown, clock):
     card = shown[0]
     for i in range(15):  # right, wrong, ...: 7 lapses, due on the 16th day
-        record_attempt(db, card.id, 4 if i % 2 == 0 else 1, moment=clock(), kind="new" if i == 0 else "review")
+        record_attempt(db, card.id, 4 if i % 2 == 0 else 1, moment=clock(),
+                       kind=AnswerKind.NEW if i == 0 else AnswerKind.REVIEW)
         clock.advance(days=1)
     s = session(db, cards, clock, new=0)
-    assert s.current.card == card and db.state(card.id).schedule.lapses == 7
+    assert required(s.current).card == card and db.state(card.id).schedule.lapses == 7
     outcome = s.answer(1)
     assert (outcome.suspended, outcome.again, db.state(card.id).suspended) == (True, False, True)
     assert all(entry.card != card for entry in s._queue)
@@ -513,7 +523,7 @@ def test_a_redrill_that_crosses_the_rollover_is_the_new_days_first_answer(db, ca
     first = s.answer(1)
     assert first.again and first.study_day == date(2025, 3, 3)
     clock.advance(seconds=10)  # 04:00:05: study day 2025-03-04
-    assert s.show().kind == "redrill"
+    assert required(s.show()).kind == "redrill"
     assert s.preview() is not None  # it will schedule, so the screen previews it
     second = s.answer(4)
     assert second.rescheduled and second.kind == "review" and not second.again
@@ -547,10 +557,10 @@ def test_a_failed_card_comes_back_after_its_learning_step_or_after_the_rest(db, 
     s.show()
     s.answer(4)
     clock.advance(seconds=LEARNING_STEPS[0].total_seconds())  # a minute later it is ready: it comes first
-    assert s.show().card == shown[0] and s.current.kind == "redrill"
+    assert required(s.show()).card == shown[0] and required(s.current).kind == "redrill"
     s.answer(1)  # failed again: back in ten minutes, the new cards meanwhile
     clock.advance(minutes=5)
-    assert s.show().card == shown[2]
+    assert required(s.show()).card == shown[2]
 
 
 def test_a_learner_who_fails_everything_meets_the_new_cards_and_the_loop_ends(db, cards, shown, clock):
@@ -573,7 +583,7 @@ def test_a_carried_over_redrill_shows_no_preview_it_would_not_honour(db, cards, 
     first.answer(1)
     clock.advance(hours=1)
     later = session(db, cards, clock, new=0)
-    assert later.show().kind == "redrill" and later.preview() is None
+    assert required(later.show()).kind == "redrill" and later.preview() is None
     assert not later.answer(4).rescheduled  # as the missing preview said
 
 
@@ -592,8 +602,7 @@ def test_siblings_never_share_a_day_and_wait_for_the_next(db, cards, clock):
     assert len(keys) == 17 < 32
     ten = session(db, cards, clock, bury=True)
     assert len(ten._queue) == 10  # the limit is met with other cards
-    first = ten.show()
-    assert first.card.key == "bert-definition"
+    assert required(ten.show()).card.key == "bert-definition"
     outcome = ten.answer(5)
     assert outcome.buried == ("bert-basics/bert-acronym",)  # held back from today's queue for it
     assert db.state("bert-basics/bert-acronym").buried_until == date(2025, 3, 4)
@@ -616,13 +625,13 @@ def test_a_card_whose_explanation_gives_another_away_buries_it_and_undo_unburies
                   study_day=date(2025, 3, 2), reschedule=lambda state: Schedule(1, 260, 1, date(2025, 3, 3)))
     s = session(db, cards, clock, bury=True, new=0)
     assert [entry.card.key for entry in s._queue] == ["bert-base-settings"]
-    assert s.show().card.key == "bert-base-settings"
+    assert required(s.show()).card.key == "bert-base-settings"
     outcome = s.answer(2)  # failed: it comes back, and its answer was shown all the same
     assert outcome.buried == ("bert-basics/bert-base-match#d-model",)
     assert db.state("bert-basics/bert-base-match#d-model").buried_until == date(2025, 3, 4)
     s.undo()
     assert db.state("bert-basics/bert-base-match#d-model").buried_until is None
-    assert s.show().card.key == "bert-base-settings"
+    assert required(s.show()).card.key == "bert-base-settings"
 
 
 def test_without_burying_every_card_of_an_item_comes(db, cards, clock):

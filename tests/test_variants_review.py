@@ -42,6 +42,7 @@ def test_the_prompt_states_the_variants_values_and_grading_uses_its_numbers(less
     lesson = lessons[0]
     card = next(c for c in cards if c.id == "bert-basics/layer-params@bert-base")
     variant = find(lesson, "d=512,f=2048,n=6,h=8")
+    assert variant is not None
     asked = variant_card(lesson, card, variant, seed=5)
     assert asked.id == card.id and asked.variant == "d=512,f=2048,n=6,h=8" and asked.seed == 5
     assert "BERT (d = 512, f = 2,048, n = 6, h = 8)" in asked.prompt["en"]
@@ -49,12 +50,15 @@ def test_the_prompt_states_the_variants_values_and_grading_uses_its_numbers(less
     d, f = 512, 2048
     layer = 4 * (d * d + d) + 2 * d + (d * f + f + f * d + d) + 2 * d
     assert asked.value == layer and asked.env["d"] == 512
-    diagnoser = Diagnoser.for_lesson(FreshNumbers(lessons).lesson_of(asked))
+    varied = FreshNumbers(lessons).lesson_of(asked)
+    assert varied is not None
+    diagnoser = Diagnoser.for_lesson(varied)
     assert grade(asked, f"{layer:,}", "en", diagnoser=diagnoser).correct
     assert grade(asked, "4*(d*d + d) + 2*d + 2*d*f + f + d + 2*d", "en").correct  # over the variant's parameters
     assert not grade(asked, "7,087,872", "en").correct  # BERT-base's own number is wrong here
     wrong = grade(asked, f"{layer - 4 * d:,}", "en", diagnoser=diagnoser)
     # named from the variant's own numbers: the layer of this variant without its two LayerNorms (2 * d each)
+    assert wrong.note is not None
     assert wrong.note.startswith(f"{layer - 4 * d:,} is ") and "2 * d" in wrong.note
     assert "BERT (d = 512, f = 2,048, n = 6, h = 8)" in wrong.note and "BERT-base" not in wrong.note
     embeddings = variant_card(lesson, next(c for c in cards if c.id == "bert-basics/embedding-params@bert-large"),
@@ -77,6 +81,7 @@ def test_a_session_logs_the_seed_and_variant_and_undo_shows_the_same_numbers(les
     value = first.card.value
     outcome = session.answer(5, typed=str(value))
     (logged,) = store.answers(first.card.id)
+    assert logged.variant is not None
     seed, key = read_logged(logged.variant)
     assert key == first.card.variant and seed == first.card.seed
     assert outcome.entry.card.id == first.card.id  # one card for scheduling, whatever its numbers
@@ -102,8 +107,10 @@ def test_a_seed_reproduces_the_question_and_salts_differ(lessons, cards):
     card = next(c for c in cards if c.id == "bert-basics/total-params@bert-base")
     one = FreshNumbers(lessons, mode=VariantMode.FRESH, salt=3)
     assert one.ask(card, interval=0, attempt=0) == one.ask(card, interval=0, attempt=0)
-    drawn = {FreshNumbers(lessons, mode=VariantMode.FRESH, salt=salt).ask(card, interval=0, attempt=0).variant
-             for salt in range(40)}
+    asked = [FreshNumbers(lessons, mode=VariantMode.FRESH, salt=salt).ask(card, interval=0, attempt=0)
+             for salt in range(40)]
+    assert all(isinstance(each, NumericCard) for each in asked)
+    drawn = {each.variant for each in asked if isinstance(each, NumericCard)}
     assert len(drawn) > 30
     fact = next(c for c in cards if c.kind == "fact")
     assert one.ask(fact, interval=0, attempt=0) is fact
@@ -120,6 +127,7 @@ def test_the_variant_is_stored_in_sqlite_and_survives_reopening(tmp_path, lesson
     reopened = Store.open(str(path))
     with reopened:
         (answer,) = reopened.answers(entry.card.id)
+    assert answer.variant is not None
     assert read_logged(answer.variant) == (entry.card.seed, entry.card.variant)
     assert answer.before == Schedule()
 
@@ -132,6 +140,7 @@ def test_review_cli_asks_fresh_numbers_and_grades_them(cli, tmp_path):
     assert "✗ Incorrect" in shown.output
     with Store.open(db) as store:
         (answer,) = store.answers("bert-basics/total-params@bert-base")
+    assert answer.variant is not None
     seed, key = read_logged(answer.variant)
     values = dict(part.split("=") for part in key.split(","))
     assert seed is not None and f"BERT (d = {int(values['d']):,}, " in shown.output  # the logged variant was asked
