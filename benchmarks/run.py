@@ -256,7 +256,12 @@ def main() -> int:
                         help="items in lesson files for startup.py's rows (status, stats, review, check); 0: skip")
     args = parser.parse_args()
 
-    from scheduling import answering, fitted, switch_and_calibration  # it imports this module's helpers
+    from scheduling import (  # it imports this module's helpers
+        answering,
+        answering_fitted,
+        fitted,
+        switch_and_calibration,
+    )
 
     folder = Path(tempfile.mkdtemp(prefix="bertdrill-run-"))
     table = Table()
@@ -288,6 +293,7 @@ def main() -> int:
                       60 + to_fitted)
         table.seconds(f"switch to fitted FSRS, {size}", to_fitted, "bertdrill scheduler fsrs", to_fsrs, 2 * to_fsrs)
         table.seconds(f"bertdrill stats --workload, {size}", workload, "bertdrill scheduler fsrs", to_fsrs, 30)
+        fitted_answer, _cpu = answering_fitted(folder, big, args.answers)  # a row below, beside a new store's
 
         answers = folder / "answers.toml"
         answers.write_text(generated_lesson(args.answers, "answers"), encoding="utf-8")
@@ -300,6 +306,8 @@ def main() -> int:
         with_fsrs, with_sm2 = answering(folder, args.answers, max(3, args.runs // 2))
         table.per_answer(f"answer {args.answers:,} cards with FSRS, scripted review", with_fsrs,
                          "the same with SM-2", with_sm2, 20)
+        table.per_answer(f"answer {args.answers:,} new cards on the {size} store, fitted FSRS, load balancer",
+                         fitted_answer, "a new store with FSRS", with_fsrs, 20)
         answering_rows(table, folder, args.answers, [1000, args.cards])
 
         lesson_text = generated_lesson(args.items)

@@ -13,7 +13,9 @@ On review.py's store of 100,000 cards and 1,000,000 logged answers (1,000 days o
    answer, beside the same review under SM-2 (target: 20 ms per answer);
 4. FSRS fitted by fsrs-rs: ``scheduler fsrs --fit`` (reading the log, fitting, switching; target: the fit
    under 60 s), switching to the fitted set again (``--parameters 1``: the replay alone, target: at most
-   twice ``scheduler fsrs``), and ``stats --workload``, a year simulated at each retention (target: 30 s).
+   twice ``scheduler fsrs``), and ``stats --workload``, a year simulated at each retention (target: 30 s);
+5. answering 1,000 new cards on that store with the fitted set in use and the load balancer on (every answer
+   balanced over the forecast of 100,000 cards), per answer (target: 20 ms).
 
 benchmarks/run.py prints these rows in its table too.
 """
@@ -67,6 +69,18 @@ def fitted(db: Path) -> tuple[float, float, float]:
     return times[0], times[2], times[3]
 
 
+def answering_fitted(folder: Path, db: Path, count: int) -> tuple[float, float]:
+    """Seconds per answer of the scripted review of ``count`` new fact cards on ``db`` (the big store, with the
+    fitted set in use and the load balancer on, as by default: every answer balanced over the forecast of its
+    100,000 cards), wall time from the first card to the last ``Saved:``; and the whole command's CPU seconds per
+    answer (start-up, sync and the forecast included)."""
+    lesson = folder / "fitted-facts.toml"
+    lesson.write_text(generated_lesson(0, "fitted-facts") + "".join(_fact(i) for i in range(count)), encoding="utf-8")
+    cpu = _children_cpu()
+    wall = scripted_review(lesson, db, count)
+    return wall, (_children_cpu() - cpu) / count
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -112,6 +126,10 @@ def main() -> int:
         print(f"switch to the fitted set: {to_fitted:.1f} s ({to_fitted / to_fsrs:.2f}x scheduler fsrs {to_fsrs:.1f} s; "
               f"target <= 2x)")
         print(f"stats --workload: {workload:.1f} s (target <= 30 s)")
+        wall, cpu = answering_fitted(folder, big, args.answers)
+        print(f"answer {args.answers:,} new cards on that store with the fitted set and the load balancer: "
+              f"{wall * 1000:.2f} ms/answer ({cpu * 1000:.2f} ms of CPU per answer, the whole command; "
+              f"target <= 20 ms)")
     return 0
 
 

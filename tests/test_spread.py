@@ -296,3 +296,18 @@ def test_a_session_balances_previews_what_it_gives_and_undo_gives_the_same_day_a
         day = min(due for due in dues if due is not None and due > day)  # siblings held back stay new a while
     fuzzed = [store.state(card.id).schedule for card in cards if card.kind != "practice"]
     assert any(state.interval not in (1, 6, 15, 38, 95) for state in fuzzed)
+
+
+def test_the_remembered_ranges_are_ankis_rules():
+    """The switch's shortcut (bounds remembered per interval) gives minimum_review_fuzz_interval and
+    constrained_fuzz_bounds exactly, on every interval to 400 days, previous intervals around it, and caps."""
+    from bertdrill.core.scheduling.spread import _fuzz_range
+
+    for maximum in (36500, 45, 3):
+        for interval in range(1, 401):
+            for previous in {0, 1, 2, interval - 3, interval - 1, interval, interval + 1, interval + 5, 2 * interval}:
+                if previous < 0:
+                    continue
+                minimum = max(1, minimum_review_fuzz_interval(interval, previous, maximum)) if previous else 1
+                assert _fuzz_range(interval, previous, maximum) == (
+                    minimum, *constrained_fuzz_bounds(interval, minimum, maximum)), (interval, previous, maximum)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 from types import ModuleType
@@ -212,7 +212,8 @@ class FittedFSRS:
             if adjust is not None:
                 interval = adjust(after.interval, state.interval, grade, day)
                 if interval != after.interval:
-                    after = replace(after, interval=interval, due=day + timedelta(days=interval))
+                    after = Schedule(after.repetitions, after.ef100, interval, day + timedelta(days=interval),
+                                     after.lapses, after.stability, after.difficulty)
             state = after
         return state
 

@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Any, Protocol, assert_never, cast
 
 from bertdrill.core.scheduling.registry import DEFAULT_SPREADING, Spreading
-from bertdrill.core.scheduling.state import PASSING, NextStates, Schedule, check_grade
+from bertdrill.core.scheduling.state import PASSING, NextStates, Schedule
 from bertdrill.core.scheduling.state import Adjust as Adjust  # re-exported: what a fast replay takes
 
 __all__ = ["DEFAULT_SPREADING", "Spreading"]  # the setting's names live in the registry (`--help` reads them)
@@ -198,8 +199,12 @@ def fuzz_seed(card_id: str, day: date) -> int:
 
 
 def fuzz_factor(seed: int) -> float:
-    """The number from 0 to 1 (1 excluded) a seed gives: the top 53 bits of one SplitMix64 step."""
-    return (_splitmix64(seed) >> 11) / (1 << 53)
+    """The number from 0 to 1 (1 excluded) a seed gives: the top 53 bits of one SplitMix64 step (written out
+    here, as in :func:`_splitmix64`: a switch draws one per answer)."""
+    z = (seed + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return ((z ^ (z >> 31)) >> 11) / 9007199254740992  # 2 ** 53
 
 
 # --------------------------------------------------------------------------- the forecast
@@ -324,17 +329,21 @@ class SpreadCard:
             state = self.review(state, grade, today=day)
         return state
 
+    def __post_init__(self) -> None:  # looked up once: a switch spreads a million answers
+        object.__setattr__(self, "_latest", getattr(self.inner, "latest_due", None))
+
     def spread(self, before: Schedule, after: Schedule, grade: int, today: date) -> Schedule:
         """``after`` (what the inner scheduler made of ``before``) with its interval fuzzed or balanced."""
         if after.due is None:
             return after
-        latest = getattr(self.inner, "latest_due", None)
+        latest = self._latest  # type: ignore[attr-defined]  # set in __post_init__
         cap = latest(today, after) if latest is not None else None
         maximum = MAX_INTERVAL if cap is None else max(1, min(MAX_INTERVAL, (cap - today).days))
         interval = self.interval(after.interval, before.interval, grade, today, maximum)
         if interval == after.interval:
             return after
-        return replace(after, interval=interval, due=today + timedelta(days=interval))
+        return Schedule(after.repetitions, after.ef100, interval, today + timedelta(days=interval), after.lapses,
+                        after.stability, after.difficulty)  # replace() costs twice as much, a million times
 
     def adjust(self, interval: int, previous: int, grade: int, today: date) -> int:
         """:data:`Adjust` for a replay: the fuzzed interval, no cap (a replay's scheduler has no exam of its own)."""
@@ -345,15 +354,30 @@ class SpreadCard:
         answer at least a day."""
         if interval <= 2:
             return interval  # under 2.5 days nothing is fuzzed, and no minimum exceeds it (most first answers)
-        passed = check_grade(grade) >= PASSING
-        minimum = max(1, minimum_review_fuzz_interval(interval, previous, maximum)) if passed and previous > 0 else 1
-        seed = (self.number + today.toordinal()) & _MASK
-        draw = fuzz_factor(seed)
+        minimum, lower, upper = _fuzz_range(interval, previous if grade >= PASSING else 0, maximum)
+        draw = fuzz_factor((self.number + today.toordinal()) & _MASK)
         if self.load is not None:
             balanced = balanced_interval(interval, minimum, maximum, self.load.on, draw)
             if balanced is not None:
                 return balanced
-        return with_review_fuzz(draw, interval, minimum, maximum)
+        return int(lower + draw * (1 + upper - lower))  # with_review_fuzz: lower + floor(draw * days in range)
+
+
+def _fuzz_range(interval: int, previous: int, maximum: int) -> tuple[int, int, int]:
+    """(minimum, lower, upper) of a whole-day interval whose card had ``previous`` days before a passing review
+    (0: a failed review or a new card, whose minimum is a day): :func:`minimum_review_fuzz_interval` and
+    :func:`constrained_fuzz_bounds`, from bounds computed once per interval."""
+    lower, upper = _bounds(interval, 1, maximum)
+    if previous <= 0:
+        return 1, lower, upper
+    minimum = previous + 1 if interval > previous else previous if previous <= upper else 1  # rounded == interval
+    if minimum <= lower:
+        return minimum, lower, upper  # the minimum clamps nothing
+    return (minimum, *_bounds(interval, minimum, maximum))
+
+
+_bounds = lru_cache(maxsize=1 << 16)(constrained_fuzz_bounds)
+"""constrained_fuzz_bounds, remembered: the same few intervals come back across a million answers."""
 
 
 def spread_chosen(scheduler: object, spreading: Spreading | None) -> Spread:
