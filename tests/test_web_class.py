@@ -288,3 +288,38 @@ def test_a_lesson_republished_while_the_server_runs_locks_nobody_out(classroom, 
     ayse.submit("/review/answer", answer="320")
     ayse.submit("/review/grade", grade="5")
     assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "320")]
+
+
+def test_the_teacher_manages_members_on_a_page_and_learners_cannot(classroom):
+    ayse = classroom("Ayşe")
+    assert ayse.client.get("/teacher/members").status_code == 403
+    assert ayse.client.post("/teacher/members/add", data={"csrf": ayse.client.cookies.get("bertdrill_csrf"),
+                                                          "name": "Intruder"}).status_code == 403
+    teacher = classroom("Tülin")
+    page = teacher.get("/teacher/members")
+    assert re.findall(r'<span class="name">([^<]+)</span>', page) == ["Ayşe", "Bora", "Tülin"]
+    page = teacher.submit("/teacher/members/add", name="<b>Cem</b>")
+    password = re.search(r"Their password, shown only now: (\w+)", page)[1]
+    assert "&lt;b&gt;Cem&lt;/b&gt;" in page and "<b>Cem" not in page  # a name is text, wherever it is shown
+    cem = classroom()
+    cem.get("/login")
+    cem.submit("/login", name="<b>Cem</b>", password=password)
+    assert cem.status == 200 and "Log out (&lt;b&gt;Cem&lt;/b&gt;)" in cem.page
+    teacher.submit("/teacher/members/add", name="ayşe")
+    assert teacher.status == 409 and "already has a member called" in teacher.page
+    page = teacher.client.post("/teacher/members/rename", data={
+        "csrf": teacher.client.cookies.get("bertdrill_csrf"), "name": "<b>Cem</b>", "new_name": "Cem"}).text
+    assert "is now Cem" in page
+    page = teacher.client.post("/teacher/members/reset", data={
+        "csrf": teacher.client.cookies.get("bertdrill_csrf"), "name": "Cem"}).text
+    new_password = re.search(r"Their password, shown only now: (\w+)", page)[1]
+    assert new_password != password
+    page = teacher.client.post("/teacher/members/archive", data={
+        "csrf": teacher.client.cookies.get("bertdrill_csrf"), "name": "Bora"}).text
+    assert "Archived Bora" in page and re.findall(r'<span class="name">([^<]+)</span>', page)[-1] == "Bora"
+    assert teacher.client.post("/teacher/members/archive", data={"name": "Ayşe"}).status_code == 403  # no token
+    assert teacher.client.post("/teacher/members/delete", data={
+        "csrf": teacher.client.cookies.get("bertdrill_csrf"), "name": "Ayşe"}).status_code == 404
+    classroom.advance(2.5)
+    assert cem.client.get("/review", follow_redirects=False).headers["location"] == "/login"  # reset: logged out
+    assert logged(classroom.postgres, "SELECT name FROM member WHERE archived_at IS NOT NULL") == [("Bora",)]

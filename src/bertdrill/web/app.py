@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.web import pages
-from bertdrill.web.classroom import ClassPages, ClassServer, Redirect
+from bertdrill.web.classroom import ClassPages, ClassServer, MemberPages, Redirect
 from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.review import ReviewPages
 
@@ -87,6 +87,7 @@ def class_app(server: ClassServer) -> Starlette:
     """The class server: members log in; learners review (their own rows only), teachers read the class."""
     review = ReviewPages(server.sittings)
     class_pages = ClassPages(server)
+    member_pages = MemberPages(server)
 
     async def elsewhere(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Redirect)
@@ -101,6 +102,8 @@ def class_app(server: ClassServer) -> Starlette:
         Route("/password", class_pages.password, methods=["POST"]),
         Route("/teacher", class_pages.dashboard),
         Route("/teacher/learners.csv", class_pages.learners_csv),
+        Route("/teacher/members", member_pages.page),
+        Route("/teacher/members/{action:str}", member_pages.act, methods=["POST"]),
         *review_routes(review),
         Route("/settings", settings, methods=["POST"]),
     ]
@@ -119,7 +122,7 @@ def review_routes(review: ReviewPages) -> list[Route]:
     ]
 
 
-RETURN_PATHS = ("/review", "/teacher", "/password", "/login")  # where the settings form may send the browser back to
+RETURN_PATHS = ("/review", "/teacher", "/teacher/members", "/password", "/login")  # where the settings form may send the browser back to
 
 
 async def settings(request: Request) -> Response:

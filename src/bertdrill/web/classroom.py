@@ -374,6 +374,65 @@ class ClassPages:
             "Content-Disposition": f'attachment; filename="class-{today}.csv"'})
 
 
+class MemberPages:
+    """The teacher's page of members: add, rename, reset a password, archive (as the CLI's ``class`` commands)."""
+
+    def __init__(self, server: ClassServer):
+        self.server = server
+
+    async def page(self, request: Request) -> Response:
+        return await run_in_threadpool(self._page, request, [], 200)
+
+    def _page(self, request: Request, notices: list[str], status: int) -> Response:
+        teacher = self.server.teacher(request)
+        found = self.server.store.acting_as(teacher).class_members(archived=True)
+        with speaking(pages.page_language(request, self.server.languages)):
+            return render(request, "members.html", status, member=teacher, notices=notices,
+                          current=[m for m in found if not m.archived], archived=[m for m in found if m.archived])
+
+    async def act(self, request: Request) -> Response:
+        form = await read_form(request)
+        return await run_in_threadpool(self._act, request, form, request.path_params["action"])
+
+    def _act(self, request: Request, form: FormData, action: str) -> Response:
+        from bertdrill.adapters.store.members import MemberRole, new_password
+
+        teacher = self.server.teacher(request)
+        check_csrf(request, form)
+        store = self.server.store.acting_as(teacher)
+        name = field(form, "name", limit=NAME_LIMIT, too_long=413)
+        with speaking(pages.page_language(request, self.server.languages)):
+            try:
+                match action:
+                    case "add":
+                        role = MemberRole.TEACHER if form.get("role") == "teacher" else MemberRole.LEARNER
+                        given = form.get("password")
+                        password = given if isinstance(given, str) and given else new_password()
+                        added = store.add_member(name, password, role)
+                        notices = [_("Added {name} to the class.").format(name=added.name)]
+                        if password != given:
+                            notices.append(_("Their password, shown only now: {password}").format(password=password))
+                    case "rename":
+                        renamed = store.rename_member(name, field(form, "new_name", limit=NAME_LIMIT, too_long=413))
+                        notices = [_("Renamed: {old} is now {new}; they log in with the new name.").format(
+                            old=name, new=renamed.name)]
+                    case "reset":
+                        password = new_password()
+                        reset = store.reset_password(name, password)
+                        notices = [_("New password for {name}; they are logged out everywhere.").format(
+                            name=reset.name), _("Their password, shown only now: {password}").format(password=password)]
+                    case "archive":
+                        archived = store.archive_member(name)
+                        self.server.forget(archived.id)
+                        notices = [_("Archived {name}: logged out and unable to log in; their history is kept, and "
+                                     "the report leaves them out.").format(name=archived.name)]
+                    case _:
+                        raise HTTPException(404, "no such action")
+            except StoreError as exc:
+                return self._page(request, [str(exc)], 409)
+        return self._page(request, notices, 200)
+
+
 def spreadsheet_safe(text: str) -> str:
     """A cell a spreadsheet shows as text: a name starting with = + - @ (a formula to Excel) gets a quote first."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

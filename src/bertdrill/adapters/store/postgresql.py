@@ -80,7 +80,9 @@ def engine(url: URL, *, lock_timeout: float, serving: bool = False, pinned: bool
     if serving:
         options += (f" -c statement_timeout={STATEMENT_TIMEOUT_MS}"
                     f" -c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}")
-    pool: dict[str, Any] = ({"pool_size": 8, "max_overflow": 8, "pool_timeout": 10} if serving
+    # The class server: as many connections as the request threads that may want one at once (starlette runs
+    # blocking work on 40 threads), so no request waits for a connection behind others.
+    pool: dict[str, Any] = ({"pool_size": 8, "max_overflow": 32, "pool_timeout": 30} if serving
                             else {"poolclass": StaticPool} if pinned else {"pool_size": 2, "max_overflow": 2})
     return create_engine(url.set(drivername="postgresql+psycopg"),
                          connect_args={"options": options, "connect_timeout": 10}, pool_pre_ping=True, **pool)
