@@ -121,7 +121,9 @@ def _score_table(sheet: Sheet, version: Version) -> str:
             f'<tr><th>{escape(labels.question)}</th>{"".join(f"<th>{q.number}</th>" for q in chunk)}{total[0]}</tr>'
             f'<tr><th>{escape(labels.points_title)}</th>{"".join(f"<td>{q.points}</td>" for q in chunk)}{total[1]}</tr>'
             f'<tr><th>{escape(labels.score)}</th>{"".join("<td class=mark></td>" for _ in chunk)}{total[2]}</tr>')
-    return f'<table class="score-table">{"".join(parts)}</table>'
+    # the widths sheet.css gives its columns, padding included: the labels' 20 mm, 7 mm a question, 13 mm the total
+    width = 20 + 7 * min(len(questions), SCORE_COLUMNS) + 13
+    return f'<table class="score-table" style="width: {width}mm">{"".join(parts)}</table>'
 
 
 def _legend(sheet: Sheet) -> str:
