@@ -310,8 +310,13 @@ class ReviewQueue(Protocol):
         duration_ms: int = 0,
         once_per_day: bool = False,
         variant: str | None = None,
+        rescheduler: Callable[[SchedulerChoice], Callable[[Schedule], Schedule]] | None = None,
     ) -> Answer:
         """Log an answer and store ``reschedule(stored state)`` (None keeps it), in one transaction.
+
+        ``rescheduler``: instead of ``reschedule``, the store reads the learner's scheduler choice in the
+        answer's own transaction and reschedules with ``rescheduler(choice)``, so an answer always
+        schedules under the scheduler it is committed with (a switch in another window included).
 
         ``variant``: what was asked when the card drew fresh numbers (``"seed:key"``), logged with the answer.
 

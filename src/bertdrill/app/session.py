@@ -41,7 +41,7 @@ from bertdrill.core.scheduling.state import (
     study_day,
 )
 from bertdrill.core.variants import logged as logged_variant
-from bertdrill.ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler
+from bertdrill.ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler, SchedulerChoice
 
 __all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "LEARNING_STEPS", "MAX_REDRILLS", "Entry", "LeechAction", "Limits",
            "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",
@@ -145,6 +145,7 @@ class Session:
         limits: Limits = Limits(),
         lessons: Collection[str] | None = None,
         scheduler: Scheduler = SM2(),
+        follow: Callable[[SchedulerChoice], Scheduler] | None = None,
         leech_action: LeechAction = LeechAction.SUSPEND,
         numbers: FreshNumbers | None = None,
         bury_siblings: bool = True,
@@ -155,6 +156,11 @@ class Session:
         self.bury_siblings = bury_siblings and not cram  # Anki's "bury siblings": see _build_queue
         self.numbers = numbers  # fresh variants for numeric cards; None: every card asks its own set
         self.scheduler = scheduler
+        # follow: how to build the scheduler of a stored choice; given, each answer schedules under the choice the
+        # store holds when it commits (read in its own transaction), so a switch made in another window reaches
+        # this session; the preview follows it too
+        self.follow = follow
+        self._followed: SchedulerChoice | None = None
         self.leech_action = leech_action
         self.clock = clock
         self.limits = limits
@@ -305,7 +311,14 @@ class Session:
                 outcome.entry.card.id == entry.card.id and outcome.study_day == today for outcome in self._answers)):
             return None
         state = self.store.state(entry.card.id)
-        return card_scheduler(self.scheduler, entry.card.id, self._load).next_states(state.schedule, today=today)
+        scheduler = self._scheduler_for(self.store.scheduler_choice()) if self.follow is not None else self.scheduler
+        return card_scheduler(scheduler, entry.card.id, self._load).next_states(state.schedule, today=today)
+
+    def _scheduler_for(self, choice: SchedulerChoice) -> Scheduler:
+        """The scheduler of ``choice`` (built by :attr:`follow`, once per choice): the session's own from now on."""
+        if self.follow is not None and choice != self._followed:
+            self.scheduler, self._followed = self.follow(choice), choice
+        return self.scheduler
 
     # ----------------------------------------------------------------- actions
 
@@ -323,10 +336,15 @@ class Session:
         # the store keeps the schedule if not the day's first answer; a cram answer never reschedules
         reschedule = _rescheduler(card_scheduler(self.scheduler, entry.card.id, self._load), grade, day) \
             if entry.kind.schedules else None
+
+        def rescheduler(choice: SchedulerChoice) -> Callable[[Schedule], Schedule]:
+            return _rescheduler(card_scheduler(self._scheduler_for(choice), entry.card.id, self._load), grade, day)
+
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
             variant=logged_variant(entry.card) if isinstance(entry.card, NumericCard) else None,
+            rescheduler=rescheduler if self.follow is not None and reschedule is not None else None,
         )
         if self._load is not None:
             self._load.moved(logged.before.due, logged.after.due)

@@ -42,6 +42,7 @@ from bertdrill.cli.base import (
     open_store,
     out,
     print_json,
+    scheduler_of,
     texts_language,
 )
 from bertdrill.core.errors import BertdrillError, StoreError
@@ -175,7 +176,7 @@ def review(
 
             set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit, lesson=lesson_id)
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
-                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store),
+                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store), follow=scheduler_of,
                           numbers=fresh, bury_siblings=bury_siblings, cram=cram)
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, diagnosers).run()

@@ -204,8 +204,11 @@ class MemoryStore:
 
     def answer(self, card_id: str, *, grade: int, kind: AnswerKind, reviewed_at: datetime, study_day: date,
                reschedule: Callable[[Schedule], Schedule] | None = None, typed: str | None = None,
-               duration_ms: int = 0, once_per_day: bool = False, variant: str | None = None) -> Answer:
+               duration_ms: int = 0, once_per_day: bool = False, variant: str | None = None,
+               rescheduler: Callable[[SchedulerChoice], Callable[[Schedule], Schedule]] | None = None) -> Answer:
         """Log an answer and store the new schedule (the SQL stores' rules, :meth:`.reviews.ReviewWrites.answer`)."""
+        if rescheduler is not None:
+            reschedule = rescheduler(self._choice)
         if kind not in ANSWER_KINDS:
             raise ValueError(f"kind must be one of {ANSWER_KINDS}, got {kind!r}")
         kind = AnswerKind(kind)

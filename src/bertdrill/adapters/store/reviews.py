@@ -21,6 +21,7 @@ from sqlalchemy.orm import aliased
 
 from bertdrill.adapters.store import reading
 from bertdrill.adapters.store.database import Database, learner_of, utc, whole
+from bertdrill.adapters.store.scheduling import choice_of
 from bertdrill.adapters.store.schema import (
     ACTION,
     ANSWER_KINDS,
@@ -44,7 +45,7 @@ from bertdrill.core.errors import StoreError
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.actions import CardAction, Managed, managed
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES, REDRILL_BELOW, AnswerKind, Schedule, check_grade
-from bertdrill.ports import KEEP, Action, Answer, CardState, Keep, SyncCard, SyncReport
+from bertdrill.ports import KEEP, Action, Answer, CardState, Keep, SchedulerChoice, SyncCard, SyncReport
 
 
 class ReviewWrites(Database):
@@ -165,6 +166,7 @@ class ReviewWrites(Database):
         duration_ms: int = 0,
         once_per_day: bool = False,
         variant: str | None = None,
+        rescheduler: Callable[[SchedulerChoice], Callable[[Schedule], Schedule]] | None = None,
     ) -> Answer:
         """Log an answer and store the new schedule, in one committed transaction.
 
@@ -197,11 +199,13 @@ class ReviewWrites(Database):
             if attempts > 1 and (saved := _logged_already(connection, card_id, moment)) is not None:
                 return saved  # the try before committed, and its reply was lost with the connection
             before = _state(connection, card_id, self.where, lock=True).schedule
-            change, logged_kind = reschedule, kind
-            if once_per_day and reschedule is not None:
+            # the scheduler as stored now, under the card's lock (a switch holds every card's): what this commits under
+            change = rescheduler(choice_of(connection)) if rescheduler is not None else reschedule
+            logged_kind = kind
+            if once_per_day and change is not None:
                 first = not (_answered_on(connection, card_id, study_day))
                 logged_kind = kind.logged_as(first_of_day=first)
-                change = reschedule if first else None
+                change = change if first else None
             if not kind.schedules:  # a cram answer keeps the schedule, whatever the caller passed
                 change = None
             after = change(before) if change else before

@@ -58,14 +58,7 @@ class Scheduling(Database):
     """The scheduler setting and the replays of the log."""
 
     def scheduler_choice(self) -> SchedulerChoice:
-        found = self.read(_CHOICE)
-        exams = tuple(LessonExam(lesson, exam, target) for lesson, exam, target in self.read(_LESSON_EXAMS))
-        if not found:
-            return SchedulerChoice(lesson_exams=exams)
-        name, retention, exam, exam_target, spread, *fitted = found[0]
-        return SchedulerChoice(stored_name(name), real(retention),
-                               _fitted_set(fitted) if fitted[0] is not None else None, as_date(exam), real(exam_target),
-                               None if spread is None else spreading_named(spread), exams)
+        return self._run(choice_of)
 
     def fitted_sets(self) -> list[FittedSet]:
         return [_fitted_set(row) for row in self.read(_FITTED_SETS)]
@@ -76,7 +69,9 @@ class Scheduling(Database):
 
         def work(connection: Connection) -> Switch:
             learner = learner_of(connection)
-            card_ids = list(connection.execute(_SCHEDULED_CARDS, {"learner": learner}).scalars())
+            # every card's schedule row locked first (PostgreSQL; SQLite's write lock holds the file): an answer in
+            # another window commits before the log is read, or waits and then schedules under the new choice
+            card_ids = list(connection.execute(_SCHEDULED_CARDS.with_for_update(), {"learner": learner}).scalars())
             updates, answers = [], 0
             for card_id, log in _merged(track(card_ids), _card_logs(connection, None)):
                 answers += len(log)
@@ -126,6 +121,18 @@ def _of_lessons(columns: Any, lessons: Collection[str] | None) -> Any:
     mine = columns.where(REVIEW.c.learner == LEARNER, REVIEW.c.kind.not_in(_NEVER_SCHEDULE))
     return mine if lessons is None else mine.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
         in_lessons(lessons))
+
+
+def choice_of(connection: Connection) -> SchedulerChoice:
+    """The learner's scheduler choice as stored, read in ``connection``'s transaction (an answer reads it in its own)."""
+    learner = {"learner": learner_of(connection)}
+    found = connection.execute(_CHOICE, learner).first()
+    exams = tuple(LessonExam(lesson, exam, target) for lesson, exam, target in connection.execute(_LESSON_EXAMS, learner))
+    if found is None:
+        return SchedulerChoice(lesson_exams=exams)
+    name, retention, exam, exam_target, spread, *fitted = found
+    return SchedulerChoice(stored_name(name), real(retention), _fitted_set(fitted) if fitted[0] is not None else None,
+                           as_date(exam), real(exam_target), None if spread is None else spreading_named(spread), exams)
 
 
 def _store_fitted(connection: Connection, choice: SchedulerChoice) -> SchedulerChoice:
