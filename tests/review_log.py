@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sqlite3
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -140,9 +141,12 @@ def audit(db: Path) -> int:
         first_today = days.get(card_id) != study_day
         expected_kind = ("new" if card_id not in states else "review") if first_today else "redrill"
         assert kind == expected_kind, f"answer {review_id} to {card_id} on {study_day} logged as {kind}"
-        after = reference_review(before, grade, date.fromisoformat(study_day)) if first_today else before
+        day = date.fromisoformat(study_day)
+        after = reference_review(before, grade, day) if first_today else before
         logged_before = _state(columns[:5])
         logged_after = _state(columns[5:])
+        if first_today and logged_after.interval != after.interval:
+            after = _fuzzed(before, after, logged_after, day, f"answer {review_id} to {card_id}")
         assert (logged_before, logged_after) == (before, after), f"answer {review_id} to {card_id}"
         states[card_id], days[card_id] = after, study_day
     for card_id, (repetitions, ef100, interval, due, lapses, leech) in schedules.items():
@@ -150,6 +154,26 @@ def audit(db: Path) -> int:
         assert _state((repetitions, ef100, interval, due, lapses)) == state, card_id
         assert bool(leech) == (state.lapses >= 8), card_id
     return len(log)
+
+
+def fuzz_bounds(interval: int) -> tuple[int, int]:
+    """Anki's fuzz range of an interval (rslib/src/scheduler/states/fuzz.rs), written here again so the audit
+    does not take the scheduler's word for it: none under 2.5 days; else 1 day plus 15 % of the days from 2.5
+    to 7, 10 % of those from 7 to 20 and 5 % beyond, either way, rounded half up."""
+    if interval < 2.5:
+        return interval, interval
+    delta = 1 + 0.15 * (min(interval, 7) - 2.5) + 0.10 * max(min(interval, 20) - 7, 0) + 0.05 * max(interval - 20, 0)
+    return math.floor(interval - delta + 0.5), math.floor(interval + delta + 0.5)
+
+
+def _fuzzed(before: State, after: State, logged: State, day: date, which: str) -> State:
+    """SM-2's ``after`` with the interval the log has, if that is one Anki's fuzz could give it (the review's
+    default spreads intervals: docs/scheduling.md): within the fuzz range of SM-2's interval, or one day past
+    the previous interval where fuzz keeps a growing interval growing."""
+    lower, upper = fuzz_bounds(after.interval)
+    assert after.interval > 2 and min(lower, before.interval + 1) <= logged.interval <= max(upper, before.interval + 1), \
+        f"{which}: interval {logged.interval} is not SM-2's {after.interval} spread by fuzz ({lower} to {upper})"
+    return replace(after, interval=logged.interval, due=day + timedelta(days=logged.interval))
 
 
 def _state(columns) -> State:
