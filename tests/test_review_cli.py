@@ -23,7 +23,7 @@ from timing import cpu_seconds
 from bertdrill.adapters.store import Store
 from bertdrill.adapters.store.migrations import SCHEMA_VERSION
 from bertdrill.cli.review import command_in
-from bertdrill.core.scheduling.state import Schedule
+from bertdrill.core.scheduling.state import AnswerKind, Schedule
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MONDAY = "2025-03-03T09:00:00+03:00"
@@ -92,7 +92,7 @@ def monday(monkeypatch):
 
 @pytest.fixture
 def mini(tmp_path) -> Path:
-    path = tmp_path / "mini.toml"
+    path: Path = tmp_path / "mini.toml"
     path.write_text(MINI, encoding="utf-8")
     return path
 
@@ -305,6 +305,7 @@ def test_a_one_megabyte_line_is_cut_and_does_not_hang(cli, mini):
     assert "…  (line cut to 4,096 bytes)\n✗" in result.stdout
     assert len(result.stdout) < 20_000
     typed = store().answers()[1].typed
+    assert typed is not None
     assert typed == "7" * len(typed) and len(typed) <= 4096
 
 
@@ -475,7 +476,7 @@ def test_an_older_database_is_migrated_on_open(cli, tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- real processes
 
 
-def start_review(*args: str) -> subprocess.Popen:
+def start_review(*args: str) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.Popen([sys.executable, "-m", "bertdrill", "review", *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -484,8 +485,10 @@ def start_review(*args: str) -> subprocess.Popen:
 class Output:
     """A running process's standard output, read as it comes."""
 
-    def __init__(self, process: subprocess.Popen):
+    def __init__(self, process: subprocess.Popen[bytes]):
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         self.process = process
+        self.stdin, self.stdout, self.stderr = process.stdin, process.stdout, process.stderr
         self.seen = bytearray()
         self.position = 0  # everything before this has been expected already
 
@@ -493,18 +496,18 @@ class Output:
         """Wait until ``marker`` appears after the previous one."""
         deadline = time.monotonic() + timeout
         while (found := self.seen.find(marker, self.position)) < 0:
-            ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            ready, _, _ = select.select([self.stdout], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 raise AssertionError(f"timed out waiting for {marker!r}; output so far:\n{self.seen.decode()}")
-            chunk = os.read(self.process.stdout.fileno(), 65536)
+            chunk = os.read(self.stdout.fileno(), 65536)
             if not chunk:
-                raise AssertionError(f"ended before {marker!r}:\n{self.seen.decode()}{self.process.stderr.read().decode()}")
+                raise AssertionError(f"ended before {marker!r}:\n{self.seen.decode()}{self.stderr.read().decode()}")
             self.seen += chunk
         self.position = found + len(marker)
 
     def send(self, line: str) -> None:
-        self.process.stdin.write(f"{line}\n".encode())
-        self.process.stdin.flush()
+        self.stdin.write(f"{line}\n".encode())
+        self.stdin.flush()
 
 
 def test_killed_mid_session_keeps_exactly_the_acknowledged_answers():
@@ -742,7 +745,7 @@ def test_the_interval_preview_shows_what_each_grade_gives_before_grading(cli, mo
 
     db = store()
     db.sync(all_cards(load_lessons()))
-    for offset, kind in ((-7, "new"), (-6, "review")):  # 4 then 4: n = 2, I = 6, EF 2.50, due today
+    for offset, kind in ((-7, AnswerKind.NEW), (-6, AnswerKind.REVIEW)):  # 4 then 4: n = 2, I = 6, EF 2.50, due today
         record_attempt(db, "bert-basics/bert-definition", 4, kind=kind,
                        moment=datetime.fromisoformat(MONDAY) + timedelta(days=offset))
     assert db.state("bert-basics/bert-definition").schedule == Schedule(2, 250, 6, DAY, 0)

@@ -6,7 +6,10 @@ import json
 import re
 import sqlite3
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from pathlib import Path
+
+from postgres import class_store
 
 from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling.exam import ExamScheduler, LessonExams
@@ -15,14 +18,15 @@ from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.core.scheduling.sm2 import SM2
 from bertdrill.core.scheduling.spread import Spread, constrained_fuzz_bounds
-from bertdrill.ports import LessonExam, SchedulerChoice
+from bertdrill.core.scheduling.state import AnswerKind
+from bertdrill.ports import CardLog, LessonExam, SchedulerChoice
 
 ROOT = Path(__file__).parent.parent
 LESSONS = ("--file", str(ROOT / "decks" / "bert-basics.toml"), "--file", str(ROOT / "tests" / "lessons" / "minimal.toml"))
 MONDAY = "2025-03-03T09:00:00+00:00"
 
 
-def schedules(path) -> list[tuple]:
+def schedules(path) -> list[tuple[str, int, str | None, float | None]]:
     with sqlite3.connect(path) as connection:
         return connection.execute("SELECT card_id, interval, due, stability FROM schedule ORDER BY card_id").fetchall()
 
@@ -36,7 +40,7 @@ def test_the_preview_shows_the_day_the_balanced_answer_gives(cli, monkeypatch):
     monkeypatch.setenv("BERTDRILL_NOW", MONDAY)
     with Store.open() as db:
         db.sync(all_cards(load_lessons()))
-        for offset, kind in ((-7, "new"), (-6, "review")):
+        for offset, kind in ((-7, AnswerKind.NEW), (-6, AnswerKind.REVIEW)):
             record_attempt(db, "bert-basics/bert-definition", 4, kind=kind,
                            moment=datetime.fromisoformat(MONDAY) + timedelta(days=offset))
     result = cli("review", "--new", "0", input="4\n")
@@ -74,7 +78,7 @@ def test_switching_replays_with_the_fuzz_and_switching_back_is_exact(cli, monkey
     path = isolated_home / "bertdrill.db"
     before = schedules(path)
     with Store.open() as store:
-        logs = {answer.card_id: [] for answer in store.answers()}
+        logs: dict[str, CardLog] = {answer.card_id: [] for answer in store.answers()}
         for answer in store.answers():
             logs[answer.card_id].append((answer.study_day, answer.grade))
         states = {card: store.state(card).schedule for card in logs}
@@ -102,9 +106,9 @@ def test_an_exam_per_lesson_plans_its_cards_and_stats_shows_each_lessons_day(cli
         for number, card in enumerate(cards):
             for offset in range(0, 28, 7):
                 day, grade = date(2026, 3, 2) + timedelta(days=offset), 3 + (number + offset) % 2
-                db.answer(card.id, grade=grade, kind="review", reviewed_at=datetime(2026, 3, 2, 9, tzinfo=UTC)
+                db.answer(card.id, grade=grade, kind=AnswerKind.REVIEW, reviewed_at=datetime(2026, 3, 2, 9, tzinfo=UTC)
                           + timedelta(days=offset), study_day=day, once_per_day=True,
-                          reschedule=lambda s, c=card.id, g=grade, d=day: card_scheduler(fuzzed, c).review(s, g, today=d))
+                          reschedule=partial(card_scheduler(fuzzed, card.id).review, grade=grade, today=day))
     monkeypatch.setenv("BERTDRILL_NOW", "2026-03-31T09:00:00+00:00")
     path = isolated_home / "bertdrill.db"
     assert cli("review", *LESSONS, "--new", "0", input=":quit\n").exit_code == 0  # every card has its row now
@@ -117,13 +121,13 @@ def test_an_exam_per_lesson_plans_its_cards_and_stats_shows_each_lessons_day(cli
     with Store.open(str(path)) as store:
         choice = store.scheduler_choice()
         assert choice.exam is None and choice.lesson_exams == (LessonExam("mini", date(2026, 4, 6), 0.97),)
-        logs: dict[str, list] = {}
+        logs: dict[str, CardLog] = {}
         for answer in store.answers():
             logs.setdefault(answer.card_id, []).append((answer.study_day, answer.grade))
         planned = Spread(ExamScheduler(FSRS(), date(2026, 4, 6), 0.97), Spreading.FUZZ)
-        for card, log in logs.items():
-            expected = replay(planned if card.startswith("mini/") else Spread(FSRS(), Spreading.FUZZ), log, card)
-            assert store.state(card).schedule == expected
+        for card_id, log in logs.items():
+            expected = replay(planned if card_id.startswith("mini/") else Spread(FSRS(), Spreading.FUZZ), log, card_id)
+            assert store.state(card_id).schedule == expected
     after = dict((row[0], row) for row in schedules(path))
     assert all(after[card] == before[card] for card in before if not card.startswith("mini/"))
     assert any(after[card] != before[card] for card in before if card.startswith("mini/"))
@@ -152,7 +156,7 @@ def test_a_class_keeps_each_learners_spread_and_lesson_exams_on_postgresql(postg
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:8]
     ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with Store.open(postgres.url) as teacher:
+    with class_store(postgres.url) as teacher:
         teacher.class_init(cards)
         teacher.add_learner(ayse, "secret-1")
         teacher.add_learner(bora, "secret-2")
@@ -169,9 +173,9 @@ def test_a_class_keeps_each_learners_spread_and_lesson_exams_on_postgresql(postg
             for number, card in enumerate(cards):
                 day = datetime(2025, 3, 1, 9, tzinfo=UTC)
                 for grade in (4, 5, 3, 4, 5)[: 2 + number % 4]:
-                    own.answer(card.id, grade=grade, kind="review", reviewed_at=day, study_day=day.date(),
-                               reschedule=lambda s, c=card.id, g=grade, d=day.date(), learner=learner:
-                               card_scheduler(scheduler[learner], c).review(s, g, today=d))
+                    own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW, reviewed_at=day, study_day=day.date(),
+                               reschedule=partial(card_scheduler(scheduler[learner], card.id).review, grade=grade,
+                                                  today=day.date()))
                     day += timedelta(days=5 + number)
             live = {card.id: own.state(card.id).schedule for card in cards}
             switch = own.switch_scheduler(chosen[learner], scheduler[learner])  # the same choice: replayed

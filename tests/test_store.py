@@ -22,6 +22,7 @@ from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.state import NEW, Schedule
+from bertdrill.ports import CardLog
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DAY = date(2025, 3, 3)
@@ -735,7 +736,7 @@ def test_a_cram_answer_never_schedules_nor_counts_as_the_days_answer(db, cards):
     logged = db.answer(card, grade=5, kind="review", reviewed_at=MORNING, study_day=DAY, once_per_day=True,
                        reschedule=lambda s: sm2.review(s, 5, today=DAY))
     assert logged.kind == "review" and logged.after.interval == 6
-    logs = []
+    logs: list[CardLog] = []
     db.card_logs(logs.append)
     assert logs == [[(DAY - timedelta(days=1), 5), (DAY, 5)]]
     from bertdrill.ports import SchedulerChoice

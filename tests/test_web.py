@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 import urllib.request
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.cli.review import LeechChoice
 from bertdrill.cli.serve import _desk
 from bertdrill.web.app import local_app
+from bertdrill.web.desk import Desk
 
 MONDAY = "2025-03-03T09:00:00+03:00"
 DAY = date(2025, 3, 3)
@@ -60,14 +61,14 @@ answer = { en = "Ankara", tr = "Ankara" }
 
 @pytest.fixture
 def lesson(tmp_path) -> Path:
-    path = tmp_path / "web.toml"
+    path: Path = tmp_path / "web.toml"
     path.write_text(LESSON, encoding="utf-8")
     return path
 
 
-def browser(paths=None, *, new: int = 10, **headers: str) -> tuple[Browser, object]:
+def browser(paths=None, *, new: int = 10, headers: dict[str, str] | None = None) -> tuple[Browser, Desk]:
     desk = _desk(None, paths, None, None, new, 200, 4, LeechChoice.suspend)
-    return Browser(local_app(desk), **headers), desk
+    return Browser(local_app(desk), **(headers or {})), desk
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +82,9 @@ def answers_stored() -> int:
 
 
 def current_card(page: str) -> str:
-    return re.search(r'name="card" value="([^"]+)"', page)[1]
+    found = re.search(r'name="card" value="([^"]+)"', page)
+    assert found is not None, page
+    return found[1]
 
 
 def test_ten_cards_reviewed_through_plain_forms_each_saved_at_once():
@@ -118,7 +121,9 @@ def test_a_wrong_number_is_diagnosed_and_undo_bury_suspend_act_on_the_store(less
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page  # lesson text escaped
         page = web.submit("/review/answer", answer="72")  # d*d + d: the factor 4 left out
         assert "✗" in page and 'id="diagnosis"' in page
-        diagnosis = re.search(r'id="diagnosis">([^<]+)<', page)[1]
+        found = re.search(r'id="diagnosis">([^<]+)<', page)
+        assert found is not None, page
+        diagnosis = found[1]
         assert diagnosis == "72 is attention of Small without the factor 4, not attention."
         page = web.submit("/review/grade", grade="1")
         assert answers_stored() == 1
@@ -242,7 +247,7 @@ def test_pages_carry_strict_headers_and_cookies(lesson):
 
 
 def test_turkish_from_accept_language_or_the_learners_choice_and_a_dark_theme(lesson):
-    web, desk = browser([lesson], **{"accept-language": "tr-TR,tr;q=0.9,en;q=0.8"})
+    web, desk = browser([lesson], headers={"accept-language": "tr-TR,tr;q=0.9,en;q=0.8"})
     try:
         page = web.get("/review")
         assert '<html lang="tr"' in page and "ne kadar geniş?" in page and "Yanıtınız" in page
@@ -261,6 +266,7 @@ def test_the_serve_command_listens_on_loopback_and_stops(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     server = subprocess.Popen([sys.executable, "-m", "bertdrill", "serve", "--port", "0"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env)
+    assert server.stdout is not None and server.stderr is not None
     try:
         line = server.stdout.readline()
         address = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -286,7 +292,6 @@ def test_speaking_one_language_per_context_leaves_the_installed_one():
     with pages.speaking("tr"):
         assert i18n.language() == "tr" and i18n._("Undo") == "Geri al"
     assert i18n.language() == "en" and i18n._("Undo") == "Undo"
-    assert datetime  # noqa: B018 - imported for the module's clock helpers
 
 
 def test_free_text_the_learner_judges_has_no_suggested_grade():

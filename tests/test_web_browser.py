@@ -17,6 +17,7 @@ import os
 import shutil
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -151,9 +152,16 @@ def log_in(driver, address: str, name: str, password: str) -> None:
     driver.find_element(By.ID, "password").send_keys(password + Keys.ENTER)
 
 
-def answered(postgres) -> list[tuple]:
+def answers_logged(postgres, count: int) -> Callable[[object], bool]:
+    """A condition to wait for: the log holds ``count`` answers."""
+    return lambda _driver: len(answered(postgres)) == count
+
+
+def answered(postgres) -> list[tuple[str, int, str | None]]:
     with postgres.connect() as connection:  # closed on leaving the block: nothing left open after the test
-        return connection.execute("SELECT card_id, grade, typed FROM review ORDER BY id").fetchall()
+        rows: list[tuple[str, int, str | None]] = connection.execute(
+            "SELECT card_id, grade, typed FROM review ORDER BY id").fetchall()
+        return rows
 
 
 @requires_browser
@@ -181,7 +189,7 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
         field.send_keys(("72" if number == 0 else "2" if number == 1 else f"answer {number - 1}") + Keys.ENTER)
         wait_for(driver, "button[data-key='3']")
         press(driver, "1" if number == 0 else "4")
-        WebDriverWait(driver, WAIT).until(lambda d, n=number: len(answered(postgres)) == n + 1)
+        WebDriverWait(driver, WAIT).until(answers_logged(postgres, number + 1))
     log = answered(postgres)
     assert len(log) == 10 and log[0] == ("web/width@small", 1, "72") and len({row[0] for row in log}) == 10
     severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]

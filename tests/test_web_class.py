@@ -10,9 +10,12 @@ text and typed answers escaped in every page.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pytest
+from postgres import Server
+from starlette.applications import Starlette
 from test_web import LESSON
 from web_client import Browser
 
@@ -43,25 +46,36 @@ def classroom(postgres, cli, lesson, monkeypatch):
     ticks = [0.0]  # the server's monotonic clock, for its cache of logins
     server = ClassServer(store, clock=lambda: NOW, throttle=Throttle(),
                          monotonic=lambda: ticks[0])
-    app = class_app(server)
-    opened: list[Browser] = []
+    browsers = Classroom(class_app(server), server, postgres, ticks)
+    yield browsers
+    for web in browsers.opened:
+        web.close()
+    store.close()
 
-    def browser(name: str | None = None, base_url: str = "http://127.0.0.1:8000") -> Browser:
-        web = Browser(app, base_url=base_url)
-        opened.append(web)
+
+@dataclass
+class Classroom:
+    """Browsers on the class server: ``classroom(name)`` opens one logged in as ``name`` (no name: logged out);
+    the server, its database and its monotonic clock beside them."""
+
+    app: Starlette
+    server: ClassServer
+    postgres: Server
+    ticks: list[float]  # the server's monotonic clock, for its cache of logins
+    opened: list[Browser] = field(default_factory=list)
+
+    def __call__(self, name: str | None = None, base_url: str = "http://127.0.0.1:8000") -> Browser:
+        web = Browser(self.app, base_url=base_url)
+        self.opened.append(web)
         if name is not None:
             web.get("/login")
             web.submit("/login", name=name, password=f"{name}-password")
             assert web.status == 200, web.page[:500]
         return web
 
-    browser.server = server
-    browser.advance = lambda seconds: ticks.__setitem__(0, ticks[0] + seconds)
-    browser.postgres = postgres
-    yield browser
-    for web in opened:
-        web.close()
-    store.close()
+    def advance(self, seconds: float) -> None:
+        """Move the server's monotonic clock on."""
+        self.ticks[0] += seconds
 
 
 def logged(postgres, sql="SELECT m.name, r.card_id, r.grade, r.typed FROM review r JOIN member m ON m.learner = "
@@ -71,7 +85,9 @@ def logged(postgres, sql="SELECT m.name, r.card_id, r.grade, r.typed FROM review
 
 
 def current_card(page: str) -> str:
-    return re.search(r'name="card" value="([^"]+)"', page)[1]
+    found = re.search(r'name="card" value="([^"]+)"', page)
+    assert found is not None, page
+    return found[1]
 
 
 def test_a_learner_logs_in_reviews_and_the_answer_is_filed_under_her_alone(classroom):
@@ -86,7 +102,9 @@ def test_a_learner_logs_in_reviews_and_the_answer_is_filed_under_her_alone(class
     assert web.status == 200 and current_card(page) == "web/width@small"
     assert "Log out (Ayşe)" in page
     page = web.submit("/review/answer", answer="72")  # d*d + d: the factor 4 left out
-    diagnosis = re.search(r'id="diagnosis">([^<]+)<', page)[1]
+    found = re.search(r'id="diagnosis">([^<]+)<', page)
+    assert found is not None, page
+    diagnosis = found[1]
     assert diagnosis == "72 is attention of Small without the factor 4, not attention."
     page = web.submit("/review/grade", grade="1")
     assert "Saved: grade 1" in page
@@ -254,6 +272,7 @@ def test_serve_on_postgresql_is_the_class_server_and_refuses_a_class_not_set_up(
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     server = subprocess.Popen([sys.executable, "-m", "bertdrill", "serve", "--db", url, "--port", "0"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert server.stdout is not None and server.stderr is not None
     try:
         line = server.stdout.readline()
         address = re.search(r"http://127\.0\.0\.1:\d+/", line)
