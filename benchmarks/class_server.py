@@ -182,7 +182,7 @@ def http_run(label: str, args, lesson: Path, cli, pace: float) -> bool:
         names = set_up(scratch, lesson, args.learners, cli)
         process, port = serve(scratch, args.answers, cli)
         latencies: list[float] = []
-        acknowledged = {name: [] for name in names}
+        acknowledged: dict[str, list[str]] = {name: [] for name in names}
         errors: list[str] = []
         start = threading.Barrier(len(names) + 1)
         threads = [threading.Thread(target=learner_run, args=(port, name, args.answers, pace, start, latencies,
@@ -220,6 +220,7 @@ def direct_run(args, lesson: Path, cli) -> None:
     from bertdrill.adapters.lessons import all_cards, load_lessons
     from bertdrill.adapters.store import PostgresStore
     from bertdrill.core.scheduling import sm2
+    from bertdrill.core.scheduling.state import AnswerKind
 
     scratch = Scratch()
     try:
@@ -241,7 +242,7 @@ def direct_run(args, lesson: Path, cli) -> None:
                 try:
                     for card in cards[:args.answers]:
                         t0 = time.perf_counter()
-                        own.answer(card.id, grade=4, kind="new", reviewed_at=moment, study_day=day,
+                        own.answer(card.id, grade=4, kind=AnswerKind.NEW, reviewed_at=moment, study_day=day,
                                    reschedule=lambda s: sm2.review(s, 4, today=day), once_per_day=True,
                                    typed="Answer")
                         latencies.append(time.perf_counter() - t0)
