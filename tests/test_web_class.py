@@ -309,6 +309,13 @@ def test_a_lesson_republished_while_the_server_runs_locks_nobody_out(classroom, 
     assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "320")]
 
 
+def shown_password(page: str) -> str:
+    """The generated password a members page shows once."""
+    found = re.search(r"Their password, shown only now: (\w+)", page)
+    assert found is not None, page
+    return found[1]
+
+
 def test_the_teacher_manages_members_on_a_page_and_learners_cannot(classroom):
     ayse = classroom("Ayşe")
     assert ayse.client.get("/teacher/members").status_code == 403
@@ -318,7 +325,7 @@ def test_the_teacher_manages_members_on_a_page_and_learners_cannot(classroom):
     page = teacher.get("/teacher/members")
     assert re.findall(r'<span class="name">([^<]+)</span>', page) == ["Ayşe", "Bora", "Tülin"]
     page = teacher.submit("/teacher/members/add", name="<b>Cem</b>")
-    password = re.search(r"Their password, shown only now: (\w+)", page)[1]
+    password = shown_password(page)
     assert "&lt;b&gt;Cem&lt;/b&gt;" in page and "<b>Cem" not in page  # a name is text, wherever it is shown
     cem = classroom()
     cem.get("/login")
@@ -331,7 +338,7 @@ def test_the_teacher_manages_members_on_a_page_and_learners_cannot(classroom):
     assert "is now Cem" in page
     page = teacher.client.post("/teacher/members/reset", data={
         "csrf": teacher.client.cookies.get("bertdrill_csrf"), "name": "Cem"}).text
-    new_password = re.search(r"Their password, shown only now: (\w+)", page)[1]
+    new_password = shown_password(page)
     assert new_password != password
     page = teacher.client.post("/teacher/members/archive", data={
         "csrf": teacher.client.cookies.get("bertdrill_csrf"), "name": "Bora"}).text
