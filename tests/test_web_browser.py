@@ -121,6 +121,10 @@ def wait_for(driver, css: str):
     return WebDriverWait(driver, WAIT).until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css)))
 
 
+def wait_for_all(driver, css: str):
+    return WebDriverWait(driver, WAIT).until(expected_conditions.presence_of_all_elements_located((By.CSS_SELECTOR, css)))
+
+
 def press(driver, keys: str) -> None:
     """Keys sent to the page (not to a field): the page's own shortcuts."""
     driver.find_element(By.TAG_NAME, "body").send_keys(keys)
@@ -200,4 +204,7 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
     main = driver.find_element(By.TAG_NAME, "main").text
     assert "Ayşe" in main and "1 learner typed 72: 72 is attention of Small without the factor 4" in main
     shots += shoot(driver, folder, "teacher")
+    driver.find_element(By.LINK_TEXT, "Members").click()
+    assert [element.text for element in wait_for_all(driver, ".members .name")] == ["Ayşe", "Tülin"]
+    shots += shoot(driver, folder, "members")
     assert all(path.stat().st_size > 5_000 for path in shots)
