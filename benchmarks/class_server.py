@@ -267,6 +267,96 @@ def direct_run(args, lesson: Path, cli) -> None:
         scratch.drop()
 
 
+DASHBOARD_FILL = """
+INSERT INTO member (id, class_id, name, name_key, role, learner, created_at)
+SELECT 1000 + g, (SELECT min(id) FROM classroom), 'learner ' || g, 'learner ' || g, 'learner', 'member:' || (1000 + g),
+       now() FROM generate_series(1, :learners) g;
+INSERT INTO schedule (learner, card_id, repetitions, ef100, interval, due, lapses)
+SELECT 'member:' || (1000 + g), c.id, (hashtext(g || c.id) & 7) % 4, 130 + (hashtext(c.id || g) & 127), 6,
+       CAST(:today AS date) + (hashtext(g || '-' || c.id) & 15) - 8, 1
+FROM generate_series(1, :learners) g, card c;
+INSERT INTO review (learner, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, reps_before,
+                    ef100_before, interval_before, lapses_before, reps_after, ef100_after, interval_after, lapses_after)
+SELECT 'member:' || (1000 + g), c.id, CAST(:today AS date) - (:per - 1 - n) * 60 / :per + TIME '09:00',
+       CAST(:today AS date) - (:per - 1 - n) * 60 / :per,
+       CASE WHEN n < :cards THEN 'new' ELSE 'review' END, (hashtext(g || ':' || n) & 7) % 6,
+       CASE WHEN (hashtext(g || ':' || n) & 7) % 6 < 3 THEN 'wrong ' || (hashtext(c.id || n) & 3) ELSE 'right' END,
+       4000, n / :cards, 250, 6, 0, n / :cards + 1, 250, 15, 0
+FROM generate_series(1, :learners) g, generate_series(0, :per - 1) n
+JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM card) c ON c.k = n % :cards
+"""
+
+
+def dashboard_run(args, cli) -> None:
+    """The teacher's dashboard (GET /teacher, in process) on ``--dashboard-learners`` members with
+    ``--dashboard-reviews`` answers in all, written by SQL; median of 3, wall and CPU."""
+    import warnings
+
+    from sqlalchemy import create_engine, text
+
+    from bertdrill.adapters.store import PostgresStore, Store
+    from bertdrill.web.app import class_app
+    from bertdrill.web.classroom import ClassServer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    scratch = Scratch()
+    try:
+        with tempfile.TemporaryDirectory(prefix="bertdrill-bench-") as folder:
+            lesson = Path(folder) / "bench.toml"
+            lesson.write_text(lesson_text(args.dashboard_cards), encoding="utf-8")
+            subprocess.run([*cli, "class", "init", "--db", scratch.url(), "--file", str(lesson)], check=True,
+                           stdout=subprocess.DEVNULL)
+        with Store.open(scratch.url()) as teacher:
+            teacher.add_member("Teacher", "teacher-password", __import__(
+                "bertdrill.adapters.store.members", fromlist=["MemberRole"]).MemberRole.TEACHER)  # type: ignore[attr-defined]
+        began = time.perf_counter()
+        engine = create_engine(scratch.url().replace("postgresql://", "postgresql+psycopg://"))
+        today = date.today()
+        with engine.begin() as connection:
+            for statement in DASHBOARD_FILL.split(";"):
+                if statement.strip():
+                    connection.execute(text(statement), {
+                        "today": today, "learners": args.dashboard_learners, "cards": args.dashboard_cards,
+                        "per": args.dashboard_reviews // args.dashboard_learners})
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.exec_driver_sql("VACUUM ANALYZE")
+            reviews = connection.exec_driver_sql("SELECT count(*) FROM review").scalar_one()
+        engine.dispose()
+        print(f"  dashboard: {args.dashboard_learners:,} learners, {reviews:,} answers written in "
+              f"{time.perf_counter() - began:.1f} s")
+        with PostgresStore.serving(scratch.url(f"{scratch.name}_server")) as store:
+            client = TestClient(class_app(ClassServer(store, clock=lambda: datetime.now(UTC))),
+                                base_url="http://127.0.0.1")
+            client.get("/login")
+            client.post("/login", data={"csrf": client.cookies.get("bertdrill_csrf"), "name": "Teacher",
+                                        "password": "teacher-password"})
+            walls, cpus = [], []
+            for _ in range(3):
+                started, used = time.perf_counter(), time.process_time()
+                page = client.get("/teacher")
+                walls.append(time.perf_counter() - started)
+                cpus.append(time.process_time() - used)
+                assert page.status_code == 200 and page.text.count('<td class="name">') == args.dashboard_learners
+            client.close()
+            teacher_member = store.gate().log_in("Teacher", "teacher-password")[0]  # type: ignore[index]
+            as_teacher = store.acting_as(teacher_member)
+            parts = {}
+            for name, work in (("class_report", lambda: as_teacher.class_report(date.today())),
+                               ("wrong_answers", as_teacher.wrong_answers),
+                               ("class_members", lambda: as_teacher.class_members(archived=True))):
+                started = time.perf_counter()
+                work()
+                parts[name] = time.perf_counter() - started
+        print("  dashboard's parts: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts.items()))
+        print(f"  dashboard: GET /teacher median {statistics.median(walls):.2f} s wall, "
+              f"{statistics.median(cpus):.2f} s CPU in this process (target <= 1 s)")
+    finally:
+        scratch.drop()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--learners", type=int, default=50)
@@ -274,6 +364,11 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=50.0, help="offered load, answers/s in all")
     parser.add_argument("--skip-saturation", action="store_true")
     parser.add_argument("--skip-http", action="store_true", help="only the baseline")
+    parser.add_argument("--dashboard-learners", type=int, default=1000)
+    parser.add_argument("--dashboard-reviews", type=int, default=1_000_000)
+    parser.add_argument("--dashboard-cards", type=int, default=32)
+    parser.add_argument("--skip-dashboard", action="store_true")
+    parser.add_argument("--only-dashboard", action="store_true")
     args = parser.parse_args()
     cli = [sys.executable, "-m", "bertdrill"]
     print(f"class server over loopback HTTP: {args.learners} learners x {args.answers} answers "
@@ -282,11 +377,16 @@ def main() -> int:
         lesson = Path(folder) / "bench.toml"
         lesson.write_text(lesson_text(args.answers), encoding="utf-8")
         good = True
+        if args.only_dashboard:
+            dashboard_run(args, cli)
+            return 0
         if not args.skip_saturation and not args.skip_http:
             good &= http_run("saturation, all at once", args, lesson, cli, pace=0.0)
         if not args.skip_http:
             good &= http_run(f"offered {args.rate:g} answers/s", args, lesson, cli, pace=args.learners / args.rate)
         direct_run(args, lesson, cli)
+        if not args.skip_dashboard:
+            dashboard_run(args, cli)
     print(f"  load average after: {os.getloadavg()[0]:.1f}")
     return 0 if good else 1
 

@@ -19,6 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
@@ -336,8 +337,10 @@ class ClassPages:
         teacher = self.server.teacher(request)
         store = self.server.store.acting_as(teacher)
         today = study_day(self.server.clock(), self.server.limits.rollover_hour)
-        report = store.class_report(today)
-        wrong = store.wrong_answers()
+        with ThreadPoolExecutor(max_workers=1) as beside:  # the two big reads at once, on two connections
+            wrong_answers = beside.submit(store.wrong_answers)
+            report = store.class_report(today)
+            wrong = wrong_answers.result()
         with speaking(pages.page_language(request, self.server.languages)):
             language = i18n.language()
             hardest = []
