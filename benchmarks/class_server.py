@@ -295,6 +295,7 @@ def dashboard_run(args, cli) -> None:
     from sqlalchemy import create_engine, text
 
     from bertdrill.adapters.store import PostgresStore, Store
+    from bertdrill.adapters.store.members import MemberRole
     from bertdrill.web.app import class_app
     from bertdrill.web.classroom import ClassServer
 
@@ -310,8 +311,8 @@ def dashboard_run(args, cli) -> None:
             subprocess.run([*cli, "class", "init", "--db", scratch.url(), "--file", str(lesson)], check=True,
                            stdout=subprocess.DEVNULL)
         with Store.open(scratch.url()) as teacher:
-            teacher.add_member("Teacher", "teacher-password", __import__(
-                "bertdrill.adapters.store.members", fromlist=["MemberRole"]).MemberRole.TEACHER)  # type: ignore[attr-defined]
+            assert isinstance(teacher, PostgresStore)
+            teacher.add_member("Teacher", "teacher-password", MemberRole.TEACHER)
         began = time.perf_counter()
         engine = create_engine(scratch.url().replace("postgresql://", "postgresql+psycopg://"))
         today = date.today()
