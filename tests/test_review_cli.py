@@ -991,15 +991,17 @@ def test_a_suspended_leech_comes_back_and_every_action_is_logged_and_undone(cli,
     cli("cards", "forget", "pick", "--file", str(mini))
     assert store().state("mini/pick").schedule.is_new and store().state("mini/pick").suspended
     actions = [(done.card_id, done.action) for done in store().actions()]
-    assert actions == [("mini/markup", "unsuspend"), ("mini/markup", "reschedule"), ("mini/markup", "suspend"),
+    assert actions == [("mini/markup", "suspend"),  # the review's, when it became a leech
+                       ("mini/markup", "unsuspend"), ("mini/markup", "reschedule"), ("mini/markup", "suspend"),
                        ("mini/pick", "suspend"), ("mini/pick", "forget")]
     history = cli("cards", "history", "markup", "--file", str(mini), "--json")
-    assert [event.get("action") for event in json.loads(history.stdout)["history"]][-3:] == [
-        "unsuspend", "reschedule", "suspend"]
+    assert [event.get("action") for event in json.loads(history.stdout)["history"]][-4:] == [
+        "suspend", "unsuspend", "reschedule", "suspend"]
     monkeypatch.setenv("BERTDRILL_NOW", f"{DAY + timedelta(days=9)}T09:30:00+03:00")
     for _ in range(5):
         cli("cards", "undo", "--file", str(mini))
-    assert store().actions() == [] and store().state("mini/markup").suspended  # as the review left it
+    assert len(store().actions()) == 1 and store().state("mini/markup").suspended  # as the review left it
+    assert "Undone: suspend of mini/markup" in cli("cards", "undo", "--file", str(mini)).stdout
     nothing = cli("cards", "undo", "--file", str(mini))
     assert nothing.exit_code == 1 and "no card action to undo" in nothing.stderr
 
@@ -1045,3 +1047,14 @@ def test_a_carried_over_redrill_shows_no_preview_and_a_leech_offers_only_an_undo
     followed = cli("review", "--file", str(mini), "--new", "1", input="1\n:undo\n")  # a new card follows it
     assert "is suspended: rewrite it. (:undo undoes this)" in followed.stdout
     assert "Undone: mini/markup is back as it was." in followed.stdout and not store().state("mini/markup").suspended
+
+
+def test_a_suspension_in_a_review_is_a_logged_action_and_undo_takes_it_back(cli, mini):
+    """issue 21: every action recorded durably: `s` in a review is logged as a card action (history shows it,
+    `cards unsuspend` takes it back), and `u` in the session deletes it again."""
+    result = cli("review", "--file", str(mini), "--new", "2", input=":suspend\n:undo\n:suspend\n:quit\n")
+    assert result.exit_code == 0, result.stderr
+    assert [(done.card_id, done.action) for done in store().actions()] == [("mini/markup", "suspend")]
+    assert "suspend    → new" in cli("cards", "history", "markup", "--file", str(mini)).stdout
+    assert "Unsuspended mini/markup: it comes back with the new cards." in cli(
+        "cards", "unsuspend", "markup", "--file", str(mini)).stdout

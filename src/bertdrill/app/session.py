@@ -28,6 +28,7 @@ from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.leaks import siblings
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
+from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.sm2 import SM2
 from bertdrill.core.scheduling.spread import LOAD_BALANCE_DAYS, Load, card_scheduler
 from bertdrill.core.scheduling.state import (
@@ -41,7 +42,16 @@ from bertdrill.core.scheduling.state import (
     study_day,
 )
 from bertdrill.core.variants import logged as logged_variant
-from bertdrill.ports import Answer, CardState, DayCounts, ReviewQueue, ReviewStore, Scheduler, SchedulerChoice
+from bertdrill.ports import (
+    Answer,
+    CardManagement,
+    CardState,
+    DayCounts,
+    ReviewQueue,
+    ReviewStore,
+    Scheduler,
+    SchedulerChoice,
+)
 
 __all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "LEARNING_STEPS", "MAX_REDRILLS", "Entry", "LeechAction", "Limits",
            "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",
@@ -131,6 +141,7 @@ class _Step:
     answered: int
     review_id: int | None = None  # an answer: delete it and restore the schedule
     flags: tuple[CardState, ...] = ()  # a suspend or bury, a leech's suspension, siblings buried: the flags before
+    action_id: int | None = None  # a suspension logged as a card action (the session's ``actions``): undo it
 
 
 class Session:
@@ -150,8 +161,10 @@ class Session:
         numbers: FreshNumbers | None = None,
         bury_siblings: bool = True,
         cram: bool = False,
+        actions: CardManagement | None = None,
     ):
         self.store = store
+        self.actions = actions  # where suspensions are logged as card actions (bertdrill cards history shows them)
         self.cram = cram  # every card of the lessons, answers logged as cram: see _cram_queue
         self.bury_siblings = bury_siblings and not cram  # Anki's "bury siblings": see _build_queue
         self.numbers = numbers  # fresh variants for numeric cards; None: every card asks its own set
@@ -349,7 +362,10 @@ class Session:
         if self._load is not None:
             self._load.moved(logged.before.due, logged.after.due)
         suspend = self.leech_action is LeechAction.SUSPEND and became_leech(logged.before, logged.after)
-        flags: tuple[CardState, ...] = (self.store.set_flags(entry.card.id, suspended=True),) if suspend else ()
+        flags: tuple[CardState, ...] = ()
+        action_id = None
+        if suspend:
+            flags, action_id = self._suspended(entry.card.id, now, day)
         buried = self._bury_siblings(entry.card.id, day)
         flags += buried
         again_kind = AnswerKind.CRAM if entry.kind is AnswerKind.CRAM else AnswerKind.REDRILL
@@ -367,8 +383,15 @@ class Session:
                           after=logged.after, again=again, kind=logged.kind, suspended=suspend,
                           study_day=logged.study_day, buried=tuple(state.card_id for state in buried))
         self._answers.append(outcome)
-        self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags))
+        self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags, action_id=action_id))
         return outcome
+
+    def _suspended(self, card_id: str, now: datetime, day: date) -> tuple[tuple[CardState, ...], int | None]:
+        """Suspend a card: logged as a card action where the session has ``actions``, else as a flag; what undo
+        needs to take it back (the flags before, or the action's id)."""
+        if self.actions is not None:
+            return (), self.actions.manage(card_id, CardAction.SUSPEND, at=now, study_day=day).id
+        return (self.store.set_flags(card_id, suspended=True),), None
 
     def _bury_siblings(self, card_id: str, day: date) -> tuple[CardState, ...]:
         """Bury until the next study day the cards this answer gave away that today's queue held back or still
@@ -393,12 +416,13 @@ class Session:
     def _set_aside(self, *, suspended: bool | None = None, buried_until: date | None = None) -> Entry:
         entry = self._require_current()
         queue, answered = self._snapshot()
-        if suspended is not None:
-            before = self.store.set_flags(entry.card.id, suspended=suspended)
+        if suspended:
+            now = self.clock()
+            flags, action_id = self._suspended(entry.card.id, now, self.study_day(now))
         else:
-            before = self.store.set_flags(entry.card.id, buried_until=buried_until)
+            flags, action_id = (self.store.set_flags(entry.card.id, buried_until=buried_until),), None
         self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
-        self._steps.append(_Step(queue, answered, flags=(before,)))
+        self._steps.append(_Step(queue, answered, flags=flags, action_id=action_id))
         return entry
 
     @property
@@ -416,6 +440,8 @@ class Session:
         if not self._steps:
             return None
         step = self._steps.pop()
+        if step.action_id is not None and self.actions is not None:  # a suspension logged as a card action
+            self.actions.undo_action(step.action_id)
         for flags in reversed(step.flags):  # a suspend or bury, or a leech suspended and siblings buried by the answer
             self.store.set_flags(flags.card_id, suspended=flags.suspended, buried_until=flags.buried_until)
         if step.review_id is not None:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from bertdrill.adapters.lessons import CardRow, LessonCache, LessonIndex
     from bertdrill.core.cards import Card
     from bertdrill.core.lesson import Lesson
-    from bertdrill.ports import ReviewStore, Scheduler, SchedulerChoice, SyncCard
+    from bertdrill.ports import CardManagement, ReviewStore, Scheduler, SchedulerChoice, SyncCard
 
 
 class LazyConsole:
@@ -448,6 +448,12 @@ def _synced(cards: Sequence[SyncCard], db: str | None, read_only: bool, learner:
     with _closed_on_error(store):
         store.sync(cards, track=lambda stale: progress(stale, _("Syncing lessons")))
     return store
+
+
+def managing(store: ReviewStore) -> CardManagement:
+    """The store as :class:`bertdrill.ports.CardManagement`: every store bertdrill opens is one (mypy checks the
+    SQL and memory stores against both protocols)."""
+    return cast("CardManagement", store)
 
 
 def chosen_scheduler(store: ReviewStore) -> Scheduler:

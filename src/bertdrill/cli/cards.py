@@ -8,7 +8,7 @@ after it (the store's ``card_action`` table), so ``bertdrill cards undo`` takes 
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Annotated, assert_never, cast
+from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 from typer.core import TyperGroup
@@ -23,6 +23,7 @@ from bertdrill.cli.base import (
     clock,
     escape,
     load,
+    managing,
     number,
     open_store,
     out,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
     from bertdrill.core.cards import Card
     from bertdrill.core.scheduling.actions import CardAction
-    from bertdrill.ports import Action, Answer, CardManagement, CardState, ReviewStore
+    from bertdrill.ports import Action, Answer, CardState
 
 
 class CardsGroup(TyperGroup):
@@ -234,12 +235,6 @@ def _act(names: list[str], action_name_: str, lang: str, db: str | None, learner
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def managing(store: ReviewStore) -> CardManagement:
-    """The store as :class:`bertdrill.ports.CardManagement`: every store bertdrill opens is one (mypy checks the
-    SQL and memory stores against both protocols)."""
-    return cast("CardManagement", store)
 
 
 def chosen_cards(cards: Sequence[Card], names: Sequence[str], *, single: bool = False) -> list[Card]:

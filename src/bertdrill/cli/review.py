@@ -37,6 +37,7 @@ from bertdrill.cli.base import (
     chosen_scheduler,
     clock,
     escape,
+    managing,
     number,
     open_counted_store,
     open_store,
@@ -177,7 +178,7 @@ def review(
             set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit, lesson=lesson_id)
         session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
                           leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store), follow=scheduler_of,
-                          numbers=fresh, bury_siblings=bury_siblings, cram=cram)
+                          numbers=fresh, bury_siblings=bury_siblings, cram=cram, actions=managing(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, diagnosers).run()
     raise typer.Exit(code)
