@@ -121,14 +121,15 @@ def learner_run(port: int, name: str, answers: int, pace: float, start: threadin
 
 
 def set_up(scratch: Scratch, lesson: Path, learners: int, cli) -> list[str]:
-    from bertdrill.adapters.store import Store
+    from bertdrill.adapters.store import PostgresStore, Store
 
     subprocess.run([*cli, "class", "init", "--db", scratch.url(), "--file", str(lesson)], check=True,
                    stdout=subprocess.DEVNULL)
     names = [f"learner-{n:03d}" for n in range(learners)]
     with Store.open(scratch.url()) as teacher:
+        assert isinstance(teacher, PostgresStore)  # a class: members are PostgreSQL's
         for name in names:
-            teacher.add_member(name, f"{name}-password")  # type: ignore[attr-defined]
+            teacher.add_member(name, f"{name}-password")
     return names
 
 
@@ -229,7 +230,9 @@ def direct_run(args, lesson: Path, cli) -> None:
         day, moment = date(2025, 3, 3), datetime(2025, 3, 3, 9, tzinfo=UTC)
         with PostgresStore.serving(scratch.url(f"{scratch.name}_server")) as store:
             gate = store.gate()
-            members = [gate.log_in(name, f"{name}-password")[0] for name in names]  # type: ignore[index]
+            logins = [gate.log_in(name, f"{name}-password") for name in names]
+            members = [login[0] for login in logins if login is not None]
+            assert len(members) == len(names), "every learner set up logs in"
             latencies: list[float] = []
             errors: list[str] = []
             start = threading.Barrier(len(members) + 1)
