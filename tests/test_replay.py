@@ -45,6 +45,25 @@ def test_replaying_sm2_gives_the_schedule_a_session_would_have_stored(entries):
     assert replay(SM2, log) == schedule
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 400), st.integers(0, 5)), max_size=40), st.booleans())
+def test_sm2s_own_replay_is_answer_after_answer(entries, fuzzed):
+    """SM-2's integer replay (a switch's) equals sm2.review answer after answer, with the fuzz too, on logs
+    whose days go back as well as forward (a clock set back)."""
+    from bertdrill.core.scheduling.spread import Spread, Spreading, card_scheduler
+
+    day, log = DAY, []
+    for gap, grade in entries:
+        day += timedelta(days=gap)
+        log.append((day, grade))
+    one = card_scheduler(Spread(SM2, Spreading.FUZZ), "lesson/card") if fuzzed else SM2
+    state = NEW
+    for logged_day, grade in scheduling_answers(log):
+        state = one.review(state, grade, today=logged_day)
+    assert replay(one, log) == state
+    assert SM2.replay(list(scheduling_answers(log))) == replay(SM2, log)
+
+
 def test_states_gives_each_scheduling_answer_with_the_state_before_it():
     log = [(DAY, 4), (DAY, 5), (DAY + timedelta(days=1), 3)]
     steps = list(states(SM2, log))

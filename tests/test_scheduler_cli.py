@@ -17,7 +17,7 @@ from bertdrill.core.scheduling.fsrs import FSRS
 from bertdrill.core.scheduling.registry import SchedulerName
 from bertdrill.core.scheduling.replay import replay
 from bertdrill.core.scheduling.spread import Spread
-from bertdrill.core.scheduling.state import NEW, AnswerKind, Schedule
+from bertdrill.core.scheduling.state import NEW, AnswerKind, NextStates, Schedule
 from bertdrill.ports import CardLog, SchedulerChoice
 
 FSRS_SCHEMA = 3  # the schema version that added FSRS's columns
@@ -169,10 +169,17 @@ def test_a_switch_that_fails_half_way_changes_nothing(year, isolated_home):
     path = isolated_home / "bertdrill.db"
     before = schedules(path)
 
-    class Breaking(sm2.SM2):
+    class Breaking:  # a scheduler with no fast replay of its own: the switch reviews answer after answer
         reviewed = 0
 
-        def review(self, state, grade, *, today):
+        @property
+        def initial(self) -> Schedule:
+            return NEW
+
+        def next_states(self, state: Schedule, *, today: date) -> NextStates:
+            return sm2.next_states(state, today=today)
+
+        def review(self, state: Schedule, grade: int, *, today: date) -> Schedule:
             Breaking.reviewed += 1
             if Breaking.reviewed == 500:
                 raise RuntimeError("the disk went away")

@@ -38,6 +38,7 @@ from bertdrill.core.scheduling.replay import scheduling_answers
 from bertdrill.core.scheduling.state import (
     GRADES,
     NEW,
+    Bookkeeping,
     Grade,
     NextStates,
     Schedule,
@@ -204,18 +205,31 @@ class FittedFSRS:
                                                  today) for grade in GRADES})
 
     def replay(self, answers: Iterable[tuple[date, int]], *, adjust: Adjust | None = None) -> Schedule:
-        """The state after the scheduling ``answers`` (study day, grade; oldest first), as review after review;
-        ``adjust`` changes each answer's interval (:data:`bertdrill.core.scheduling.spread.Adjust`: the fuzz)."""
-        state = NEW
+        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review` gives
+        answer after answer, each through fsrs-rs's ``next_states`` on the memory it returned (no Schedule in
+        between); ``adjust`` changes each answer's interval (:data:`bertdrill.core.scheduling.spread.Adjust`: the
+        fuzz). tests/test_fitted.py holds it to :meth:`review`."""
+        model, retention = _model(self.parameters), self.retention
+        memory: Any = None
+        counts, interval, last = Bookkeeping(), 0, date.min
         for day, grade in answers:
-            after = self.review(state, grade, today=day)
-            if adjust is not None:
-                interval = adjust(after.interval, state.interval, grade, day)
-                if interval != after.interval:
-                    after = Schedule(after.repetitions, after.ef100, interval, day + timedelta(days=interval),
-                                     after.lapses, after.stability, after.difficulty)
-            state = after
-        return state
+            checked = check_grade(grade)
+            if memory is None:
+                states = model.next_states(None, retention, 0)
+            else:
+                elapsed = (day - last).days
+                if elapsed < 0:
+                    raise ValueError(f"a review on {day} comes before the card's last review")
+                states = model.next_states(memory, retention, elapsed)
+            item = getattr(states, RATING_NAMES[RATING_OF_GRADE[checked]])
+            memory, given = item.memory, rounded_interval(item.interval)
+            interval = given if adjust is None else adjust(given, interval, checked, day)
+            counts = bookkeeping(counts, checked)
+            last = day
+        if memory is None:
+            return NEW
+        return Schedule(counts.repetitions, counts.ef100, interval, last + timedelta(days=interval), counts.lapses,
+                        memory.stability, memory.difficulty)
 
     def _next(self, state: Schedule, today: date) -> Any:
         """fsrs-rs's next states of the card on ``today``."""

@@ -19,14 +19,20 @@ called only for the first answer to a card on a study day.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bertdrill.core.errors import DateRangeError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import (
+    EF_DELTA,
+    EF_FLOOR,
+    EF_START,
     GRADES,
     NEW,
+    PASSING,
+    Adjust,
     NextStates,
     Schedule,
     bookkeeping,
@@ -110,3 +116,31 @@ class SM2:
 
     def next_states(self, state: Schedule, *, today: date) -> NextStates:
         return next_states(state, today=today)
+
+    def replay(self, answers: Iterable[tuple[date, int]], *, adjust: Adjust | None = None) -> Schedule:
+        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review` gives
+        answer after answer, in integers and without a Schedule per answer (a switch replays a million);
+        ``adjust`` changes each answer's interval (the fuzz, :mod:`.spread`). tests/test_replay.py holds it to
+        :meth:`review`."""
+        repetitions, ef100, interval, lapses, last = 0, EF_START, 0, 0, None
+        for day, grade in answers:
+            checked = check_grade(grade)
+            passed = checked >= PASSING
+            if passed:
+                repetitions += 1
+                given = (FIRST_INTERVAL if repetitions == 1 else SECOND_INTERVAL if repetitions == 2
+                         else (interval * ef100 + 99) // 100)  # EF before this review's update, as review has it
+            else:
+                lapses += repetitions >= 1 or lapses >= 1  # is_lapse
+                repetitions, given = 0, FIRST_INTERVAL
+            ef100 = max(EF_FLOOR, ef100 + EF_DELTA[checked])
+            interval = given if adjust is None else adjust(given, interval, checked, day)
+            last = day
+        if last is None:
+            return NEW
+        try:
+            due = last + timedelta(days=interval)
+        except OverflowError:
+            raise DateRangeError(_("due date {today} + {interval} days is past {last}").format(
+                today=last, interval=interval, last=date.max)) from None
+        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=due, lapses=lapses)
