@@ -40,7 +40,7 @@ def test_grades_are_checked_into_the_type():
     assert check_grade(3) is Grade.HARD and check_grade(Grade.PERFECT) is Grade.PERFECT
     for bad in (True, 6, -1, 3.0, "3"):
         with pytest.raises(ValueError):
-            check_grade(bad)  # type: ignore[arg-type]
+            check_grade(bad)  # type: ignore[arg-type]  # wrong types on purpose: each is refused
 
 
 def test_only_reviews_and_new_cards_count_against_the_daily_limits():

@@ -120,7 +120,7 @@ def test_new_schedule():
 
 def test_schedule_is_frozen():
     with pytest.raises(AttributeError):
-        NEW.ef100 = 300  # type: ignore[misc]
+        NEW.ef100 = 300  # type: ignore[misc]  # assigning to the frozen field is what is tested
 
 
 # --- study days -------------------------------------------------------------

@@ -101,4 +101,4 @@ def test_the_chart_goes_with_workload_and_is_never_written_over_a_folder(cli, tm
 def test_habits_is_a_frozen_record():
     learner = Habits(1, 1, (1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0,) * 4, (1.0,) * 4)
     with pytest.raises(AttributeError):
-        learner.cards = 2  # type: ignore[misc]
+        learner.cards = 2  # type: ignore[misc]  # assigning to the frozen field is what is tested
