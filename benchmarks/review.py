@@ -1,7 +1,8 @@
 """How fast is `bertdrill review` on a big store? Prints figures and ratios against baselines.
 
-A store with 100,000 cards and 1,000,000 logged reviews is generated (raw sqlite3, executemany,
-one transaction), then measured:
+A store with 100,000 cards and 1,000,000 logged reviews is generated (lesson files of about 100,000
+cards, synced by bertdrill; schedules and the log written with raw sqlite3, executemany, one
+transaction), then measured; every command loads the lessons its cards come from:
 
 1. start-up: `bertdrill review` in a subprocess, from launch until "Card 1 of" is on its
    stdout (lessons loaded, store opened and synced, queue built, first card shown), minus
@@ -32,20 +33,10 @@ from types import SimpleNamespace
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import EF_START, Store
-from bertdrill.core.cards import Card, FactCard
+from bertdrill.core.cards import Card
 
 TODAY = date(2025, 3, 1)
 NOW = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
-PER_LESSON = 1000
-
-
-def synthetic_cards(count: int) -> list[Card]:
-    cards: list[Card] = []
-    for i in range(count):
-        lesson = f"bench-{i // PER_LESSON:04d}"
-        cards.append(FactCard(id=f"{lesson}/item-{i}", lesson_id=lesson, item_id=f"item-{i}",
-                              prompt={"en": f"Question {i}?"}, answer={"en": f"Answer {i}."}))
-    return cards
 
 
 def fill(path: Path, cards: list[Card], reviews: int, learner: str, seed: int = 7) -> None:
@@ -90,17 +81,41 @@ def fill(path: Path, cards: list[Card], reviews: int, learner: str, seed: int = 
     connection.close()
 
 
+CARDS_PER_ITEM = 1.4  # lessons.py's five kinds: fact, choice, blank 1 card each; numeric 2 sets; match 2 pairs
+PER_FILE = 10_000  # items per generated lesson file (2.7 MB, under the 5 MB a file may hold)
+
+
+def write_lessons(folder: Path, cards: int) -> list[Path]:
+    """Generated lesson files (lessons.py: every kind, both languages) holding about ``cards`` cards."""
+    from lessons import generated_lesson
+
+    items = max(5, round(cards / CARDS_PER_ITEM / 5) * 5)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for number, start in enumerate(range(0, items, PER_FILE)):
+        path = folder / f"bench-{number:03d}.toml"
+        path.write_text(generated_lesson(min(PER_FILE, items - start), f"bench-{number:03d}"), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def lessons_of(db: Path) -> Path:
+    """The folder of the lesson files a store built by :func:`build_store` at ``db`` comes from."""
+    return db.parent / f"{db.stem}-lessons"
+
+
 def build_store(db: Path, cards: int = 100_000, reviews: int = 1_000_000) -> list[Card]:
-    """A review database at ``db`` as a long-time learner's would be: the shipped lessons synced,
-    ``cards`` synthetic cards in lessons of their own, and ``reviews`` logged answers spread over
-    1,000 days. Returns the synthetic cards."""
-    synthetic = synthetic_cards(cards)
-    shipped = all_cards(load_lessons())
+    """A review database at ``db`` as a long-time learner's would be: lesson files of about ``cards``
+    cards in the folder :func:`lessons_of` names (generated, every kind), synced by bertdrill itself,
+    and ``reviews`` logged answers spread over 1,000 days. A command measured on it loads those
+    lessons (``--file FOLDER``), as a learner's does. Returns the cards."""
+    paths = write_lessons(lessons_of(db), cards)
+    made = all_cards(load_lessons(paths))
     store = Store.open(str(db))
-    store.sync(shipped, now=NOW)
+    store.sync(made, now=NOW)
     store.close()
-    fill(db, synthetic + [card for card in shipped if card.kind.reviewed], reviews, store.learner)
-    return synthetic
+    fill(db, [card for card in made if card.kind.reviewed], reviews, store.learner)
+    return made
 
 
 def timed(action, repeat: int = 5) -> float:
@@ -117,7 +132,8 @@ def first_card_subprocess(db: Path) -> float:
     """Seconds from launching `bertdrill review` until its first card is on stdout."""
     env = dict(os.environ, BERTDRILL_DB=str(db), BERTDRILL_NOW=NOW.isoformat(), NO_COLOR="1", PYTHONUNBUFFERED="1")
     began = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "bertdrill", "review"], stdin=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-m", "bertdrill", "review", "--file", str(lessons_of(db))],
+                               stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert process.stdout is not None and process.stderr is not None
     for line in process.stdout:
@@ -156,7 +172,7 @@ def main() -> None:
     began = time.perf_counter()
     cards = build_store(db, args.cards, args.reviews)
     store = Store.open(str(db))
-    print(f"store: {args.cards:,} synthetic cards + the shipped ones, {args.reviews:,} reviews "
+    print(f"store: {len(cards):,} cards of generated lessons, {args.reviews:,} reviews "
           f"({db.stat().st_size / 1e6:.0f} MB), built in {time.perf_counter() - began:.1f} s")
 
     # 1. start-up of the real command, against its interpreter baseline

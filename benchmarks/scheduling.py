@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from lessons import _fact, generated_lesson  # noqa: E402
-from review import build_store  # noqa: E402
+from review import build_store, lessons_of  # noqa: E402
 from run import bertdrill, environment, scripted_review, seconds  # noqa: E402
 
 
@@ -44,7 +44,7 @@ def switch_and_calibration(db: Path) -> tuple[float, float, float]:
     (wall time; the CPU time of each, which a loaded machine inflates less, is printed as it goes)."""
     env = environment(BERTDRILL_DB=str(db))
     times = []
-    for command in (["scheduler", "fsrs"], ["scheduler", "sm2"], ["stats", "--calibration"]):
+    for command in (["scheduler", "fsrs"], ["scheduler", "sm2"], ["stats", "--calibration", "--file", str(lessons_of(db))]):
         cpu, began = _children_cpu(), time.perf_counter()
         shown = subprocess.run(bertdrill() + command, env=env, capture_output=True, text=True, check=True).stdout
         times.append(time.perf_counter() - began)
@@ -60,7 +60,7 @@ def fitted(db: Path) -> tuple[float, float, float]:
     env = environment(BERTDRILL_DB=str(db))
     times = []
     for command in (["scheduler", "fsrs", "--fit"], ["scheduler", "fsrs", "--parameters", "default"],
-                    ["scheduler", "fsrs", "--parameters", "1"], ["stats", "--workload"]):
+                    ["scheduler", "fsrs", "--parameters", "1"], ["stats", "--workload", "--file", str(lessons_of(db))]):
         cpu, began = _children_cpu(), time.perf_counter()
         shown = subprocess.run(bertdrill() + command, env=env, capture_output=True, text=True, check=True).stdout
         times.append(time.perf_counter() - began)

@@ -69,33 +69,48 @@ def test_a_changed_lesson_is_verified_again(cache, tmp_path):
     assert len(entries(cache)) == 1  # a lesson with errors is never kept
 
 
+def split(entry: Path) -> tuple[bytes, list[list], dict[str, bytes]]:
+    """An entry's format line, its table of sections and each section's bytes."""
+    content = entry.read_bytes()
+    head, table, rest = content.split(b"\n", 2)
+    rows = json.loads(table)
+    sections, offset = {}, 0
+    for name, length, _check in rows:
+        sections[name] = rest[offset:offset + length]
+        offset += length
+    return head, rows, sections
+
+
+def sealed(entry: Path, head: bytes, sections: dict[str, bytes]) -> bytes:
+    """An entry of these sections with checksums that fit: only a forger writes these."""
+    table = json.dumps([[name, len(content), LessonCache._check(entry, name.encode(), content).decode()]
+                        for name, content in sections.items()]).encode()
+    return head + b"\n" + table + b"\n" + b"".join(sections.values())
+
+
 def damage(entry: Path) -> list[bytes]:
     content = entry.read_bytes()
-    head, checks, index, payload = content.split(b"\n", 3)
-    index_check, lesson_check = checks.split(b" ")
-
-    def sealed(new_index: bytes, new_payload: bytes) -> bytes:  # checksums that fit: only a forger writes these
-        return (head + b"\n" + LessonCache._check(entry, b"index", new_index) + b" "
-                + LessonCache._check(entry, b"lesson", new_payload) + b"\n" + new_index + b"\n" + new_payload)
-
-    flipped = payload.replace(b"23837184", b"23837185", 1)
-    assert flipped != payload
-    forged = json.loads(payload)
-    forged[9][0][1][1] = True  # an item's line number as a boolean
-    forged_rows = json.loads(index)
-    forged_rows[2][0][3] = 7  # a card's kind that is not a text
+    head, rows, sections = split(entry)
+    table = content.split(b"\n", 2)[1]
+    flipped = sections["items"].replace(b"23837184", b"23837185", 1)
+    assert flipped != sections["items"]
+    forged_head = json.loads(sections["head"])
+    forged_head[0][0] = 7  # the lesson's id as a number
+    forged_rows = json.loads(sections["index"])
+    forged_rows[0][3] = 7  # a card's kind that is not a text
     deep = b"[" * 100_000
+    swapped = dict(sections, head=sections["toc"], toc=sections["head"])
     return [
         content[: len(content) // 2],  # cut short by a crash or a full disk
-        head + b"\n" + checks + b"\n" + index + b"\n" + flipped,  # one number changed: the checksum no longer fits
+        content.replace(sections["items"], flipped),  # one number changed: the checksum no longer fits
         b"garbage",
         b"",
-        head.replace(b"3", b"0") + b"\n" + checks + b"\n" + index + b"\n" + payload,  # another format
-        sealed(index, json.dumps(forged).encode()),
-        sealed(json.dumps(forged_rows).encode(), payload),
-        sealed(b"[1, 2]", b"[1, 2]"),
-        sealed(deep, deep),
-        head + b"\n" + lesson_check + b" " + index_check + b"\n" + payload + b"\n" + index,  # sections swapped
+        head.replace(b"4", b"0") + content[len(head):],  # another format
+        sealed(entry, head, dict(sections, head=json.dumps(forged_head).encode())),
+        sealed(entry, head, dict(sections, index=json.dumps(forged_rows).encode())),
+        sealed(entry, head, dict.fromkeys(sections, b"[1, 2]")),
+        sealed(entry, head, dict.fromkeys(sections, deep)),
+        head + b"\n" + table + b"\n" + b"".join(swapped.values()),  # two sections swapped, checksums kept
     ]
 
 
@@ -108,14 +123,29 @@ def test_a_damaged_entry_is_ignored_and_rebuilt(cache, tmp_path, case):
     intact = entry.read_bytes()
     entry.write_bytes(damage(entry)[case])
     data = lesson_path.read_bytes()
-    lesson_damaged, index_damaged = case != 6, case not in (0, 1, 5)  # each section has its own checksum
+    lesson_damaged, summary_damaged = case != 6, case not in (1, 5, 6, 9)  # each section has its own checksum
     assert (cache.get(data, str(lesson_path)) is None) == lesson_damaged
-    assert (cache.index(data, str(lesson_path)) is None) == index_damaged
+    assert (cache.index(data, str(lesson_path)) is None) == summary_damaged
     assert read_lesson(lesson_path, cache) == good  # parsed and verified from the file
     if lesson_damaged:
         assert entry.read_bytes() == intact  # and kept again, whole
     entry.write_bytes(damage(entry)[case])
-    assert read_index(lesson_path, cache) == index_of(good)
+    index = read_index(lesson_path, cache)  # a section found damaged after the summary was read: the file is read
+    assert index == index_of(good)
+    assert index.cards_of([card.id for card in compile_lesson(good)]) == {card.id: card for card in compile_lesson(good)}
+    assert index.lesson() == good
+
+
+def test_a_lesson_that_changes_while_it_is_read_is_refused(cache, tmp_path):
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    read_lesson(lesson_path, cache)
+    index = read_index(lesson_path, cache)
+    (entry,) = entries(cache)
+    entry.write_bytes(damage(entry)[1])  # its items no longer read back
+    lesson_path.write_bytes(SHIPPED.read_bytes() + b"\n# edited\n")
+    with pytest.raises(LessonErrors, match="changed while bertdrill was reading it"):
+        index.cards_of(["bert-basics/bert-definition"])
 
 
 def test_an_entry_under_another_lessons_name_is_refused(cache, tmp_path):
@@ -220,3 +250,36 @@ def test_an_index_holds_the_cards_a_store_syncs(cache, path, tmp_path):
     assert (index.id, index.languages) == (lesson.id, lesson.languages)
     assert [tuple(row) for row in index.cards] == [
         (card.id, card.lesson_id, card.item_id, card.kind, card.fingerprint) for card in compile_lesson(lesson)]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda path: path.name)
+def test_the_cards_of_a_few_items_are_the_whole_lessons(cache, path, tmp_path):
+    """A command showing few cards reads only their items (review, stats): each card is the one the whole
+    lesson compiles, and the lesson they are read in allows the whole lesson's variants."""
+    lesson = parse(path.read_text(encoding="utf-8"), str(path))
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    read_lesson(copy, cache)
+    whole = {card.id: card for card in compile_lesson(replace(lesson, path=str(copy)))}
+    chosen = list(whole)[::3] + ["nothing/such", f"{lesson.id}/no-such-item"]
+    index = cache.index(copy.read_bytes(), str(copy))
+    assert index is not None
+    found = index.cards_of(chosen)
+    assert found == {card_id: whole[card_id] for card_id in chosen if card_id in whole}
+    part = index.built()
+    assert {item.id for item in part.items} == {card.item_id for card in found.values()}
+    assert part.asked_expressions() == lesson.asked_expressions()
+    assert part.allowed_variants() == lesson.allowed_variants()
+    assert index.lesson() == replace(lesson, path=str(copy))
+
+
+def test_status_reads_no_card_of_an_unchanged_lesson(cli, tmp_path, monkeypatch):
+    """The store syncs by the lessons' digests: status reads each entry's summary, no card row."""
+    lesson_path = tmp_path / "bert.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    db = str(tmp_path / "review.db")
+    assert cli("review", "--file", str(lesson_path), "--db", db, input=":quit\n").exit_code == 0  # synced
+    monkeypatch.setattr(lesson_files, "_rows_from_json", lambda data, lesson_id: pytest.fail("rows read"))
+    monkeypatch.setattr(stored, "decode_item", lambda data: pytest.fail("an item read"))
+    status = cli("status", "--file", str(lesson_path), "--db", db)
+    assert status.exit_code == 0 and "0 of 32 cards" in status.output

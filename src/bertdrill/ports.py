@@ -248,6 +248,19 @@ class SyncCard(Protocol):
     def fingerprint(self) -> str: ...
 
 
+class SyncLesson(Protocol):
+    """A lesson as a store syncs it: its cards, and their digest (:func:`bertdrill.core.digests.cards_digest`),
+    which the store compares with the one it kept. The cards are read only when the digests differ: the lesson
+    cache knows a lesson's digest without reading its cards (:class:`bertdrill.adapters.lessons.LessonIndex`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def cards(self) -> Sequence[SyncCard]: ...
+
+
 # --------------------------------------------------------------------------- scheduler
 
 
@@ -418,6 +431,11 @@ class ReviewStore(ReviewQueue, ReviewReports, SchedulerSettings, Protocol):
     def sync(self, cards: Sequence[SyncCard], *, now: datetime | None = None,
              track: Callable[[list[str]], Iterable[str]] = ...) -> SyncReport:
         """Make the stored cards match the lessons' cards, keeping every schedule and history."""
+        ...
+
+    def sync_lessons(self, lessons: Sequence[SyncLesson], *, now: datetime | None = None,
+                     track: Callable[[list[str]], Iterable[str]] = ...) -> SyncReport:
+        """:meth:`sync`, a lesson at a time: a lesson whose digest is the stored one is not read."""
         ...
 
     def close(self) -> None: ...

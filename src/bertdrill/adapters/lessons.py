@@ -10,6 +10,7 @@ that verified it, so a lesson that has not changed is not parsed and verified ag
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import json
@@ -17,8 +18,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable
 from functools import cache
 from importlib import resources
 from itertools import chain
@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from bertdrill import __version__
-from bertdrill.core.cards import Card, compile_lesson
+from bertdrill.core.cards import Card, compile_lesson, item_id_of
+from bertdrill.core.digests import cards_digest
 from bertdrill.core.errors import BertdrillError, LessonError, LessonErrors
 from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
-from bertdrill.core.lesson import Lesson, parse, stored
+from bertdrill.core.lesson import Item, Lesson, parse, stored
 
 MAX_FILE_BYTES = 5_000_000
 
@@ -177,40 +178,225 @@ class CardRow(NamedTuple):
     fingerprint: str
 
 
-@dataclass(frozen=True)
 class LessonIndex:
-    """A verified lesson's id, file, languages and cards as rows, without the lesson itself."""
+    """A verified lesson as the commands that show few of its cards need it (``status``, ``stats``, ``review``).
 
-    id: str
-    path: str
-    languages: tuple[str, ...]
-    cards: tuple[CardRow, ...]
+    Its id, file and languages, the digest of its cards (:func:`bertdrill.core.digests.cards_digest`: what a
+    store compares to know that nothing needs syncing) and how many cards it has, a review's included. The
+    rest is read when first asked for: the cards as rows (:attr:`cards`), the lesson itself
+    (:meth:`lesson`), or the lesson holding only the items of some cards (:meth:`cards_of`), each from its
+    own section of the cache entry; a lesson just read from its file has them all at hand.
+    """
+
+    def __init__(self, id: str, path: str, languages: tuple[str, ...], digest: str, count: int, reviewed: int,
+                 source: _Parsed | _Kept):
+        self.id, self.path, self.languages, self.digest = id, path, languages, digest
+        self.count = count  # cards
+        self.reviewed = reviewed  # cards a review shows (practice cards are checked, never reviewed)
+        self._source = source
+
+    @property
+    def cards(self) -> tuple[CardRow, ...]:
+        """Every card as a row, in lesson order."""
+        return self._use(lambda source: source.rows())
+
+    def lesson(self) -> Lesson:
+        """The whole lesson."""
+        return self._use(lambda source: source.lesson())
+
+    def cards_of(self, card_ids: Iterable[str]) -> dict[str, Card]:
+        """The cards of this lesson with these ids (unknown ids are left out), each as the whole lesson
+        compiles it; only their items are read."""
+        wanted = set(card_ids)
+        if not wanted:
+            return {}
+        lesson = self._use(lambda source: source.part({item_id_of(card_id) for card_id in wanted}))
+        return {card.id: card for card in compile_lesson(lesson) if card.id in wanted}
+
+    def built(self) -> Lesson:
+        """The lesson holding every item read so far (by :meth:`cards_of`): what grading and fresh numbers
+        need of the cards shown (:meth:`bertdrill.core.lesson.Lesson.part`)."""
+        return self._use(lambda source: source.built())
+
+    def _use(self, read: Callable[[_Parsed | _Kept], T]) -> T:
+        try:
+            return read(self._source)
+        except _Damaged:  # the entry broke after its summary was read: the lesson is read from its file after all
+            assert isinstance(self._source, _Kept)
+            self._source = self._source.reparsed()
+            return read(self._source)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LessonIndex):
+            return NotImplemented
+        return (self.id, self.path, self.languages, self.digest, self.count, self.reviewed, self.cards) == (
+            other.id, other.path, other.languages, other.digest, other.count, other.reviewed, other.cards)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LessonIndex({self.id!r}, {self.path!r}, {self.count} cards)"
+
+
+T = TypeVar("T")
 
 
 def index_of(lesson: Lesson) -> LessonIndex:
-    rows = tuple(CardRow(card.id, card.lesson_id, card.item_id, card.kind, card.fingerprint)
-                 for card in compile_lesson(lesson))
-    return LessonIndex(lesson.id, lesson.path, lesson.languages, rows)
+    """The index of a lesson at hand."""
+    source = _Parsed(lesson)
+    rows = source.rows()
+    return LessonIndex(lesson.id, lesson.path, lesson.languages, _digest(rows), len(rows),
+                       sum(row.kind.reviewed for row in rows), source)
+
+
+def _digest(rows: Iterable[CardRow]) -> str:
+    return cards_digest((row.id, row.item_id, row.kind, row.fingerprint) for row in rows)
+
+
+class _Parsed:
+    """A lesson at hand (just parsed and verified, or read whole): everything is there already."""
+
+    def __init__(self, lesson: Lesson):
+        self._lesson = lesson
+        self._rows: tuple[CardRow, ...] | None = None
+
+    def rows(self) -> tuple[CardRow, ...]:
+        if self._rows is None:
+            self._rows = tuple(CardRow(card.id, card.lesson_id, card.item_id, card.kind, card.fingerprint)
+                               for card in compile_lesson(self._lesson))
+        return self._rows
+
+    def lesson(self) -> Lesson:
+        return self._lesson
+
+    def part(self, item_ids: Collection[str]) -> Lesson:
+        return self._lesson  # its cards are the same; compiling a few more costs less than picking
+
+    def built(self) -> Lesson:
+        return self._lesson
+
+
+class _Damaged(Exception):
+    """A section of a cache entry did not read back (cut, changed, swapped): the lesson is read from its file."""
+
+
+class _Kept:
+    """A lesson in the cache, read a section at a time, each checked against its checksum when read."""
+
+    def __init__(self, cache: LessonCache, data: bytes, path: str, sections: dict[bytes, tuple[int, int, bytes]],
+                 summary: tuple[str, tuple[str, ...], str, int, int]):
+        self.cache, self.path, self.sections, self.summary = cache, path, sections, summary
+        self.key = hashlib.sha256(data).digest()  # the file's bytes, to be sure a reparse reads the same
+        self._rows: tuple[CardRow, ...] | None = None
+        self._head: Lesson | None = None
+        self._places: dict[str, tuple[int, int]] | None = None
+        self._items: dict[str, Item] = {}
+        self._built: Lesson | None = None
+
+    def section(self, name: bytes) -> bytes:
+        found = self.cache.read_section(self.cache.entry_named(self.key), name, self.sections)
+        if found is None:
+            raise _Damaged(name)
+        return found
+
+    def rows(self) -> tuple[CardRow, ...]:
+        if self._rows is None:
+            lesson_id, _languages, digest, count, _reviewed = self.summary
+            try:
+                rows = _rows_from_json(self.section(b"index"), lesson_id)
+            except ValueError:
+                raise _Damaged(b"index") from None
+            if len(rows) != count or _digest(rows) != digest:
+                raise _Damaged(b"index")
+            self._rows = rows
+        return self._rows
+
+    def head(self) -> Lesson:
+        if self._head is None:
+            try:
+                head = stored.decode_head(self.section(b"head"), self.path)
+            except stored.Unreadable:
+                raise _Damaged(b"head") from None
+            if head.id != self.summary[0] or head.languages != self.summary[1]:
+                raise _Damaged(b"head")
+            self._head = head
+        return self._head
+
+    def places(self) -> dict[str, tuple[int, int]]:
+        """Each item's id and where its bytes are in the items section, in lesson order."""
+        if self._places is None:
+            try:
+                found = json.loads(self.section(b"toc"))
+                if type(found) is not list or set(map(type, found)) - {list} or set(map(len, found)) - {2} \
+                        or {type(place[0]) for place in found} - {str} or {type(place[1]) for place in found} - {int}:
+                    raise ValueError("not a table of items")
+            except (ValueError, RecursionError):
+                raise _Damaged(b"toc") from None
+            places, start = {}, 0
+            for item_id, end in found:
+                if end < start or item_id in places:
+                    raise _Damaged(b"toc")
+                places[item_id], start = (start, end), end
+            self._places = places
+        return self._places
+
+    def part(self, item_ids: Collection[str]) -> Lesson:
+        places = self.places()
+        missing = [item_id for item_id in item_ids if item_id in places and item_id not in self._items]
+        if missing:
+            items = self.section(b"items")
+            for item_id in missing:
+                start, end = places[item_id]
+                try:
+                    item = stored.decode_item(items[start:end])
+                except stored.Unreadable:
+                    raise _Damaged(b"items") from None
+                if item.id != item_id:
+                    raise _Damaged(b"items")
+                self._items[item_id] = item
+            self._built = None
+        head = self.head()
+        return head.part(tuple(self._items[item_id] for item_id in places if item_id in item_ids and item_id in self._items))
+
+    def built(self) -> Lesson:
+        if self._built is None:
+            places = self.places()
+            self._built = self.head().part(tuple(self._items[item_id] for item_id in places if item_id in self._items))
+        return self._built
+
+    def lesson(self) -> Lesson:
+        places = self.places()
+        self.part(list(places))
+        lesson = dataclasses.replace(self.head(), items=tuple(self._items[item_id] for item_id in places))
+        self._items.clear()  # the whole lesson holds them now
+        return lesson
+
+    def reparsed(self) -> _Parsed:
+        """The lesson read from its file again, when its entry failed after its summary was trusted; an error
+        if the file is no longer the one whose summary was read (it changed while the command ran)."""
+        data = _read(Path(self.path))
+        if hashlib.sha256(data).digest() != self.key:
+            raise LessonErrors([LessonError(self.path, None, _("changed while bertdrill was reading it; run the "
+                                                                 "command again"))])
+        return _Parsed(_verified(data, self.path, self.cache))
 
 
 _KINDS = {kind.value: kind for kind in Kind}  # a dict lookup: Kind(name) costs microseconds, on 100,000 rows
 
 
-def _index_json(index: LessonIndex) -> bytes:
-    cards = [list(card) for card in index.cards]
-    return json.dumps([index.id, list(index.languages), cards], ensure_ascii=False, separators=(",", ":")).encode()
+def _rows_json(rows: tuple[CardRow, ...]) -> bytes:
+    return json.dumps([list(row) for row in rows], ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _index_from_json(data: bytes, path: str) -> LessonIndex:
-    """The index :func:`_index_json` wrote; ValueError for anything else. Checked a column at a time, in C:
-    a status of 100,000 cards reads it, and a check per value in Python was most of that."""
+def _rows_from_json(data: bytes, lesson_id: str) -> tuple[CardRow, ...]:
+    """The rows :func:`_rows_json` wrote, of lesson ``lesson_id``; ValueError for anything else. Checked a column
+    at a time, in C: a status of 100,000 cards read them, and a check per value in Python was most of that."""
     try:
-        lesson_id, languages, cards = json.loads(data)
-        if type(lesson_id) is not str or type(languages) is not list or type(cards) is not list \
-                or set(map(type, languages)) - {str} or set(map(type, cards)) - {list} or set(map(len, cards)) - {5} \
+        cards = json.loads(data)
+        if type(cards) is not list or set(map(type, cards)) - {list} or set(map(len, cards)) - {5} \
                 or set(map(type, chain.from_iterable(cards))) - {str} or {card[1] for card in cards} - {lesson_id} \
                 or {card[3] for card in cards} - _KINDS.keys():
-            raise ValueError("not a lesson's index")
+            raise ValueError("not a lesson's cards")
         for card in cards:
             card[3] = _KINDS[card[3]]
     except (TypeError, RecursionError) as exc:
@@ -218,18 +404,33 @@ def _index_from_json(data: bytes, path: str) -> LessonIndex:
     collecting = gc.isenabled()
     gc.disable()  # 100,000 rows, none of them garbage: collecting while they are made would walk them all again
     try:
-        return LessonIndex(lesson_id, path, tuple(languages), tuple(map(CardRow._make, cards)))
+        return tuple(map(CardRow._make, cards))
     finally:
         if collecting:
             gc.enable()
 
 
+def _summary_from_json(data: bytes) -> tuple[str, tuple[str, ...], str, int, int]:
+    """The summary an entry starts with: the lesson's id, languages, digest, cards and reviewed cards."""
+    found = json.loads(data)
+    if type(found) is not list or len(found) != 5:
+        raise ValueError("not a lesson's summary")
+    lesson_id, languages, digest, count, reviewed = found
+    if type(lesson_id) is not str or type(languages) is not list or set(map(type, languages)) - {str} \
+            or type(digest) is not str or type(count) is not int or type(reviewed) is not int \
+            or not 0 <= reviewed <= count:
+        raise ValueError("not a lesson's summary")
+    return lesson_id, tuple(languages), digest, count, reviewed
+
+
 # --------------------------------------------------------------------------- the cache of verified lessons
 
-CACHE_FORMAT = b"bertdrill lesson cache 3\n"
+CACHE_FORMAT = b"bertdrill lesson cache 4\n"
+SECTIONS = (b"summary", b"index", b"toc", b"head", b"items")
 CACHE_ENTRIES = 200  # entries kept: each edit of a lesson makes a new one, so the oldest go
 STALE_TEMPORARY = 3600  # seconds after which a writer's leftover temporary file is its crash's, not its work
 MAX_ENTRY_BYTES = 4 * MAX_FILE_BYTES  # an entry is about its lesson's size: a bigger file is not ours
+MAX_TABLE_BYTES = 1024  # the line that says where each section is
 
 
 def cache_folder() -> Path:
@@ -261,14 +462,22 @@ class LessonCache:
     """Verified lessons kept in a folder of the user's, one file per lesson text.
 
     An entry's name is the hash of the lesson's bytes and of :func:`verifier_digest`, so only the
-    very bytes that were verified, by the very code that verified them, find it. Its first lines
-    hold the format and a hash of its name and content: a damaged, cut or swapped entry is ignored
-    and rebuilt, never trusted. The content is JSON (:mod:`bertdrill.core.lesson.stored`): reading it
-    runs no code. The folder must be the user's own and writable by nobody else, or it is not used
-    at all (an entry planted there could claim a lesson verified). Every entry is written whole through
-    the one atomic writer (``write``, the CLI passes :func:`bertdrill.adapters.export.files.write_atomic`),
-    so processes writing at once leave one good entry. The cache never makes a command fail: when it
-    cannot be read or written the lesson is simply read from its file.
+    very bytes that were verified, by the very code that verified them, find it. Its first line names
+    the format; its second says where each section is, with a hash of the entry's name, the section's
+    name and its content: a damaged, cut or swapped section is ignored (the lesson is read from its
+    file and the entry rebuilt), never trusted. The sections, each read only by a command that needs it:
+
+    - ``summary``: the lesson's id, languages, its cards' digest and counts (``status`` reads no more);
+    - ``index``: the cards as rows (:class:`CardRow`), for a store that must sync them;
+    - ``toc``, ``head``, ``items``: the lesson without its items, and each item, so a command showing a few
+      cards reads their items alone (:meth:`LessonIndex.cards_of`).
+
+    The content is JSON (:mod:`bertdrill.core.lesson.stored`): reading it runs no code. The folder must
+    be the user's own and writable by nobody else, or it is not used at all (an entry planted there could
+    claim a lesson verified). Every entry is written whole through the one atomic writer (``write``, the
+    CLI passes :func:`bertdrill.adapters.export.files.write_atomic`), so processes writing at once leave
+    one good entry. The cache never makes a command fail: when it cannot be read or written the lesson is
+    simply read from its file.
     """
 
     def __init__(self, folder: Path, write: Callable[[Path, bytes], None]):
@@ -276,23 +485,39 @@ class LessonCache:
         self.write = write
 
     def entry(self, data: bytes) -> Path:
-        return self.folder / (hashlib.sha256(verifier_digest() + data).hexdigest() + ".json")
+        return self.entry_named(hashlib.sha256(data).digest())
+
+    def entry_named(self, key: bytes) -> Path:
+        """The entry of the lesson file whose bytes hash (sha256) to ``key``."""
+        return self.folder / (hashlib.sha256(verifier_digest() + key).hexdigest() + ".json")
 
     def get(self, data: bytes, path: str) -> Lesson | None:
         """The lesson verified from exactly these bytes, or None."""
-        section = self._section(data, b"lesson")
+        index = self.index(data, path)
+        if index is None:
+            return None
         try:
-            return None if section is None else stored.decode(section, path)
-        except stored.Unreadable:
+            return index._source.lesson()
+        except _Damaged:
             return None
 
     def index(self, data: bytes, path: str) -> LessonIndex | None:
-        """The :class:`LessonIndex` of the lesson verified from exactly these bytes, or None."""
-        section = self._section(data, b"index")
-        try:
-            return None if section is None else _index_from_json(section, path)
-        except ValueError:
+        """The :class:`LessonIndex` of the lesson verified from exactly these bytes, or None. Only the
+        entry's summary is read now."""
+        entry = self.entry(data)
+        sections = self._sections(entry)
+        if sections is None:
             return None
+        summary = self.read_section(entry, b"summary", sections)
+        try:
+            found = None if summary is None else _summary_from_json(summary)
+        except (ValueError, RecursionError):
+            found = None
+        if found is None:
+            return None
+        lesson_id, languages, digest, count, reviewed = found
+        return LessonIndex(lesson_id, path, languages, digest, count, reviewed,
+                           _Kept(self, data, path, sections, found))
 
     def put(self, data: bytes, lesson: Lesson) -> None:
         """Keep a lesson just verified from ``data``; a folder that cannot take it is left alone."""
@@ -301,35 +526,67 @@ class LessonCache:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not self._trusted_folder():
                 return
-            index, body = _index_json(index_of(lesson)), stored.encode(lesson)
-            checks = self._check(entry, b"index", index) + b" " + self._check(entry, b"lesson", body)
-            self.write(entry, CACHE_FORMAT + checks + b"\n" + index + b"\n" + body)
+            index = index_of(lesson)
+            rows = index.cards
+            summary = json.dumps([lesson.id, list(lesson.languages), index.digest, index.count, index.reviewed],
+                                 ensure_ascii=False, separators=(",", ":")).encode()
+            items, toc, end = [], [], 0
+            for item in lesson.items:
+                encoded = stored.encode_item(item)
+                items.append(encoded)
+                end += len(encoded)
+                toc.append([item.id, end])
+            contents = {b"summary": summary, b"index": _rows_json(rows),
+                        b"toc": json.dumps(toc, separators=(",", ":")).encode(), b"head": stored.encode_head(lesson),
+                        b"items": b"".join(items)}
+            table = json.dumps([[name.decode(), len(contents[name]), self._check(entry, name, contents[name]).decode()]
+                                for name in SECTIONS], separators=(",", ":")).encode()
+            self.write(entry, CACHE_FORMAT + table + b"\n" + b"".join(contents[name] for name in SECTIONS))
             self._prune()
         except (OSError, BertdrillError, ValueError):  # ValueError: a number too long for JSON
             return
 
-    def _section(self, data: bytes, name: bytes) -> bytes | None:
-        """One section of the entry for ``data`` (``index`` or ``lesson``), if its checksum holds.
-
-        An entry is four lines: the format, the two sections' checksums, the index and the lesson
-        (compact JSON holds no newline). Each checksum is of the entry's name, the section's name and its
-        bytes, so a section is good only in its own place of its own entry."""
-        entry = self.entry(data)
+    def _sections(self, entry: Path) -> dict[bytes, tuple[int, int, bytes]] | None:
+        """Where each section of an entry is (offset, length, checksum), if its first two lines say so and its
+        size is theirs."""
         try:
             if not self._trusted_folder():
                 return None
             with entry.open("rb") as file:
-                content = file.read(MAX_ENTRY_BYTES + 1)
+                size = os.fstat(file.fileno()).st_size
+                head = file.readline(len(CACHE_FORMAT))
+                table = file.readline(MAX_TABLE_BYTES)
         except OSError:
             return None
-        parts = content.split(b"\n", 3)
-        if len(content) > MAX_ENTRY_BYTES or len(parts) != 4 or parts[0] + b"\n" != CACHE_FORMAT:
+        if head != CACHE_FORMAT or not table.endswith(b"\n") or size > MAX_ENTRY_BYTES:
             return None
-        checks, sections = parts[1].split(b" "), {b"index": parts[2], b"lesson": parts[3]}
-        position = 0 if name == b"index" else 1
-        if len(checks) != 2 or checks[position] != self._check(entry, name, sections[name]):
+        try:
+            found = json.loads(table)
+        except ValueError:
             return None
-        return sections[name]
+        if type(found) is not list or [row[0] if type(row) is list and row else None for row in found] != \
+                [name.decode() for name in SECTIONS] or any(
+                    len(row) != 3 or type(row[1]) is not int or row[1] < 0 or type(row[2]) is not str for row in found):
+            return None
+        sections, offset = {}, len(head) + len(table)
+        for name, length, check in found:
+            sections[name.encode()] = (offset, length, check.encode())
+            offset += length
+        return sections if offset == size else None
+
+    def read_section(self, entry: Path, name: bytes, sections: dict[bytes, tuple[int, int, bytes]]) -> bytes | None:
+        """One section of an entry, if its checksum holds: each is of the entry's name, the section's name and
+        its bytes, so a section is good only in its own place of its own entry."""
+        offset, length, check = sections[name]
+        try:
+            if not self._trusted_folder():
+                return None
+            with entry.open("rb") as file:
+                file.seek(offset)
+                content = file.read(length)
+        except OSError:
+            return None
+        return content if len(content) == length and self._check(entry, name, content) == check else None
 
     @staticmethod
     def _check(entry: Path, section: bytes, content: bytes) -> bytes:

@@ -23,7 +23,9 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
+from typing import TypeVar
 
+from bertdrill.app.deck import Deck
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.leaks import siblings
@@ -51,11 +53,14 @@ from bertdrill.ports import (
     ReviewStore,
     Scheduler,
     SchedulerChoice,
+    SyncCard,
 )
 
 __all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "LEARNING_STEPS", "MAX_REDRILLS", "Entry", "LeechAction", "Limits",
            "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",
            "room_today"]
+
+Listed = TypeVar("Listed", bound=SyncCard)  # a card, or a row of one: what interleaving looks at
 
 LEARNING_STEPS = (timedelta(minutes=1), timedelta(minutes=10))
 """When a failed card comes back, as Anki's learning steps: 1 minute after its first failure, then 10
@@ -150,7 +155,7 @@ class Session:
     def __init__(
         self,
         store: ReviewStore,
-        cards: Sequence[Card],
+        cards: Sequence[Card] | Deck,
         *,
         clock: Callable[[], datetime] = local_now,
         limits: Limits = Limits(),
@@ -177,8 +182,8 @@ class Session:
         self.leech_action = leech_action
         self.clock = clock
         self.limits = limits
-        self.lessons = sorted(lessons if lessons is not None else {card.lesson_id for card in cards})
-        self.cards = {card.id: card for card in cards if card.kind.reviewed}
+        self.deck = cards if isinstance(cards, Deck) else Deck.of(cards)  # the cards are built when shown
+        self.lessons = sorted(lessons if lessons is not None else self.deck.lesson_ids)
         self.started = clock()
         self.day = self.study_day(self.started)
         self._siblings: dict[str, frozenset[str]] = {}  # card -> the cards its answer gives away (core.leaks)
@@ -201,10 +206,9 @@ class Session:
         whose answer gives it away (:func:`bertdrill.core.leaks.siblings`): it waits for another day, and
         the daily limits are filled with the cards after it, as Anki gathers its queue."""
         counts = self.store.day_counts(self.day, lessons=self.lessons)
-        due = [self.cards[card_id] for card_id in self.store.due_ids(
-            self.day, lessons=self.lessons, limit=room_today(counts, self.limits, 0)[0]) if card_id in self.cards]
-        redrill = [self.cards[card_id] for card_id in self.store.redrill_ids(self.day, lessons=self.lessons)
-                   if card_id in self.cards]
+        due = self.deck.cards(self.store.due_ids(self.day, lessons=self.lessons,
+                                                 limit=room_today(counts, self.limits, 0)[0]))
+        redrill = self.deck.cards(self.store.redrill_ids(self.day, lessons=self.lessons))
         spare = 3 if self.bury_siblings else 1  # new cards beyond the room, to take the place of held siblings
         new = self._new_cards(room_today(counts, self.limits, 0 if self.bury_siblings else len(due))[1] * spare)
         if self.bury_siblings:
@@ -240,8 +244,9 @@ class Session:
         everything = 1 << 30
         ids = set(self.store.due_ids(date.max, lessons=self.lessons, limit=everything))  # due by the end of time
         ids.update(self.store.new_ids(date.max, lessons=self.lessons, limit=everything))
-        return [Entry(card, AnswerKind.CRAM) for card in interleave_by_kind(self.cards.values())
-                if card.id in ids and card.lesson_id in self.lessons]
+        listed = [card for lesson_id in self.deck.lesson_ids for card in self.deck.listing(lesson_id)]
+        return [Entry(card, AnswerKind.CRAM) for card in self.deck.cards(
+            card.id for card in interleave_by_kind(listed) if card.id in ids and card.lesson_id in self.lessons)]
 
     def _new_cards(self, room: int) -> list[Card]:
         """At most ``room`` new cards, interleaved by kind, lesson by lesson.
@@ -252,18 +257,17 @@ class Session:
         """
         if room <= 0:
             return []
-        lessons: dict[str, list[Card]] = {}
         included = set(self.lessons)
-        for card in self.cards.values():
-            if card.lesson_id in included:
-                lessons.setdefault(card.lesson_id, []).append(card)
-        chosen: list[Card] = []
-        for lesson_id, cards in lessons.items():
+        chosen: list[str] = []
+        for lesson_id in self.deck.lesson_ids:
+            cards = self.deck.listing(lesson_id) if lesson_id in included else []
+            if not cards:
+                continue
             unseen = set(self.store.new_ids(self.day, lessons=[lesson_id], limit=len(cards)))
-            chosen.extend(card for card in interleave_by_kind(cards) if card.id in unseen)
+            chosen.extend(card.id for card in interleave_by_kind(cards) if card.id in unseen)
             if len(chosen) >= room:
                 break
-        return chosen[:room]
+        return self.deck.cards(chosen[:room])
 
     @property
     def current(self) -> Entry | None:
@@ -476,17 +480,17 @@ class Session:
         return tuple(self._queue), len(self._answers)
 
 
-def interleave_by_kind(cards: Iterable[Card]) -> list[Card]:
+def interleave_by_kind(cards: Iterable[Listed]) -> list[Listed]:
     """New cards taken in turn from each kind, in lesson order within a kind and lesson by lesson.
 
     A lesson's facts come first in its file; without this, the first days would show only facts
     and totals, and the lesson's own questions (choice, blank, match) not before day 3. In turn,
     every kind of a lesson is among its first new cards.
     """
-    lessons: dict[str, dict[str, list[Card]]] = {}
+    lessons: dict[str, dict[str, list[Listed]]] = {}
     for card in cards:
         lessons.setdefault(card.lesson_id, {}).setdefault(card.kind, []).append(card)
-    ordered: list[Card] = []
+    ordered: list[Listed] = []
     for kinds in lessons.values():
         turns = list(kinds.values())
         for index in range(max(len(queue) for queue in turns)):

@@ -14,7 +14,7 @@ of answers given so far, so a page shown twice shows the same numbers, and a log
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.lesson import Lesson, NumericItem, VariantMode
@@ -26,8 +26,11 @@ __all__ = ["FreshNumbers"]
 class FreshNumbers:
     """Draws fresh variants for the numeric cards of ``lessons`` (``mode``: the learner's override)."""
 
-    def __init__(self, lessons: Iterable[Lesson], *, mode: VariantMode | None = None, salt: int = 0):
-        self.lessons = {lesson.id: lesson for lesson in lessons}
+    def __init__(self, lessons: Iterable[Lesson] | Mapping[str, Lesson], *, mode: VariantMode | None = None,
+                 salt: int = 0):
+        # a mapping may give each lesson as it stands when asked: the part of it whose cards were built so far
+        self.lessons: Mapping[str, Lesson] = lessons if isinstance(lessons, Mapping) else {
+            lesson.id: lesson for lesson in lessons}
         self.mode = mode
         self.salt = salt
 

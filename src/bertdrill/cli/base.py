@@ -13,7 +13,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from bertdrill.adapters.export.files import Input
-    from bertdrill.adapters.lessons import CardRow, LessonCache, LessonIndex
+    from bertdrill.adapters.lessons import LessonCache, LessonIndex
     from bertdrill.core.cards import Card
     from bertdrill.core.lesson import Lesson
     from bertdrill.ports import CardManagement, ReviewStore, Scheduler, SchedulerChoice, SyncCard
@@ -425,20 +425,43 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
     return store, [card for lesson in chosen for card in compiled[lesson.id]], [lesson.id for lesson in chosen]
 
 
-def open_counted_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, *,
-                       learner: str | None = None, language: str = "") -> tuple[ReviewStore, list[CardRow], list[str]]:
-    """:func:`open_store` for a reader that counts cards but shows none (``status``): the lessons' cards
-    as rows (:class:`bertdrill.adapters.lessons.LessonIndex`), so an unchanged lesson is neither parsed
-    nor rebuilt; the store is opened read-only."""
+def load_indexed(paths: list[Path] | None) -> list[LessonIndex]:
+    """The lessons named on the command line, or the shipped ones, each as its index
+    (:class:`bertdrill.adapters.lessons.LessonIndex`): an unchanged lesson is neither parsed nor rebuilt."""
     from bertdrill.adapters.lessons import load_indexes
 
-    indexes = load_indexes(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
-                           cache=lesson_cache())
+    return load_indexes(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
+                        cache=lesson_cache())
+
+
+def open_indexed_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,
+                       read_only: bool = False, learner: str | None = None, loaded: list[LessonIndex] | None = None,
+                       ) -> tuple[ReviewStore, list[LessonIndex], list[str]]:
+    """:func:`open_store` for the commands that show few cards or none (``status``, ``stats``, ``review``):
+    the lessons as their indexes (:func:`load_indexed`, or ``loaded``), synced by their digests, so an
+    unchanged lesson's cards are not even read; the chosen lessons' indexes and ids. A card is built when
+    it is shown (:meth:`bertdrill.adapters.lessons.LessonIndex.cards_of`)."""
+    from bertdrill.adapters.store import Store
+
+    indexes = loaded if loaded is not None else load_indexed(paths)
     chosen = chosen_lessons(indexes, lesson_id)
     if language:
         texts_language(chosen, language)  # a language asked for that a lesson lacks is refused, as review does
-    store = _synced([card for index in indexes for card in index.cards], db, True, learner)
-    return store, [card for index in chosen for card in index.cards], [index.id for index in chosen]
+    store = Store.open(db, read_only=read_only, learner=learner)
+    with _closed_on_error(store):
+        store.sync_lessons(indexes, track=lambda stale: progress(stale, _("Syncing lessons")))
+    return store, chosen, [index.id for index in chosen]
+
+
+def cards_by_id(indexes: Sequence[LessonIndex], card_ids: Iterable[str]) -> dict[str, Card]:
+    """The cards of these lessons with these ids, built (ids of no card of theirs are left out)."""
+    wanted: dict[str, list[str]] = {}
+    for card_id in card_ids:
+        wanted.setdefault(card_id.partition("/")[0], []).append(card_id)
+    found: dict[str, Card] = {}
+    for index in indexes:
+        found.update(index.cards_of(wanted.get(index.id, ())))
+    return found
 
 
 def _synced(cards: Sequence[SyncCard], db: str | None, read_only: bool, learner: str | None) -> ReviewStore:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date
 from enum import StrEnum
@@ -39,8 +40,7 @@ from bertdrill.cli.base import (
     escape,
     managing,
     number,
-    open_counted_store,
-    open_store,
+    open_indexed_store,
     out,
     print_json,
     scheduler_of,
@@ -51,14 +51,15 @@ from bertdrill.core.i18n import N_, _, ngettext
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
     from typing import BinaryIO
 
+    from bertdrill.adapters.lessons import LessonIndex
     from bertdrill.app.session import Entry, Outcome, Session
     from bertdrill.core.cards import Card
     from bertdrill.core.diagnosis import Diagnoser
     from bertdrill.core.grading import Verdict
     from bertdrill.core.kinds import Kind
+    from bertdrill.core.lesson import Lesson
     from bertdrill.core.scheduling.state import AnswerKind, NextStates
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
@@ -109,6 +110,44 @@ LeechOption = Annotated[LeechChoice, typer.Option(
     help="What happens to a card that lapses 8 times: suspend it (as Anki does) or only tag it.")]
 
 
+class Parts(Mapping[str, "Lesson"]):
+    """Each lesson as the review knows it so far: the part of it holding the items of the cards built
+    (:meth:`bertdrill.adapters.lessons.LessonIndex.built`), for fresh numbers and diagnosis."""
+
+    def __init__(self, indexes: Sequence[LessonIndex]):
+        self.indexes = {index.id: index for index in indexes}
+
+    def __getitem__(self, lesson_id: str) -> Lesson:
+        return self.indexes[lesson_id].built()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.indexes)
+
+    def __len__(self) -> int:
+        return len(self.indexes)
+
+
+class Diagnosers(Mapping[str, "Diagnoser"]):
+    """Each lesson's diagnoser, made the first time one of its cards is graded."""
+
+    def __init__(self, lessons: Mapping[str, Lesson]):
+        self.lessons = lessons
+        self.made: dict[str, Diagnoser] = {}
+
+    def __getitem__(self, lesson_id: str) -> Diagnoser:
+        if lesson_id not in self.made:
+            from bertdrill.core.diagnosis import Diagnoser
+
+            self.made[lesson_id] = Diagnoser.for_lesson(self.lessons[lesson_id])
+        return self.made[lesson_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.lessons)
+
+    def __len__(self) -> int:
+        return len(self.lessons)
+
+
 class Quit(Exception):
     """The learner asked to stop (q, :quit)."""
 
@@ -156,31 +195,33 @@ def review(
     """
     import secrets
 
+    from bertdrill.app.deck import Deck
     from bertdrill.app.session import LeechAction, Limits, Session
     from bertdrill.app.variants import FreshNumbers
-    from bertdrill.cli.base import load
-    from bertdrill.core.diagnosis import Diagnoser
+    from bertdrill.cli.base import load_indexed
     from bertdrill.core.lesson import VariantMode
 
-    loaded = load(paths)
+    loaded = load_indexed(paths)  # each lesson as its index: a card is built when the session shows it
     lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
-    store, cards, lessons = open_store(db, paths, lesson_id, lang, loaded=loaded, learner=learner)
-    diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}  # each indexes on first use
+    store, chosen, lessons = open_indexed_store(db, paths, lesson_id, lang, loaded=loaded, learner=learner)
+    parts = Parts(loaded)
     if exam_target is not None and exam is None:
         store.close()
         raise BertdrillError(_("--exam-target goes with --exam: bertdrill review --exam YYYY-MM-DD --exam-target R"))
     mode = None if numbers is NumbersChoice.lesson else VariantMode(numbers.value)
-    fresh = FreshNumbers(loaded, mode=mode, salt=secrets.randbits(32))  # each session draws its own numbers
+    fresh = FreshNumbers(parts, mode=mode, salt=secrets.randbits(32))  # each session draws its own numbers
     with store:
         if exam is not None:
             from bertdrill.cli.exam import set_exam
 
-            set_exam(store, cards, exam, exam_target, rollover_hour, new=new, limit=limit, lesson=lesson_id)
-        session = Session(store, cards, clock=clock(), limits=Limits(new, limit, rollover_hour), lessons=lessons,
-                          leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler(store), follow=scheduler_of,
-                          numbers=fresh, bury_siblings=bury_siblings, cram=cram, actions=managing(store))
+            set_exam(store, [card for index in chosen for card in index.cards], exam, exam_target, rollover_hour,
+                     new=new, limit=limit, lesson=lesson_id)
+        session = Session(store, Deck(chosen), clock=clock(), limits=Limits(new, limit, rollover_hour),
+                          lessons=lessons, leech_action=LeechAction(leech_action.value),
+                          scheduler=chosen_scheduler(store), follow=scheduler_of, numbers=fresh,
+                          bury_siblings=bury_siblings, cram=cram, actions=managing(store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-        code = Review(session, reader, lang, diagnosers).run()
+        code = Review(session, reader, lang, Diagnosers(parts)).run()
     raise typer.Exit(code)
 
 
@@ -201,13 +242,13 @@ def status(
     from bertdrill.core.scheduling.state import study_day
 
     # the lessons must have the language asked for, as review requires (status --lang fr ran in English)
-    store, cards, lessons = open_counted_store(db, paths, lesson_id, learner=learner, language=lang)
+    store, indexes, lessons = open_indexed_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
     with store:
         today = study_day(clock()(), rollover_hour)
         found = store.status(today, lessons=lessons)
     _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
     new_today = min(new_today, found.new_cards)
-    total = sum(card.kind.reviewed for card in cards)  # the cards a review shows, as stats counts them
+    total = sum(index.reviewed for index in indexes)  # the cards a review shows, as stats counts them
     data = {
         "study_day": today.isoformat(),
         "due_now": found.due_now,
@@ -299,9 +340,10 @@ class Review:
         self.session = session
         self.reader = reader
         self.language = language
-        # lesson id -> Diagnoser: wrong numbers explained; (lesson id, variant) -> the variant's, made on first use
-        self.diagnosers: dict[str | tuple[str, str], Diagnoser | None] = {}
-        self.diagnosers.update(diagnosers or {})
+        # lesson id -> Diagnoser: wrong numbers explained (each lesson's, as given: made on first use if the
+        # mapping makes them so); (lesson id, variant) -> the variant's, made on first use
+        self.lesson_diagnosers: Mapping[str, Diagnoser] = diagnosers or {}
+        self.diagnosers: dict[tuple[str, str], Diagnoser | None] = {}
 
     def run(self) -> int:
         code = 0
@@ -438,7 +480,7 @@ class Review:
         """The lesson's diagnoser; for a card asked with fresh numbers, one that knows the variant's."""
         variant: str = getattr(card, "variant", "")
         if not variant or self.session.numbers is None:
-            return self.diagnosers.get(card.lesson_id)
+            return self.lesson_diagnosers.get(card.lesson_id)
         from bertdrill.core.diagnosis import Diagnoser
 
         key = (card.lesson_id, variant)

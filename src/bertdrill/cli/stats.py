@@ -7,10 +7,12 @@ so the screen reads the same with ``NO_COLOR``; colour is laid on top when allow
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, assert_never
+from typing import TYPE_CHECKING, Annotated, assert_never, overload
 
 import typer
 
@@ -22,12 +24,13 @@ from bertdrill.cli.base import (
     LessonOption,
     RolloverOption,
     app,
+    cards_by_id,
     chosen_lessons,
     clock,
     decimal,
-    load,
+    load_indexed,
     number,
-    open_store,
+    open_indexed_store,
     out,
     print_json,
     texts_language,
@@ -40,10 +43,10 @@ if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
     from rich.cells import cell_len, set_cell_size
     from rich.text import Text
 
-    from bertdrill.core.cards import Card
+    from bertdrill.adapters.lessons import LessonIndex
     from bertdrill.core.scheduling.state import CardStage
     from bertdrill.core.stats import Heatmap
-    from bertdrill.ports import CardState, Retention, ReviewReports
+    from bertdrill.ports import CardState, Retention, ReviewReports, SyncCard
 
 LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46)")  # greens, dark to bright
 LEECHES_SHOWN = 10
@@ -100,9 +103,10 @@ def stats(
         from bertdrill.core.errors import BertdrillError
 
         raise BertdrillError(_("--chart goes with --workload: bertdrill stats --workload --chart FILE.svg"))
-    loaded = load(paths)
+    loaded = load_indexed(paths)  # each lesson as its index: only the cards named on the screen are built
     lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
-    store, cards, lessons = open_store(db, paths, lesson_id, lang, read_only=True, learner=learner, loaded=loaded)
+    store, chosen, lessons = open_indexed_store(db, paths, lesson_id, lang, read_only=True, learner=learner,
+                                                loaded=loaded)
     if workload:
         from bertdrill.cli import workload as costs
 
@@ -120,8 +124,8 @@ def stats(
 
     with store:
         today = study_day(clock()(), rollover_hour)
-        figures = gather(store, today, days, lessons if lesson_id else None, cards, lang)
-        outlook = exam_outlook(store, cards)
+        figures = gather(store, today, days, lessons if lesson_id else None, chosen, lang)
+        outlook = exam_outlook(store, Rows(chosen))
     if as_json:
         print_json(as_data(figures) | ({"exam": outlook.as_data()} if outlook else {}))
     elif not figures.answers:
@@ -136,6 +140,27 @@ def stats(
             out.print(line, markup=False)
 
 
+class Rows(Sequence["SyncCard"]):
+    """The chosen lessons' cards as rows, read only if something walks them (an exam's outlook does)."""
+
+    def __init__(self, indexes: Sequence[LessonIndex]):
+        self.indexes = indexes
+
+    @cached_property
+    def rows(self) -> list[SyncCard]:
+        return [card for index in self.indexes for card in index.cards]
+
+    @overload
+    def __getitem__(self, index: int) -> SyncCard: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[SyncCard]: ...
+    def __getitem__(self, index: int | slice) -> SyncCard | Sequence[SyncCard]:
+        return self.rows[index]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
 def _import_rich() -> None:
     """Bind rich's names here when the command runs: importing rich at start-up would slow
     every command's start, ``--help`` included (see cli/base.py)."""
@@ -144,7 +169,7 @@ def _import_rich() -> None:
     from rich.text import Text
 
 
-def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | None, cards: list[Card],
+def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | None, indexes: Sequence[LessonIndex],
            language: str) -> Figures:
     from bertdrill.core import stats
     from bertdrill.core.scheduling.state import EF_START
@@ -166,7 +191,8 @@ def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | No
         average_ef=store.average_ef(lessons=lessons),
         leeches=leeches,
         hardest=hardest,
-        prompts={card.id: " ".join(card.question(language).split()) for card in cards},
+        prompts={card.id: " ".join(card.question(language).split()) for card in cards_by_id(
+            indexes, [state.card_id for state in (*leeches, *hardest)]).values()},
         database=store.where,
     )
 

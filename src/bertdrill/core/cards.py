@@ -239,6 +239,13 @@ def _one_or_all(texts: Text) -> str | Text:
     return distinct.pop() if len(distinct) == 1 else texts
 
 
+def item_id_of(card_id: str) -> str:
+    """The item a card id belongs to: ``bert-basics/embedding-params@bert-large`` -> ``embedding-params``.
+    Lesson and item ids hold none of ``/``, ``@`` and ``#`` (``ID_PATTERN``), so the id says it exactly."""
+    key = card_id.partition("/")[2]
+    return key.partition("@")[0].partition("#")[0]
+
+
 def compile_lesson(lesson: Lesson) -> list[Card]:
     """Every card of a lesson, in lesson order."""
     blank_envs = tuple([lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson))

@@ -12,7 +12,6 @@ reschedules. One learner: the store holds one person's schedules and log.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -21,6 +20,7 @@ from typing import Self
 
 from bertdrill.adapters.store.database import learner_name, login_name, utc
 from bertdrill.adapters.store.schema import ANSWER_KINDS, MATURE_DAYS, TYPED_MAX
+from bertdrill.core.digests import cards_digest
 from bertdrill.core.errors import StoreError
 from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
@@ -56,6 +56,7 @@ from bertdrill.ports import (
     Status,
     Switch,
     SyncCard,
+    SyncLesson,
     SyncReport,
 )
 
@@ -120,11 +121,17 @@ class MemoryStore:
         by_lesson: dict[str, list[SyncCard]] = {}
         for card in cards:
             by_lesson.setdefault(card.lesson_id, []).append(card)
-        digests = {lesson_id: _digest(rows) for lesson_id, rows in by_lesson.items()}
+        return self.sync_lessons([_Lesson(lesson_id, _digest(rows), rows) for lesson_id, rows in by_lesson.items()],
+                                 now=now, track=track, schedules=schedules)
+
+    def sync_lessons(self, lessons: Sequence[SyncLesson], *, now: datetime | None = None,
+                     track: Callable[[list[str]], Iterable[str]] = iter, schedules: bool = True) -> SyncReport:
+        """:meth:`sync`, a lesson at a time: a lesson whose digest is the one kept is not read."""
+        by_id = {lesson.id: lesson for lesson in lessons}
         report = SyncReport()
-        for lesson_id in track([lesson for lesson, digest in digests.items() if self._digests.get(lesson) != digest]):
-            report += self._sync_lesson(lesson_id, by_lesson[lesson_id])
-            self._digests[lesson_id] = digests[lesson_id]
+        for lesson_id in track([lesson.id for lesson in lessons if self._digests.get(lesson.id) != lesson.digest]):
+            report += self._sync_lesson(lesson_id, list(by_id[lesson_id].cards))
+            self._digests[lesson_id] = by_id[lesson_id].digest
         if schedules:
             for card_id in self._cards:
                 self._schedules.setdefault(card_id, _Schedule())
@@ -438,8 +445,14 @@ class MemoryStore:
 
 def _digest(cards: list[SyncCard]) -> str:
     """What the SQL stores' lesson digest sums up: ids, kinds, order, fingerprints."""
-    joined = "\x1e".join("\x1f".join((card.id, card.item_id, card.kind, card.fingerprint)) for card in cards)
-    return hashlib.sha256(joined.encode()).hexdigest()
+    return cards_digest((card.id, card.item_id, card.kind, card.fingerprint) for card in cards)
+
+
+@dataclass(frozen=True)
+class _Lesson:
+    id: str
+    digest: str
+    cards: Sequence[SyncCard]
 
 
 _conforms: type[ReviewStore] = MemoryStore

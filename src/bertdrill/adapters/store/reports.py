@@ -28,13 +28,7 @@ from bertdrill.adapters.store.schema import (
 from bertdrill.core.scheduling.state import LEECH_LAPSES, PASSING, AnswerKind, CardStage
 from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
 
-
-def _log(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
-    """``columns`` over the learner's review log, joined to its cards only when a lesson filter needs them
-    (the join costs a lookup per answer)."""
-    mine = columns.where(REVIEW.c.learner == LEARNER)
-    return mine if lessons is None else mine.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
-        in_lessons(lessons))
+_HELD_LESSONS = select(CARD.c.lesson_id).distinct()
 
 
 def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
@@ -45,13 +39,30 @@ def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -
 class Reports(Database):
     """Counts over the cards and the log, for some lessons or all."""
 
+    def _log(self, columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+        """``columns`` over the learner's review log, joined to its cards only when a lesson filter needs them:
+        the join costs a lookup per answer (a million for a long-time learner's streak), so lessons that hold
+        every card of the store filter nothing and are not joined (:meth:`_scope`)."""
+        mine = columns.where(REVIEW.c.learner == LEARNER)
+        lessons = self._scope(lessons)
+        return mine if lessons is None else mine.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
+            in_lessons(lessons))
+
+    def _scope(self, lessons: Collection[str] | None) -> Collection[str] | None:
+        """``lessons``, or None when every card the store holds is in them (the usual case: a learner's
+        status names every lesson synced). One scan of the cards' lesson index."""
+        if lessons is None:
+            return None
+        held = {row[0] for row in self.read(_HELD_LESSONS)}
+        return None if held <= set(lessons) else lessons
+
     def day_counts(self, day: date, *, lessons: Collection[str] | None = None) -> DayCounts:
         """How many answers of each kind the log holds for a study day, for some lessons or all.
 
         The daily limits are per lesson, as Anki's are per deck: a session of one lesson
         never uses up the new cards of another reviewed in a second window.
         """
-        query = _log(select(REVIEW.c.kind, func.count()), lessons).where(REVIEW.c.study_day == day).group_by(
+        query = self._log(select(REVIEW.c.kind, func.count()), lessons).where(REVIEW.c.study_day == day).group_by(
             REVIEW.c.kind)
         counts = dict(self.read(query))
         return DayCounts.of({AnswerKind(kind): count for kind, count in counts.items()})
@@ -79,7 +90,7 @@ class Reports(Database):
 
     def reviews_per_day(self, since: date, until: date, *, lessons: Collection[str] | None = None) -> dict[date, int]:
         """Answers of every kind per study day in [since, until], for a heatmap; days without answers are absent."""
-        query = (_log(select(REVIEW.c.study_day, func.count()), lessons)
+        query = (self._log(select(REVIEW.c.study_day, func.count()), lessons)
                  .where(REVIEW.c.study_day.between(since, until)).group_by(REVIEW.c.study_day)
                  .order_by(REVIEW.c.study_day))
         return {day_of(day): count for day, count in self.read(query)}
@@ -92,7 +103,7 @@ class Reports(Database):
         """
         from bertdrill.core.stats import streaks
 
-        query = (_log(select(REVIEW.c.study_day).distinct(), lessons).where(REVIEW.c.study_day <= today)
+        query = (self._log(select(REVIEW.c.study_day).distinct(), lessons).where(REVIEW.c.study_day <= today)
                  .order_by(REVIEW.c.study_day))
         days = [day_of(row[0]) for row in self.read(query)]
         gaps = any((later - earlier).days > 1 for earlier, later in zip(days, days[1:], strict=False))
@@ -104,7 +115,7 @@ class Reports(Database):
         """Spans of days when some card was due and not answered: from each answer whose card came back after
         its due day (the log's next answer to it), and from every card due now and still waiting."""
         following = func.lead(REVIEW.c.study_day).over(partition_by=REVIEW.c.card_id, order_by=REVIEW.c.id)
-        answers = (_log(select(REVIEW.c.due_after.label("due"), following.label("next")), lessons)
+        answers = (self._log(select(REVIEW.c.due_after.label("due"), following.label("next")), lessons)
                    .where(REVIEW.c.kind.not_in(["practice", AnswerKind.CRAM.value]), REVIEW.c.study_day <= today)
                    .subquery("answers"))
         late = select(answers.c.due, answers.c.next).where(answers.c.due.is_not(None), answers.c.next.is_not(None),
@@ -140,7 +151,7 @@ class Reports(Database):
         checks say nothing about recall after an interval.
         """
         mature = (REVIEW.c.interval_before >= MATURE_DAYS).label("mature")
-        query = (_log(select(mature, func.sum(case((REVIEW.c.grade >= PASSING, 1), else_=0)), func.count()), lessons)
+        query = (self._log(select(mature, func.sum(case((REVIEW.c.grade >= PASSING, 1), else_=0)), func.count()), lessons)
                  .where(REVIEW.c.kind == "review", REVIEW.c.study_day >= (since or date.min)).group_by(mature))
         found = {bool(is_mature): (int(passed), int(total)) for is_mature, passed, total in self.read(query)}
         young, old = found.get(False, (0, 0)), found.get(True, (0, 0))
@@ -165,14 +176,14 @@ class Reports(Database):
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
-        return int(self._first(_log(select(func.count()).select_from(REVIEW), lessons)))
+        return int(self._first(self._log(select(func.count()).select_from(REVIEW), lessons)))
 
     def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
         """The log's answers and their milliseconds by kind and grade (practice left out), and its study days."""
         answered = REVIEW.c.kind.not_in(["practice", AnswerKind.CRAM.value])  # the answers of reviews
-        rows = self.read(_log(select(REVIEW.c.kind, REVIEW.c.grade, func.count(), func.sum(REVIEW.c.duration_ms)),
+        rows = self.read(self._log(select(REVIEW.c.kind, REVIEW.c.grade, func.count(), func.sum(REVIEW.c.duration_ms)),
                               lessons).where(answered).group_by(REVIEW.c.kind, REVIEW.c.grade))
-        days = self._first(_log(select(func.count(REVIEW.c.study_day.distinct())).select_from(REVIEW), lessons)
+        days = self._first(self._log(select(func.count(REVIEW.c.study_day.distinct())).select_from(REVIEW), lessons)
                            .where(answered))
         durations = {(kind, int(grade)): (int(count), int(ms or 0)) for kind, grade, count, ms in rows}
         return AnswerTimes(durations, int(days or 0), sum(count for (kind, _grade), (count, _ms) in durations.items()

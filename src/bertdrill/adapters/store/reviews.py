@@ -11,8 +11,8 @@ once, here, so SQLAlchemy compiles each once per process and an answer costs a f
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -41,11 +41,12 @@ from bertdrill.adapters.store.schema import (
     state_of,
     unindexed,
 )
+from bertdrill.core.digests import cards_digest
 from bertdrill.core.errors import StoreError
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.actions import CardAction, Managed, managed
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES, REDRILL_BELOW, AnswerKind, Schedule, check_grade
-from bertdrill.ports import KEEP, Action, Answer, CardState, Keep, SchedulerChoice, SyncCard, SyncReport
+from bertdrill.ports import KEEP, Action, Answer, CardState, Keep, SchedulerChoice, SyncCard, SyncLesson, SyncReport
 
 
 class ReviewWrites(Database):
@@ -68,10 +69,14 @@ class ReviewWrites(Database):
         and ``fingerprint`` of each card. ``track`` wraps the list of lessons to compare (the
         CLI passes a progress bar).
         """
-        by_lesson: dict[str, list[tuple[str, str, str, str]]] = {}
-        for card in cards:
-            by_lesson.setdefault(card.lesson_id, []).append((card.id, card.item_id, card.kind, card.fingerprint))
-        digests = {lesson_id: _digest(rows) for lesson_id, rows in by_lesson.items()}
+        return self.sync_lessons(lessons_of(cards), now=now, track=track, schedules=schedules)
+
+    def sync_lessons(self, lessons: Sequence[SyncLesson], *, now: datetime | None = None,
+                     track: Callable[[list[str]], Iterable[str]] = iter, schedules: bool = True) -> SyncReport:
+        """:meth:`sync`, given each lesson with its digest: a lesson whose digest is the stored one is not
+        read at all (the lesson cache knows the digest of an unchanged lesson without reading its cards)."""
+        digests = {lesson.id: lesson.digest for lesson in lessons}
+        by_id = {lesson.id: lesson for lesson in lessons}
         if not digests:
             return SyncReport()
         stamp = now or datetime.now(UTC)
@@ -85,9 +90,11 @@ class ReviewWrites(Database):
             database: Database = connection.info["database"]
             report = SyncReport()
             for lesson_id in track(stale(connection)):  # again, now under the write lock
-                report += _sync_lesson(connection, lesson_id, by_lesson[lesson_id], stamp)
+                rows: list[tuple[str, str, str, str]] = [(card.id, card.item_id, card.kind, card.fingerprint)
+                                                         for card in by_id[lesson_id].cards]
+                report += _sync_lesson(connection, lesson_id, rows, stamp)
                 row = database.upsert(LESSON).values(id=lesson_id, digest=digests[lesson_id],
-                                                     cards=len(by_lesson[lesson_id]), synced_at=stamp)
+                                                     cards=len(rows), synced_at=stamp)
                 connection.execute(row.on_conflict_do_update(index_elements=[LESSON.c.id], set_={
                     name: row.excluded[name] for name in ("digest", "cards", "synced_at")}))
             if schedules:
@@ -349,10 +356,22 @@ _SET_SCHEDULE = update(SCHEDULE).where(SCHEDULE.c.learner == bindparam("owner"),
 """A card's new schedule (parameters ``new_due`` and so on: an UPDATE keeps the columns' own names for itself)."""
 
 
-def _digest(rows: list[tuple[str, str, str, str]]) -> str:
-    """One hash of a lesson's cards in order: equal digests mean nothing to sync."""
-    joined = "\x1e".join("\x1f".join(row) for row in rows)
-    return "v1:" + hashlib.sha256(joined.encode()).hexdigest()
+@dataclass(frozen=True)
+class _Lesson:
+    """A lesson's cards as :meth:`ReviewWrites.sync` is given them, with their digest."""
+
+    id: str
+    digest: str
+    cards: Sequence[SyncCard]
+
+
+def lessons_of(cards: Sequence[SyncCard]) -> list[_Lesson]:
+    """Cards grouped by lesson (each lesson's in the order given), each lesson with its cards' digest."""
+    by_lesson: dict[str, list[SyncCard]] = {}
+    for card in cards:
+        by_lesson.setdefault(card.lesson_id, []).append(card)
+    return [_Lesson(lesson_id, cards_digest((card.id, card.item_id, card.kind, card.fingerprint) for card in rows), rows)
+            for lesson_id, rows in by_lesson.items()]
 
 
 def _sync_lesson(connection: Connection, lesson_id: str, rows: list[tuple[str, str, str, str]],

@@ -19,6 +19,7 @@ from bertdrill.core.numbers import format_number
 BLANK = "____"
 Text = Mapping[str, str]  # language code -> text
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:@([a-z0-9][a-z0-9_-]*))?\}")
+_ASKED = ("asked",)  # the memo key of what every item of a lesson asks (Lesson.asked_expressions)
 
 
 @dataclass(frozen=True)
@@ -288,10 +289,25 @@ class Lesson:
         Each expression once, with the first item that asks it: a lesson of 2,000 items asking ``total``
         evaluated it 2,000 times per variant (1.7 million evaluations in ``check``), and a failing
         expression is still reported with the first item that asks it."""
+        if _ASKED in self._resolved:  # a part of a lesson (:meth:`part`) knows what the whole lesson asks
+            known: tuple[tuple[str, str], ...] = self._resolved[_ASKED]
+            return known
         first: dict[str, str] = {}
         for item in self.varying_items():
             first.setdefault(item.formula, f"item {item.id!r}")
         return tuple(first.items())
+
+    def known_to_ask(self, asked: tuple[tuple[str, str], ...]) -> Lesson:
+        """This lesson, told what the whole lesson's items ask (:meth:`asked_expressions`): for a lesson read
+        without its items (the lesson cache's head, :mod:`.stored`), whose variants are those of the whole."""
+        self._resolved[_ASKED] = asked
+        return self
+
+    def part(self, items: tuple[Item, ...]) -> Lesson:
+        """This lesson holding only ``items`` (some of its own), for a command that shows a few of its cards:
+        each of their cards is the card the whole lesson compiles, and the variants it allows are the whole
+        lesson's (they depend on what every item asks)."""
+        return replace(self, items=items, _resolved={_ASKED: self.asked_expressions()})
 
     def varying_items(self) -> tuple[NumericItem, ...]:
         """The numeric items that may be asked with a variant's numbers (none without [variants])."""
@@ -309,11 +325,12 @@ class Lesson:
         assert space is not None, "a variant of a lesson without [variants]"
         name = variant.key
         plain = ParamSet(name, name, variant.values, space.line)
-        lesson = replace(self, params={**self.params, name: plain}, _resolved={})
+        asked = {_ASKED: self.asked_expressions()}  # the same items: what they ask is kept (a part knows no more)
+        lesson = replace(self, params={**self.params, name: plain}, _resolved=dict(asked))
         titles = {language: lesson.render(space.title_template(language), language, name)
                   for language in self.languages}
         titled = replace(plain, title=titles[self.languages[0]], titles=titles)
-        return replace(self, params={**self.params, name: titled}, _resolved={}), name
+        return replace(self, params={**self.params, name: titled}, _resolved=dict(asked)), name
 
     def item(self, item_id: str) -> Item:
         return next(item for item in self.items if item.id == item_id)

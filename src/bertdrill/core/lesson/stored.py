@@ -63,6 +63,51 @@ def decode(data: bytes, path: str) -> Lesson:
     return dataclasses.replace(lesson, path=path)
 
 
+def encode_head(lesson: Lesson) -> bytes:
+    """The lesson without its items, as :func:`encode` writes a lesson, with what depends on all of its items
+    (:meth:`~bertdrill.core.lesson.Lesson.asked_expressions`): a command showing a few cards reads the head
+    and only their items (:func:`encode_item`), and :meth:`~bertdrill.core.lesson.Lesson.part` keeps the rest."""
+    asked = [list(pair) for pair in lesson.asked_expressions()]
+    try:
+        codec = _lesson_codec()
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
+    fields = codec[0](dataclasses.replace(lesson, path="", items=()))
+    return json.dumps([fields, asked], ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def decode_head(data: bytes, path: str) -> Lesson:
+    """The head :func:`encode_head` wrote: the lesson with no items, knowing what its items ask."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        fields, asked = json.loads(data)
+        lesson: Lesson = _lesson_codec()[1](fields)
+        if lesson.items or type(asked) is not list or any(
+                type(pair) is not list or len(pair) != 2 or {type(part) for part in pair} != {str} for pair in asked):
+            raise TypeError("not a lesson's head")
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError, FormulaError, ZeroDivisionError) as exc:
+        raise Unreadable(f"not a stored lesson: {exc}") from None
+    finally:
+        if collecting:
+            gc.enable()
+    return dataclasses.replace(lesson, path=path).known_to_ask(tuple((pair[0], pair[1]) for pair in asked))
+
+
+def encode_item(item: model.Item) -> bytes:
+    """One item, as it is written inside a lesson by :func:`encode`."""
+    return json.dumps(_item_codec()[0](item), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def decode_item(data: bytes) -> model.Item:
+    """The item :func:`encode_item` wrote; :class:`Unreadable` for anything else."""
+    try:
+        item: model.Item = _item_codec()[1](json.loads(data))
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError, FormulaError, ZeroDivisionError) as exc:
+        raise Unreadable(f"not a stored item: {exc}") from None
+    return item
+
+
 # --------------------------------------------------------------------------- codecs from type hints
 
 
@@ -237,6 +282,11 @@ def _union(members: tuple[Any, ...]) -> Codec:
 @functools.cache
 def _lesson_codec() -> Codec:
     return _dataclass(Lesson)
+
+
+@functools.cache
+def _item_codec() -> Codec:
+    return _union(typing.get_args(model.Item))
 
 
 def _schema(cls: type, seen: set[type]) -> list[Any]:
