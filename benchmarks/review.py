@@ -39,6 +39,18 @@ TODAY = date(2025, 3, 1)
 NOW = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
+def synthetic_cards(count: int, per_lesson: int = 1000) -> list[Card]:
+    """Cards of lessons no file holds: for timing the store's queries alone (simulate.py), never a command."""
+    from bertdrill.core.cards import FactCard
+
+    cards: list[Card] = []
+    for i in range(count):
+        lesson = f"bench-{i // per_lesson:04d}"
+        cards.append(FactCard(id=f"{lesson}/item-{i}", lesson_id=lesson, item_id=f"item-{i}",
+                              prompt={"en": f"Question {i}?"}, answer={"en": f"Answer {i}."}))
+    return cards
+
+
 def fill(path: Path, cards: list[Card], reviews: int, learner: str, seed: int = 7) -> None:
     """Cards, schedules and a review log written straight to SQLite, as fast as it goes."""
     rng = random.Random(seed)

@@ -69,7 +69,7 @@ def test_a_changed_lesson_is_verified_again(cache, tmp_path):
     assert len(entries(cache)) == 1  # a lesson with errors is never kept
 
 
-def split(entry: Path) -> tuple[bytes, list[list], dict[str, bytes]]:
+def split(entry: Path) -> tuple[bytes, list[list[object]], dict[str, bytes]]:
     """An entry's format line, its table of sections and each section's bytes."""
     content = entry.read_bytes()
     head, table, rest = content.split(b"\n", 2)

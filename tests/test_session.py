@@ -130,7 +130,7 @@ def test_interleaving_keeps_lesson_order_within_a_kind_and_lessons_apart():
              for lesson in ("one", "two") for kind, count in (("fact", 3), ("numeric", 1), ("choice", 2))
              for i in range(count)]
     # stand-ins with only what the interleaving reads: id, lesson_id, kind
-    assert [card.id for card in interleave_by_kind(cards)] == [  # type: ignore[arg-type]
+    assert [card.id for card in interleave_by_kind(cards)] == [
         "one/fact0", "one/numeric0", "one/choice0", "one/fact1", "one/choice1", "one/fact2",
         "two/fact0", "two/numeric0", "two/choice0", "two/fact1", "two/choice1", "two/fact2"]
 
