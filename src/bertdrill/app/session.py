@@ -28,7 +28,6 @@ from typing import TypeVar
 from bertdrill.app.deck import Deck
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
-from bertdrill.core.leaks import siblings
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
 from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.sm2 import SM2
@@ -212,6 +211,8 @@ class Session:
         spare = 3 if self.bury_siblings else 1  # new cards beyond the room, to take the place of held siblings
         new = self._new_cards(room_today(counts, self.limits, 0 if self.bury_siblings else len(due))[1] * spare)
         if self.bury_siblings:
+            from bertdrill.core.leaks import siblings  # here: `status` imports this module, and needs no leak finder
+
             self._siblings = siblings([*due, *redrill, *new])
         given_away: set[str] = set()  # the cards whose answers the queue so far shows
         seen: set[str] = set()
