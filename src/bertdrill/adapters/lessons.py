@@ -23,15 +23,17 @@ from functools import cache
 from importlib import resources
 from itertools import chain
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from bertdrill import __version__
-from bertdrill.core.cards import Card, compile_lesson, item_id_of
 from bertdrill.core.digests import cards_digest
 from bertdrill.core.errors import BertdrillError, LessonError, LessonErrors
 from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import Item, Lesson, parse, stored
+
+if TYPE_CHECKING:
+    from bertdrill.core.cards import Card
 
 MAX_FILE_BYTES = 5_000_000
 
@@ -165,6 +167,8 @@ def find_lesson(lessons: list[Loaded], lesson_id: str) -> Loaded:
 
 
 def all_cards(lessons: list[Lesson]) -> list[Card]:
+    from bertdrill.core.cards import compile_lesson
+
     return [card for lesson in lessons for card in compile_lesson(lesson)]
 
 
@@ -207,6 +211,8 @@ class LessonIndex:
     def cards_of(self, card_ids: Iterable[str]) -> dict[str, Card]:
         """The cards of this lesson with these ids (unknown ids are left out), each as the whole lesson
         compiles it; only their items are read."""
+        from bertdrill.core.cards import compile_lesson, item_id_of  # the cards module loads when a card is built
+
         wanted = set(card_ids)
         if not wanted:
             return {}
@@ -262,6 +268,8 @@ class _Parsed:
 
     def rows(self) -> tuple[CardRow, ...]:
         if self._rows is None:
+            from bertdrill.core.cards import compile_lesson
+
             self._rows = tuple(CardRow(card.id, card.lesson_id, card.item_id, card.kind, card.fingerprint)
                                for card in compile_lesson(self._lesson))
         return self._rows

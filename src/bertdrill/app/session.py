@@ -28,7 +28,7 @@ from typing import TypeVar
 from bertdrill.app.deck import Deck
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
-from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits
+from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits, room_today
 from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.sm2 import SM2
 from bertdrill.core.scheduling.spread import LOAD_BALANCE_DAYS, Load, card_scheduler
@@ -47,7 +47,6 @@ from bertdrill.ports import (
     Answer,
     CardManagement,
     CardState,
-    DayCounts,
     ReviewQueue,
     ReviewStore,
     Scheduler,
@@ -497,13 +496,6 @@ def interleave_by_kind(cards: Iterable[Listed]) -> list[Listed]:
         for index in range(max(len(queue) for queue in turns)):
             ordered.extend(queue[index] for queue in turns if index < len(queue))
     return ordered
-
-
-def room_today(counts: DayCounts, limits: Limits, due: int) -> tuple[int, int]:
-    """(due cards, new cards) still allowed today, given the day's logged answers (store DayCounts)
-    and ``due`` cards waiting: due cards come first, new cards fill what the total limit leaves."""
-    room = max(0, limits.reviews - counts.first_answers)
-    return room, max(0, min(limits.new - counts.new, room - min(due, room)))
 
 
 def record_attempt(store: ReviewQueue, card_id: str, grade: int, *, moment: datetime,

@@ -504,6 +504,11 @@ def _closed_on_error(store: ReviewStore) -> Iterator[None]:
         raise
 
 
+def _local_now() -> datetime:
+    """The wall clock as an aware local time (what :func:`bertdrill.app.session.local_now` is)."""
+    return datetime.now().astimezone()
+
+
 CLOCK_YEARS = (1970, 9000)
 _DATE_ONLY = re.compile(r"\A\d{4}-?\d{2}-?\d{2}\Z")  # ISO 8601 dates, extended and basic
 """The years BERTDRILL_NOW may name: every date worked out from it (a study day, due dates years ahead,
@@ -518,11 +523,9 @@ def clock() -> Callable[[], datetime]:
     alone (``2025-03-03``) means that study day: noon, local time (midnight would fall before the
     rollover hour and so belong to the day before).
     """
-    from bertdrill.app.session import local_now
-
     start_text = os.environ.get("BERTDRILL_NOW")
     if not start_text:
-        return local_now
+        return _local_now  # the session's default clock, without loading the session (status needs none)
     try:
         start = datetime.fromisoformat(start_text)
         if _DATE_ONLY.match(start_text.strip()):

@@ -238,7 +238,7 @@ def status(
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
 ) -> None:
     """Show what is due now, new cards for today, cards learned, the next due day and your streak."""
-    from bertdrill.app.session import Limits, room_today
+    from bertdrill.core.limits import Limits, room_today  # not the session: status loads no lesson code
     from bertdrill.core.scheduling.state import study_day
 
     # the lessons must have the language asked for, as review requires (status --lang fr ran in English)
