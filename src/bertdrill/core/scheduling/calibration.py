@@ -118,22 +118,6 @@ CHUNK = 2048
 """Cards whose memory states fsrs-rs computes in one batch: a million answers, a few megabytes at a time."""
 
 
-@dataclass(frozen=True)
-class Named:
-    """A forecaster's name alone, for figures computed outside :meth:`Calibration.add` (:func:`out_of_sample`)."""
-
-    name: str
-
-    def start(self) -> Any:
-        raise NotImplementedError("scored by out_of_sample, not replayed")
-
-    def recall(self, memory: Any, day: date) -> float:
-        raise NotImplementedError("scored by out_of_sample, not replayed")
-
-    def review(self, memory: Any, grade: int, day: date) -> Any:
-        raise NotImplementedError("scored by out_of_sample, not replayed")
-
-
 def out_of_sample(logs: Sequence[Iterable[tuple[date, int]]]) -> Report:
     """SM-2, FSRS with its default parameters and FSRS fitted by fsrs-rs, scored on the same reviews, none of
     them seen by the parameters that predict it (:mod:`bertdrill.core.scheduling.evaluation`).
@@ -153,9 +137,9 @@ def out_of_sample(logs: Sequence[Iterable[tuple[date, int]]]) -> Report:
     sets = [default_parameters(), *splits.parameters]
     models = [library.FSRS(list(each)) for each in sets]
     curves = [(0.9 ** (-1 / float(each[20])) - 1, float(each[20])) for each in sets]  # (factor, decay) of each
-    calibration = Calibration([SM2Forecast(), Named(SchedulerName.FSRS.value), Named(FITTED)],
-                              since=splits.starts[0])
-    since, starts, score = splits.starts[0], splits.starts, calibration._score
+    # The three models' predictions are computed here, in batches, so the scorer is given their names only
+    calibration = Calibration((), since=splits.starts[0], names=(SM2Forecast().name, SchedulerName.FSRS.value, FITTED))
+    since, starts, score = splits.starts[0], splits.starts, calibration.score
     review, rating_of = library.FSRSReview, RATING_OF_GRADE
     deltas = {int(grade): delta for grade, delta in EF_DELTA.items()}
     cards = [card for card in (list(scheduling_answers(log)) for log in logs) if card]
@@ -260,18 +244,21 @@ class Calibration:
     """Scores the ``models`` on the logs given to :meth:`add`, one card at a time; only the reviews from study day
     ``since`` on are scored (the earlier ones still move each model's memory)."""
 
-    def __init__(self, models: Sequence[Forecaster], since: date | None = None):
+    def __init__(self, models: Sequence[Forecaster], since: date | None = None, *, names: Sequence[str] = ()):
+        """``names``: the models scored, when their predictions come from elsewhere (given to :meth:`score`,
+        not through :meth:`add`, which needs the ``models``)."""
         self.models = tuple(models)
+        self.names = tuple(names) or tuple(model.name for model in self.models)
         self.since = since
-        self.predictions = [array("d") for _model in self.models]  # for the AUC, which needs every (p, y)
+        self.predictions = [array("d") for _name in self.names]  # for the AUC, which needs every (p, y)
         self.outcomes = bytearray()
         self.reviews = 0
         self.recalled = 0
-        self.log_loss = [0.0] * len(self.models)
+        self.log_loss = [0.0] * len(self.names)
         # RMSE (bins) group -> [reviews, recalled, sum of p per model...]
         self.groups: dict[tuple[int, int, int], list[float]] = {}
         # per model, per bin of p: [reviews, recalled, sum of p]
-        self.tables = [[[0, 0, 0.0] for _bin in range(TABLE_BINS)] for _model in self.models]
+        self.tables = [[[0, 0, 0.0] for _bin in range(TABLE_BINS)] for _name in self.names]
 
     def add(self, answers: Iterable[tuple[date, int]]) -> None:
         """Score one card's log: (study day, grade) of each answer, oldest first, practice left out."""
@@ -282,13 +269,14 @@ class Calibration:
         for index, (day, grade) in enumerate(scheduling_answers(answers), start=1):
             if last_day is not None and day > last_day and (self.since is None or day >= self.since):
                 probabilities = [model.recall(memory, day) for model, memory in zip(models, memories)]
-                self._score((day - last_day).days, index, lapses, int(grade >= PASSING), probabilities)
+                self.score((day - last_day).days, index, lapses, int(grade >= PASSING), probabilities)
             if index > 1 and grade < PASSING:
                 lapses += 1  # srs-benchmark counts an Again after the first review
             memories = [model.review(memory, grade, day) for model, memory in zip(models, memories)]
             last_day = day
 
-    def _score(self, elapsed: int, index: int, lapses: int, y: int, probabilities: list[float]) -> None:
+    def score(self, elapsed: int, index: int, lapses: int, y: int, probabilities: list[float]) -> None:
+        """Score one review: each model's predicted recall (in the order of the names) against ``y``."""
         self.reviews += 1
         self.recalled += y
         self.outcomes.append(y)
@@ -305,17 +293,17 @@ class Calibration:
             cell[2] += p
 
     def report(self) -> Report:
-        scores = tuple(self._model_score(number) for number in range(len(self.models)))
+        scores = tuple(self._model_score(number) for number in range(len(self.names)))
         return Report(self.reviews, self.recalled, scores, self._baseline())
 
     def _model_score(self, number: int) -> Score:
-        model = self.models[number]
+        name = self.names[number]
         if not self.reviews:
-            return Score(model.name, math.nan, math.nan, ())
+            return Score(name, math.nan, math.nan, ())
         table = tuple(Bin(low=index / TABLE_BINS, high=(index + 1) / TABLE_BINS, count=int(count),
                           predicted=sum_p / count, observed=recalled / count)
                       for index, (count, recalled, sum_p) in enumerate(self.tables[number]) if count)
-        return Score(model.name, self.log_loss[number] / self.reviews, self._rmse(lambda counts: counts[2 + number]),
+        return Score(name, self.log_loss[number] / self.reviews, self._rmse(lambda counts: counts[2 + number]),
                      table, auc(self.predictions[number], self.outcomes))
 
     def _rmse(self, sum_p: Callable[[list[float]], float]) -> float:
