@@ -743,3 +743,22 @@ def test_a_cram_answer_never_schedules_nor_counts_as_the_days_answer(db, cards):
 
     switched = db.switch_scheduler(SchedulerChoice(), sm2.SM2())
     assert switched.answers == 2 and db.state(card).schedule == logged.after
+
+
+def test_an_answer_sent_again_with_its_request_id_is_logged_once(db, cards):
+    """The class server's client makes an id per answer and sends it again when the reply was lost: the second
+    send returns the first answer as logged, and neither the log nor the schedule moves (all three stores)."""
+    first, other = ids(cards, "embedding-params@bert-base", "bert-acronym")
+
+    def send(card_id, grade, request):
+        return db.answer(card_id, grade=grade, kind="review", reviewed_at=MORNING, study_day=DAY,
+                         reschedule=lambda s: sm2.review(s, grade, today=DAY), once_per_day=True,
+                         request=request)
+
+    sent = send(first, 4, "req-1")
+    scheduled = db.state(first).schedule
+    again = send(first, 2, "req-1")  # a replay, even a forged one with another grade, logs nothing
+    assert again == sent and db.state(first).schedule == scheduled
+    assert [answer.id for answer in db.answers()] == [sent.id]
+    assert send(other, 4, "req-2").id != sent.id and send(first, 5, None).kind == "redrill"
+    assert len(db.answers()) == 3  # answers without an id are never taken for one another

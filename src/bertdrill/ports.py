@@ -324,8 +324,12 @@ class ReviewQueue(Protocol):
         once_per_day: bool = False,
         variant: str | None = None,
         rescheduler: Callable[[SchedulerChoice], Callable[[Schedule], Schedule]] | None = None,
+        request: str | None = None,
     ) -> Answer:
         """Log an answer and store ``reschedule(stored state)`` (None keeps it), in one transaction.
+
+        ``request``: an id the caller made for this answer (a client of the class server makes one per answer):
+        an answer already logged with it is returned as it was, and nothing is logged again.
 
         ``rescheduler``: instead of ``reschedule``, the store reads the learner's scheduler choice in the
         answer's own transaction and reschedules with ``rescheduler(choice)``, so an answer always

@@ -98,6 +98,7 @@ class MemoryStore:
         self._log: list[Answer] = []
         self._actions: list[Action] = []  # bertdrill cards' actions, in id order
         self._next_id = 1
+        self._requests: dict[str, int] = {}  # a client's id of an answer -> the answer it logged
         self._next_action = 1
         self._digests: dict[str, str] = {}
         self._choice = SchedulerChoice()
@@ -212,8 +213,13 @@ class MemoryStore:
     def answer(self, card_id: str, *, grade: int, kind: AnswerKind, reviewed_at: datetime, study_day: date,
                reschedule: Callable[[Schedule], Schedule] | None = None, typed: str | None = None,
                duration_ms: int = 0, once_per_day: bool = False, variant: str | None = None,
-               rescheduler: Callable[[SchedulerChoice], Callable[[Schedule], Schedule]] | None = None) -> Answer:
+               rescheduler: Callable[[SchedulerChoice], Callable[[Schedule], Schedule]] | None = None,
+               request: str | None = None) -> Answer:
         """Log an answer and store the new schedule (the SQL stores' rules, :meth:`.reviews.ReviewWrites.answer`)."""
+        if request is not None and request in self._requests:
+            sent = next((answer for answer in self._log if answer.id == self._requests[request]), None)
+            if sent is not None:
+                return sent
         if rescheduler is not None:
             reschedule = rescheduler(self._choice)
         if kind not in ANSWER_KINDS:
@@ -235,6 +241,8 @@ class MemoryStore:
                         before, after, variant[:TYPED_MAX] if variant is not None else None)
         self._schedules[card_id].state = after
         self._log.append(logged)
+        if request is not None:
+            self._requests[request] = logged.id
         self._next_id += 1
         return logged
 

@@ -42,7 +42,7 @@ from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.adapters.store.members import DDL_V8
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 Step = Callable[[Connection], None]
 """One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
@@ -292,6 +292,14 @@ def _version_10() -> list[Step]:
     return [_add(Table("scheduler", tables), Column("spread", Text)), _create(exams)]
 
 
+def _version_11() -> list[Step]:
+    """An answer sent over the network (the terminal through the class server) carries an id its client made, so
+    an answer sent again after a dropped connection is logged once: a unique index per learner (NULL, an answer
+    made here, is never a duplicate: both backends let NULLs repeat in a unique index)."""
+    return [_add(Table("review", MetaData()), Column("request", Text)),
+            *_sql("CREATE UNIQUE INDEX ix_review_request ON review (learner, request)")]
+
+
 def _migration(steps: Sequence[Step]) -> Callable[[Connection], None]:
     def migrate(connection: Connection) -> None:
         for step in steps:
@@ -303,7 +311,7 @@ def _migration(steps: Sequence[Step]) -> Callable[[Connection], None]:
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     version: _migration(steps()) for version, steps in enumerate(
         (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
-         _version_9, _version_10), start=1)}
+         _version_9, _version_10, _version_11), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

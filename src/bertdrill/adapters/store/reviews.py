@@ -174,8 +174,12 @@ class ReviewWrites(Database):
         once_per_day: bool = False,
         variant: str | None = None,
         rescheduler: Callable[[SchedulerChoice], Callable[[Schedule], Schedule]] | None = None,
+        request: str | None = None,
     ) -> Answer:
         """Log an answer and store the new schedule, in one committed transaction.
+
+        ``request``: the id the answer's client made for it: when the learner's log holds an answer with it
+        already (the same answer sent again, its reply lost), that answer is returned and nothing is logged.
 
         ``reschedule`` turns the stored schedule into the new one (``sm2.review`` for the
         first answer of a study day); it runs inside the transaction, on the state read
@@ -206,6 +210,9 @@ class ReviewWrites(Database):
             if attempts > 1 and (saved := _logged_already(connection, card_id, moment)) is not None:
                 return saved  # the try before committed, and its reply was lost with the connection
             before = _state(connection, card_id, self.where, lock=True).schedule
+            # after the card's lock: the same request sent twice at once waits here, then finds the first one's row
+            if request is not None and (sent := _requested_already(connection, request)) is not None:
+                return sent
             # the scheduler as stored now, under the card's lock (a switch holds every card's): what this commits under
             change = rescheduler(choice_of(connection)) if rescheduler is not None else reschedule
             logged_kind = kind
@@ -220,6 +227,7 @@ class ReviewWrites(Database):
             review_id = connection.execute(_LOG, {
                 "learner": self.learner, "card_id": card_id, "reviewed_at": moment, "study_day": study_day,
                 "kind": logged_kind, "grade": grade, "typed": kept, "duration_ms": duration, "variant": asked,
+                "request": request,
                 **_columns(before, "before"), **_columns(after, "after")}).scalar_one()
             return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after,
                           asked)
@@ -439,6 +447,13 @@ def _logged_already(connection: Connection, card_id: str, moment: datetime) -> A
     """The learner's answer to the card at exactly ``moment``, if the log has it: a unit run again after
     its connection dropped finds the answer its first try committed, and logs it no second time."""
     found = connection.execute(_ANSWERS.where(REVIEW.c.card_id == card_id, REVIEW.c.reviewed_at == moment),
+                               {"learner": learner_of(connection)}).first()
+    return None if found is None else _answer(found)
+
+
+def _requested_already(connection: Connection, request: str) -> Answer | None:
+    """The learner's answer sent with the client's id ``request``, if the log has it."""
+    found = connection.execute(_ANSWERS.where(REVIEW.c.request == request),
                                {"learner": learner_of(connection)}).first()
     return None if found is None else _answer(found)
 

@@ -114,7 +114,8 @@ class ReviewRow(SQLModel, table=True):
     """One answer, with the schedule before and after it so undo restores it exactly."""
 
     __tablename__ = "review"
-    __table_args__ = (Index("ix_review_card", "learner", "card_id", "id"), Index("ix_review_day", "learner", "study_day"))
+    __table_args__ = (Index("ix_review_card", "learner", "card_id", "id"), Index("ix_review_day", "learner", "study_day"),
+                      Index("ix_review_request", "learner", "request", unique=True))
     id: int | None = Field(default=None, primary_key=True)
     card_id: str = Field(foreign_key="card.id")
     reviewed_at: datetime = Field(sa_type=UTCTime)  # UTC
@@ -139,6 +140,7 @@ class ReviewRow(SQLModel, table=True):
     stability_after: float | None = None
     difficulty_after: float | None = None
     variant: str | None = None  # fresh numbers asked: "seed:key" (schema version 6)
+    request: str | None = None  # the id the client gave the answer: sent twice, it is logged once (version 11)
 
 
 class SchedulerRow(SQLModel, table=True):
