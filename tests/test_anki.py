@@ -20,6 +20,8 @@ from pathlib import Path
 
 import genanki
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from anki.collection import Collection
 from anki.import_export_pb2 import (
     ImportAnkiPackageOptions,
@@ -139,6 +141,13 @@ def test_guids_come_from_card_ids_not_text(lesson_text):
     assert [n.guid for n in bertdrill_anki.build([edited], "all", {"bert-basics": 1}).notes] == \
         [n.guid for n in package.notes]
     assert len(set(n.guid for n in package.notes)) == 66
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(), min_size=1, max_size=4))
+def test_guids_are_genankis_own(parts):
+    """The export's own guid function gives genanki's GUID for any parts, so no note changes identity."""
+    assert bertdrill_anki.guid_for(*parts) == genanki.guid_for(*parts)
 
 
 def test_decks_are_stable_per_lesson_and_language(lesson_text):

@@ -9,6 +9,7 @@ Turkish keeps the learner's progress and the Anki note.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import unicodedata
@@ -249,6 +250,7 @@ def item_id_of(card_id: str) -> str:
 def compile_lesson(lesson: Lesson) -> list[Card]:
     """Every card of a lesson, in lesson order."""
     blank_envs = tuple([lesson.values(name) for name in lesson.params] + _synthetic_envs(lesson))
+    parameters = _parameter_names(lesson)
     cards: list[Card] = []
     for item in lesson.items:
         match item:
@@ -258,7 +260,7 @@ def compile_lesson(lesson: Lesson) -> list[Card]:
             case ChoiceItem():
                 cards.append(_choice(lesson, item))
             case BlankItem():
-                cards.append(_blank(lesson, item, blank_envs))
+                cards.append(_blank(lesson, item, blank_envs, parameters))
             case NumericItem():
                 cards.extend(_numeric(lesson, item))
             case MatchItem():
@@ -271,7 +273,10 @@ def compile_lesson(lesson: Lesson) -> list[Card]:
 
 
 def _texts(lesson: Lesson, texts: Text, set_name: str | None = None) -> dict[str, str]:
-    return {lang: lesson.render(text, lang, set_name) for lang, text in texts.items()}
+    if not texts:
+        return {}  # most items have no explanation: skip building the comprehension
+    render = lesson.render
+    return {lang: render(text, lang, set_name) for lang, text in texts.items()}
 
 
 class BaseFields(TypedDict):
@@ -323,19 +328,25 @@ def _in_set(lesson: Lesson, item: Item, key: str, set_name: str) -> SetFields:
 
 
 def _number_texts(lesson: Lesson, value: Number) -> dict[str, str]:
-    return {lang: format_number(value, lang) for lang in lesson.languages}
+    return {lang: _shown_number(value, lang) for lang in lesson.languages}
+
+
+@functools.lru_cache(maxsize=4096)  # a lesson shows the same few values on many cards (every set's total)
+def _shown_number(value: Number, language: str) -> str:
+    return format_number(value, language)
 
 
 def _choice(lesson: Lesson, item: ChoiceItem) -> ChoiceCard:
-    options = {lang: tuple(_texts(lesson, {lang: o})[lang] for o in opts) for lang, opts in item.options.items()}
+    options = {lang: tuple(lesson.render(option, lang) for option in opts) for lang, opts in item.options.items()}
     answer = {lang: opts[item.correct] for lang, opts in options.items()}
     return ChoiceCard(**_base(lesson, item, item.id), answer=answer, options=options, correct=item.correct)
 
 
-def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...]) -> BlankCard:
+def _blank(lesson: Lesson, item: BlankItem, envs: tuple[Mapping[str, Number], ...],
+           parameters: frozenset[str]) -> BlankCard:
     answer = {lang: item.text[lang].replace(BLANK, item.fill) for lang in lesson.languages}
     return BlankCard(**_base(lesson, item, item.id), answer=answer, code=item.text, fill=item.fill, check_envs=envs,
-                     checks=item.checks, allowed=_parameter_names(lesson) | _names(item.fill))
+                     checks=item.checks, allowed=parameters | _names(item.fill))
 
 
 def _numeric(lesson: Lesson, item: NumericItem) -> list[NumericCard]:
@@ -358,9 +369,11 @@ def _match(lesson: Lesson, item: MatchItem) -> list[MatchCard]:
     options = {lang: _table_values([(answer.get(lang, ""), value) for answer, value in zip(answers, values)])
                for lang in lesson.languages}
     cards = []
+    shared = _in_set(lesson, item, item.id, set_name)  # the table's prompt and tags: the same on every pair
+    shared["tags"] += (f"table:{item.id}",)
     for pair, value, answer in zip(item.pairs, values, answers):
-        base = _in_set(lesson, item, f"{item.id}#{pair.id}", set_name)
-        base["tags"] += (f"table:{item.id}",)
+        base = shared.copy()
+        base["id"] = f"{lesson.id}/{item.id}#{pair.id}"
         cards.append(MatchCard(**base, answer=answer, term=_texts(lesson, pair.term, set_name), value=value,
                                formula=pair.value, phrased=_texts(lesson, pair.question, set_name),
                                options=options))

@@ -460,8 +460,22 @@ class Package:
 
 
 def guid(card: Card, language: str) -> str:
-    made: str = genanki.guid_for(card.lesson_id, card.key, language)
-    return made
+    return guid_for(card.lesson_id, card.key, language)
+
+
+def guid_for(*parts: str) -> str:
+    """``genanki.guid_for(*parts)``, computed the same way in fewer steps (a tenth of a large export went to its
+    byte-by-byte loop): the first 8 bytes of the SHA-256 of the parts joined by ``__``, in Anki's base 91."""
+    digest = hashlib.sha256("__".join(parts).encode()).digest()
+    number = int.from_bytes(digest[:8], "big")
+    digits = []
+    while number:
+        number, digit = divmod(number, 91)
+        digits.append(_BASE91[digit])
+    return "".join(reversed(digits))
+
+
+_BASE91 = "".join(genanki.util.BASE91_TABLE)
 
 
 def stable_id(*parts: str) -> int:
