@@ -20,8 +20,6 @@ from pathlib import Path
 
 import genanki
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from anki.collection import Collection
 from anki.import_export_pb2 import (
     ImportAnkiPackageOptions,
@@ -29,6 +27,8 @@ from anki.import_export_pb2 import (
     ImportAnkiPackageUpdateCondition,
 )
 from anki.notes import Note
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bertdrill.adapters.export import anki as bertdrill_anki
 from bertdrill.adapters.export.files import write_atomic
