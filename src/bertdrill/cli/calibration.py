@@ -13,15 +13,13 @@ from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:
     from bertdrill.core.scheduling.calibration import Report, Score
-    from bertdrill.ports import CardLog, SchedulerSettings
+    from bertdrill.ports import SchedulerSettings
 
 def calibration_report(store: SchedulerSettings, lessons: Collection[str] | None) -> Report:
-    """Score the schedulers out of sample on the learner's log (see :mod:`bertdrill.core.scheduling.calibration`)."""
-    from bertdrill.core.scheduling.calibration import out_of_sample
+    """Score the schedulers out of sample on the learner's log, a progress bar over the cards read."""
+    from bertdrill.app.progress import calibration
 
-    logs: list[CardLog] = []
-    store.card_logs(logs.append, lessons=lessons, track=lambda cards: progress(cards, _("Reading the review log")))
-    return out_of_sample(logs)
+    return calibration(store, lessons, track=lambda cards: progress(cards, _("Reading the review log")))
 
 
 def show(store: SchedulerSettings, lessons: Collection[str] | None, *, as_json: bool) -> None:

@@ -8,7 +8,6 @@ so the screen reads the same with ``NO_COLOR``; colour is laid on top when allow
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -44,35 +43,14 @@ if TYPE_CHECKING:  # bound for real by _import_rich, when the command runs
     from rich.text import Text
 
     from bertdrill.adapters.lessons import LessonIndex
+    from bertdrill.app.progress import Figures
     from bertdrill.core.scheduling.state import CardStage
-    from bertdrill.core.stats import Heatmap
-    from bertdrill.ports import CardState, Retention, ReviewReports, SyncCard
+    from bertdrill.ports import CardState, ReviewReports, SyncCard
 
 LEVEL_STYLES = ("bright_black", "color(28)", "color(34)", "color(40)", "color(46)")  # greens, dark to bright
-LEECHES_SHOWN = 10
-HARDEST_SHOWN = 5
 FORECAST_WIDTH = 40  # cells for the longest forecast bar
 
 DaysOption = Annotated[int, typer.Option("--days", min=1, max=365, help="Days in the forecast, today included.")]
-
-
-@dataclass(frozen=True)
-class Figures:
-    """Everything the screen shows, gathered once, so the screen and --json cannot disagree."""
-
-    today: date
-    lesson: str | None
-    answers: int  # in the whole log (of the lesson)
-    heatmap: Heatmap
-    streak: tuple[int, int]  # current, longest
-    forecast: list[tuple[date, int]]
-    retention: Retention
-    states: dict[CardStage, int]
-    average_ef: float | None
-    leeches: list[CardState]
-    hardest: list[CardState]  # EF below the start, leeches left out
-    prompts: dict[str, str]  # card id -> one-line question
-    database: str
 
 
 @app.command()
@@ -171,30 +149,10 @@ def _import_rich() -> None:
 
 def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | None, indexes: Sequence[LessonIndex],
            language: str) -> Figures:
-    from bertdrill.core import stats
-    from bertdrill.core.scheduling.state import EF_START
+    from bertdrill.app.progress import gather as figures_of
 
-    first = stats.heatmap_start(today)
-    leeches = store.leeches(lessons=lessons)
-    # Leeches are listed already: the hardest of the rest say more, and only below the starting EF.
-    hardest = [state for state in store.hardest(HARDEST_SHOWN + len(leeches), lessons=lessons)
-               if state.schedule.ef100 < EF_START and not state.leech][:HARDEST_SHOWN]
-    return Figures(
-        today=today,
-        lesson=lessons[0] if lessons else None,
-        answers=store.answer_count(lessons=lessons),
-        heatmap=stats.heatmap(store.reviews_per_day(first, today, lessons=lessons), today),
-        streak=store.streaks(today, lessons=lessons),
-        forecast=store.forecast(today, days, lessons=lessons),
-        retention=store.retention(lessons=lessons),
-        states=store.card_states(today, lessons=lessons),
-        average_ef=store.average_ef(lessons=lessons),
-        leeches=leeches,
-        hardest=hardest,
-        prompts={card.id: " ".join(card.question(language).split()) for card in cards_by_id(
-            indexes, [state.card_id for state in (*leeches, *hardest)]).values()},
-        database=store.where,
-    )
+    return figures_of(store, today, days, lessons, lambda ids: {
+        card.id: " ".join(card.question(language).split()) for card in cards_by_id(indexes, ids).values()})
 
 
 # --------------------------------------------------------------------------- JSON
@@ -376,6 +334,7 @@ def stage_word(stage: CardStage) -> str:
 
 
 def draw_leeches(figures: Figures, width: int) -> None:
+    from bertdrill.app import progress
     from bertdrill.core.scheduling.state import LEECH_LAPSES
 
     leeches = figures.leeches
@@ -385,13 +344,13 @@ def draw_leeches(figures: Figures, width: int) -> None:
     else:
         out.print(heading(_("Leeches: {count}").format(count=number(len(leeches))),
                           _("{lapses} lapses or more; rewrite them, or suspend them").format(lapses=LEECH_LAPSES)))
-        for state in leeches[:LEECHES_SHOWN]:
+        for state in leeches[:progress.LEECHES_SHOWN]:
             lapses = state.schedule.lapses
             out.print(_card_line(figures, state, ngettext("{count} lapse", "{count} lapses", lapses).format(
                 count=f"{lapses:>3}"), width))
-        if len(leeches) > LEECHES_SHOWN:
+        if len(leeches) > progress.LEECHES_SHOWN:
             out.print(Text(_("  and {count} more (bertdrill stats --json lists all)").format(
-                count=number(len(leeches) - LEECHES_SHOWN)), style="dim"))
+                count=number(len(leeches) - progress.LEECHES_SHOWN)), style="dim"))
     out.print()
     if not figures.hardest:
         out.print(Text.assemble((_("Hardest cards"), "bold"), _("  none below the starting EF {ef}, leeches aside").format(

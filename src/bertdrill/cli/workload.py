@@ -22,33 +22,24 @@ WIDTHS = (10, 14, 14, 13, 12)  # the table's columns
 
 
 def show(store: ReviewStore, lessons: Collection[str] | None, today: date, *, as_json: bool, chart: Path | None) -> None:
-    from bertdrill.core.limits import DEFAULT_NEW
-    from bertdrill.core.scheduling import workload
-    from bertdrill.core.scheduling.fitted import default_parameters
+    from bertdrill.app.progress import workload
+    from bertdrill.core.scheduling.workload import DAYS, RETENTIONS
 
-    choice = store.scheduler_choice()
-    parameters = choice.fitted.parameters if choice.fitted else default_parameters()
-    times = store.answer_times(lessons=lessons)
-    cards = sum(count for state, count in store.card_states(today, lessons=lessons).items() if state.active)
-    new_per_day = round(times.new_per_day) if times.days else DEFAULT_NEW
-    habits = workload.habits(times.durations, max(1, cards), new_per_day)
-    err.print(_("Simulating a year at {count} desired retentions with fsrs-rs...").format(
-        count=len(workload.RETENTIONS)))
-    rows = workload.table(parameters, habits)
-    best = workload.best(rows)
-    current = choice.retention if choice.name == "fsrs" else None
+    err.print(_("Simulating a year at {count} desired retentions with fsrs-rs...").format(count=len(RETENTIONS)))
+    costs = workload(store, lessons, today)
+    rows, best, current, habits = costs.rows, costs.best, costs.current, costs.habits
     if chart is not None:
         draw(chart, rows, best)
     if as_json:
         out.print_json(json.dumps({
-            "parameters": "fitted" if choice.fitted else "default", "cards": habits.cards,
-            "new_per_day": habits.new_per_day, "days": workload.DAYS, "current_retention": current,
+            "parameters": "fitted" if costs.fitted else "default", "cards": habits.cards,
+            "new_per_day": habits.new_per_day, "days": DAYS, "current_retention": current,
             "best_retention": best.retention,
             "retentions": [{"retention": row.retention, "reviews_per_day": round(row.reviews_per_day, 2),
                             "minutes_per_day": round(row.minutes_per_day, 2), "remembered": round(row.remembered, 1),
                             "remembered_per_minute": round(row.per_minute, 4)} for row in rows]}))
         return
-    for line in lines(rows, best, current, habits, fitted=choice.fitted is not None):
+    for line in lines(rows, best, current, habits, fitted=costs.fitted):
         out.print(line, markup=False)
     if chart is not None:
         out.print(_("Chart written to {path}.").format(path=chart), markup=False)
@@ -82,11 +73,18 @@ def lines(rows: Sequence[Workload], best: Workload, current: float | None, habit
 
 
 def draw(path: Path, rows: Sequence[Workload], best: Workload) -> None:
-    from bertdrill.adapters.export.chart import ChartRow, ChartWords, workload_svg, write_chart
+    from bertdrill.adapters.export.chart import write_chart
+
+    write_chart(path, chart_svg(rows, best))
+
+
+def chart_svg(rows: Sequence[Workload], best: Workload, *, standalone: bool = True, width: int | None = None) -> str:
+    """The workload chart in the learner's language: a file of its own (``standalone``) or a page's drawing."""
+    from bertdrill.adapters.export.chart import WIDTH, ChartRow, ChartWords, workload_svg
 
     words = ChartWords(title=_("A year at each desired retention"), minutes=_("minutes per day"),
                        per_minute=_("cards remembered per minute"), best=_("best"),
                        axis=_("desired retention"))
     chart_rows = [ChartRow(row.retention, row.minutes_per_day, row.per_minute, decimal(row.retention, 2),
                            decimal(row.minutes_per_day, 1), decimal(row.per_minute, 2)) for row in rows]
-    write_chart(path, workload_svg(chart_rows, words, best.retention))
+    return workload_svg(chart_rows, words, best.retention, standalone=standalone, width=width or WIDTH)

@@ -23,6 +23,7 @@ from bertdrill.web import pages
 from bertdrill.web.classroom import ClassPages, ClassServer, MemberPages, Redirect
 from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.review import ReviewPages
+from bertdrill.web.stats import StatsPages
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
 
@@ -30,16 +31,17 @@ LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
 class SecurityHeaders:
     """Adds :data:`pages.SECURITY_HEADERS` to every response, pages, redirects, errors and static files alike."""
 
-    def __init__(self, app: ASGIApp, languages: Sequence[str]):
+    def __init__(self, app: ASGIApp, languages: Sequence[str], local: bool = False):
         self.app = app
         self.languages = tuple(languages)
+        self.local = local  # a learner's own server: no login, so the pages' links are always shown
         self.headers = [(name.lower().encode(), value.encode()) for name, value in pages.SECURITY_HEADERS.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope.setdefault("state", {})["languages"] = self.languages
+        scope.setdefault("state", {}).update(languages=self.languages, local=self.local)
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -51,6 +53,7 @@ class SecurityHeaders:
 
 
 def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: Sequence[str] | None = None,
+          local: bool = False,
           handlers: Mapping[type[Exception], Callable[[Request, Exception], Awaitable[Response]]] | None = None
           ) -> Starlette:
     async def refused(request: Request, exc: Exception) -> Response:
@@ -63,7 +66,7 @@ def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: 
         """An anticipated failure (a busy or refused database) as a page with its message: 503, no traceback."""
         return pages.error_page(request, 503, str(exc), desk_languages)
 
-    middleware = [Middleware(SecurityHeaders, languages=desk_languages)]
+    middleware = [Middleware(SecurityHeaders, languages=desk_languages, local=local)]
     if hosts is not None:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
     return Starlette(routes=[*routes, Mount("/static", StaticFiles(directory=pages.STATIC), name="static")],
@@ -78,9 +81,10 @@ def local_app(desk: Desk) -> Starlette:
     routes = [
         Route("/", lambda request: RedirectResponse("/review", status_code=303)),
         *review_routes(review),
+        Route("/stats", StatsPages(lambda request: sittings.desk).show),
         Route("/settings", settings, methods=["POST"]),
     ]
-    return build(desk.languages, routes, hosts=LOOPBACK_HOSTS)
+    return build(desk.languages, routes, hosts=LOOPBACK_HOSTS, local=True)
 
 
 def class_app(server: ClassServer) -> Starlette:
@@ -105,6 +109,7 @@ def class_app(server: ClassServer) -> Starlette:
         Route("/teacher/members", member_pages.page),
         Route("/teacher/members/{action:str}", member_pages.act, methods=["POST"]),
         *review_routes(review),
+        Route("/stats", StatsPages(lambda request: server.sittings(request).desk).show),
         Route("/settings", settings, methods=["POST"]),
     ]
     return build(server.languages, routes, handlers={Redirect: elsewhere})
@@ -122,7 +127,7 @@ def review_routes(review: ReviewPages) -> list[Route]:
     ]
 
 
-RETURN_PATHS = ("/review", "/teacher", "/teacher/members", "/password", "/login")  # where the settings form may send the browser back to
+RETURN_PATHS = ("/review", "/stats", "/teacher", "/teacher/members", "/password", "/login")  # where the settings form may send the browser back to
 
 
 async def settings(request: Request) -> Response:

@@ -1,0 +1,184 @@
+"""A learner's stats page (``GET /stats``): the figures of ``bertdrill stats`` as SVG charts drawn on the server.
+
+The same figures as the terminal's (:mod:`bertdrill.app.progress`): the heatmap, streaks, the forecast,
+retention, card states, leeches and hardest cards; what each desired retention would cost this learner (the
+workload table and chart of ``stats --workload``, fsrs-rs's simulator with their own parameters and answer
+times); and how well each scheduler predicts their recall (``stats --calibration``). The charts are drawn by
+:mod:`bertdrill.adapters.export.chart`, coloured by the page's style sheet, so they follow its theme.
+
+On a learner's own server the page reads their database; on the class server, the logged-in learner's rows
+only (their desk's store acts as them; a teacher is sent to the dashboard). The page takes no parameter, so
+no id in a URL can reach anyone else's figures. The teacher's page of one learner
+(:mod:`bertdrill.web.teaching`) draws the same charts from the teacher's view of that learner.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bertdrill.adapters.store.schema import MATURE_DAYS
+from bertdrill.cli.base import decimal, number
+from bertdrill.cli.stats import percent, stage_word
+from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.scheduling.state import study_day
+from bertdrill.web import pages
+from bertdrill.web.desk import Desk
+from bertdrill.web.pages import render, speaking
+
+if TYPE_CHECKING:
+    from bertdrill.app.progress import Costs, Figures
+    from bertdrill.core.cards import Card
+    from bertdrill.core.scheduling.calibration import Report
+    from bertdrill.ports import ReviewStore
+
+FORECAST_DAYS = 14
+KEPT_REPORTS = 256  # calibration reports kept, one per learner and log size (a fit takes a while)
+
+
+class StatsPages:
+    """The stats page of whoever the request is from (``place`` gives their desk)."""
+
+    def __init__(self, place: Callable[[Request], Desk]):
+        self.place = place
+        self.calibrations = Calibrations()
+
+    async def show(self, request: Request) -> Response:
+        return await run_in_threadpool(self._show, request)  # the store blocks: never on the event loop
+
+    def _show(self, request: Request) -> Response:
+        desk = self.place(request)
+        with desk.lock, speaking(pages.page_language(request, desk.languages)):
+            today = study_day(desk.clock(), desk.limits.rollover_hour)
+            by_id = {card.id: card for card in desk.cards}
+            context = progress(desk.store, by_id, today)
+            if context["figures"].answers:
+                context |= costs(desk.store, today) | self.calibrations.view(desk.store, context["figures"].answers)
+            return render(request, "stats.html", **context)
+
+
+def progress(store: ReviewStore, by_id: Mapping[str, Card], today: date) -> dict[str, Any]:
+    """The figures and charts of the page's first part (the teacher's page of a learner shows them too)."""
+    from bertdrill.app.progress import gather
+    from bertdrill.core.i18n import language
+
+    spoken = language()
+    figures = gather(store, today, FORECAST_DAYS, None, lambda ids: {
+        card_id: " ".join(by_id[card_id].question(spoken).split()) for card_id in ids if card_id in by_id})
+    return {"figures": figures, "heatmap_chart": heatmap_chart(figures), "forecast_chart": forecast_chart(figures),
+            "retention_chart": retention_chart(figures), "states": [
+                (stage_word(stage), number(count)) for stage, count in figures.states.items()],
+            "streak_words": streak_words(figures), "ef": (decimal(figures.average_ef, 2)
+                                                          if figures.average_ef is not None else None),
+            "percent_of": lambda share: "–" if share is None else percent(decimal(share * 100, 1)),
+            "decimal": decimal, "mature_days": MATURE_DAYS}
+
+
+def heatmap_chart(figures: Figures) -> Markup:
+    from bertdrill.adapters.export.chart import heatmap_days, heatmap_svg
+    from bertdrill.core import stats
+
+    heat = figures.heatmap
+    tips = [_("{day}: {answers}").format(day=day.isoformat(), answers=ngettext(
+        "{count} answer", "{count} answers", heat.counts.get(day, 0)).format(count=number(heat.counts.get(day, 0))))
+        for day in heatmap_days(heat)]
+    legend = [_("none") if level == 0 else number(low) if low == high else f"{number(low)}–{number(high)}"
+              for level, low, high in heat.legend()]
+    title = ngettext("Reviews, last {weeks} week", "Reviews, last {weeks} weeks", heat.weeks).format(
+        weeks=number(heat.weeks))
+    return Markup(heatmap_svg(heat, title, stats.weekday_names(), tips, legend))  # noqa: S704 - built escaped
+
+
+def forecast_chart(figures: Figures) -> Markup:
+    from bertdrill.adapters.export.chart import Bar, bars_svg
+    from bertdrill.core import stats
+
+    weekdays = stats.weekday_names()
+    bars = [Bar(label=str(day.day), under=weekdays[day.weekday()], value=count, shown=number(count),
+                tip=f"{weekdays[day.weekday()]} {stats.short_date(day).strip()}: {number(count)}",
+                marked=day == figures.today) for day, count in figures.forecast]
+    return Markup(bars_svg(bars, due_title(len(figures.forecast))))  # noqa: S704 - built escaped
+
+
+def due_title(days: int) -> str:
+    return ngettext("Due in the next {days} day", "Due in the next {days} days", days).format(days=number(days))
+
+
+def retention_chart(figures: Figures) -> Markup:
+    from bertdrill.adapters.export.chart import Share, shares_svg
+    from bertdrill.core import stats
+
+    retention = figures.retention
+    rows = [Share(name, share, percent(decimal(share * 100, 1)) + " · " + _("{passed} of {total}").format(
+                passed=number(passed), total=number(total)) if share is not None else _("no reviews yet"))
+            for name, share, passed, total in (
+                (_("young"), retention.young, retention.young_passed, retention.young_total),
+                (_("mature"), retention.mature, retention.mature_passed, retention.mature_total))]
+    target = stats.RETENTION_TARGET
+    return Markup(shares_svg(rows, _("Retention"), target=target,  # noqa: S704 - built escaped
+                             target_words=_("target {percent}").format(percent=percent(decimal(target * 100, 0)))))
+
+
+def streak_words(figures: Figures) -> str:
+    from bertdrill.cli.review import day_count
+
+    current, longest = figures.streak
+    return _("  {current} now · longest {longest}").format(current=day_count(current), longest=day_count(longest)).strip()
+
+
+def costs(store: ReviewStore, today: date) -> dict[str, Any]:
+    """The workload table and chart (``stats --workload``), for this learner."""
+    from bertdrill.app.progress import workload
+    from bertdrill.cli.workload import chart_svg
+
+    found: Costs = workload(store, None, today)
+    return {"costs": found, "workload_chart": Markup(chart_svg(  # noqa: S704 - built escaped
+        found.rows, found.best, standalone=False, width=480))}
+
+
+class Calibrations:
+    """Calibration reports, kept per learner and number of answers (fitting FSRS five times takes a while;
+    a new answer makes a new report)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[str, int], Report] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def report(self, store: ReviewStore, answers: int) -> Report:
+        from bertdrill.app.progress import calibration
+
+        key = (store.where + "\0" + str(getattr(store, "learner", "")), answers)
+        with self._lock:
+            found = self._kept.get(key)
+        if found is None:
+            found = calibration(store, None)
+            with self._lock:
+                self._kept[key] = found
+                while len(self._kept) > KEPT_REPORTS:
+                    self._kept.popitem(last=False)
+        return found
+
+    def view(self, store: ReviewStore, answers: int) -> dict[str, Any]:
+        from bertdrill.adapters.export.chart import THIN_BAND, Series, calibration_svg
+        from bertdrill.core.scheduling.calibration import TITLES, verdict
+
+        report = self.report(store, answers)
+        names = {**TITLES, "baseline": _("your average")}
+        scores = sorted(report.scores, key=lambda each: each.log_loss)
+        chart = None
+        if report.enough:
+            chart = Markup(calibration_svg(  # noqa: S704 - built escaped
+                [Series(names[each.name], [(row.predicted, row.observed, row.count) for row in each.table])
+                 for each in scores], _("Predicted against observed recall"), _("predicted"), _("recalled")))
+        return {"calibration": report, "calibration_chart": chart, "calibration_names": names, "thin_band": THIN_BAND,
+                "calibration_scores": [*scores, report.baseline] if report.enough else [],
+                "calibration_verdict": verdict(report, lambda value: decimal(value, 3))}
+
