@@ -69,7 +69,7 @@ def test_the_stats_page_draws_the_terminals_figures_as_charts(learner):
     assert named[f"{quiet.isoformat()}: 0 answers"] == "heat-0"
     due = titled(drawings, "Due in the next 14 days")
     bars = [rect for rect in due.iter(f"{SVG}rect") if "chart-bar" in (rect.get("class") or "")]
-    assert [rect.findtext(f"{SVG}title").rsplit(": ", 1)[1] for rect in bars] == [str(n) for _day, n in forecast]
+    assert [(rect.findtext(f"{SVG}title") or "").rsplit(": ", 1)[1] for rect in bars] == [str(n) for _day, n in forecast]
     assert [rect.get("class") for rect in bars].count("chart-bar chart-alt") == 1  # today, marked
     retention = titled(drawings, "Retention")
     assert [text.text for text in retention.iter(f"{SVG}text")][-1] == "target 90%"
