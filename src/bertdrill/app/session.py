@@ -365,6 +365,7 @@ class Session:
         )
         if self._load is not None:
             self._load.moved(logged.before.due, logged.after.due)
+        grade = logged.grade  # as the store logged it: a class server records a wrong answer's pass as a fail
         suspend = self.leech_action is LeechAction.SUSPEND and became_leech(logged.before, logged.after)
         flags: tuple[CardState, ...] = ()
         action_id = None

@@ -14,6 +14,7 @@ from bertdrill.cli import (
     export,  # noqa: F401
     lessons,  # noqa: F401
     practice,  # noqa: F401
+    remote,  # noqa: F401
     review,  # noqa: F401
     scheduler,  # noqa: F401
     serve,  # noqa: F401

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     from bertdrill.adapters.lessons import LessonIndex
+    from bertdrill.adapters.remote.client import Login
     from bertdrill.app.session import Entry, Outcome, Session
     from bertdrill.core.cards import Card
     from bertdrill.core.diagnosis import Diagnoser
@@ -191,9 +192,19 @@ def review(
     """Review today's cards: due ones first, then new ones. Every answer is saved at once.
 
     Keys: u undo · s suspend · b bury until tomorrow · q quit (then Enter). With standard
-    input not a terminal, answers are read as lines; see docs/review.md.
+    input not a terminal, answers are read as lines; see docs/review.md. After `bertdrill login`, the
+    review is the class's, on its server (--db reviews a database of your own instead).
     """
     import secrets
+
+    if db is None and (login := _class_login()) is not None:
+        if paths or exam is not None or exam_target is not None or learner is not None:
+            raise BertdrillError(_("in a class the lessons, exams and learners are the teacher's: --file, --exam "
+                                   "and --learner are for a database of your own (--db), or run bertdrill logout"))
+        from bertdrill.cli.remote import class_review
+
+        raise typer.Exit(class_review(login, lesson_id=lesson_id, lang=lang, numbers=numbers.value,
+                                      bury_siblings=bury_siblings, cram=cram))
 
     from bertdrill.app.deck import Deck
     from bertdrill.app.session import LeechAction, Limits, Session
@@ -223,6 +234,12 @@ def review(
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, Diagnosers(parts)).run()
     raise typer.Exit(code)
+
+
+def _class_login() -> Login | None:
+    from bertdrill.cli.remote import saved
+
+    return saved()
 
 
 @app.command()

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.web import pages
+from bertdrill.web.api import api_routes
 from bertdrill.web.classroom import ClassPages, ClassServer, MemberPages, Redirect
 from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.review import ReviewPages
@@ -111,6 +112,7 @@ def class_app(server: ClassServer) -> Starlette:
         *review_routes(review),
         Route("/stats", StatsPages(lambda request: server.sittings(request).desk).show),
         Route("/settings", settings, methods=["POST"]),
+        *api_routes(server),  # the terminal's review (bertdrill login, bertdrill review)
     ]
     return build(server.languages, routes, handlers={Redirect: elsewhere})
 

@@ -152,6 +152,7 @@ class ClassServer:
         if versions == self.versions:
             return False
         published = gate.published_lessons()
+        self.published = published  # their texts, for the terminal's client (bertdrill.web.api)
         self._use([parse(lesson.source, f"{lesson.path} (published version {lesson.version})")
                    for lesson in published])
         self.versions = {lesson.lesson_id: lesson.version for lesson in published}
@@ -166,8 +167,7 @@ class ClassServer:
         if "member" in request.state._state:
             found: Member | None = request.state.member
             return found
-        token = request.cookies.get(LOGIN_COOKIE)
-        found = self._logged_in(token) if token and len(token) <= 128 else None
+        found = self.token_member(request.cookies.get(LOGIN_COOKIE))
         request.state.member = found
         return found
 
@@ -190,6 +190,10 @@ class ClassServer:
                         del self._logins[old]
         return found
 
+    def token_member(self, token: str | None) -> Member | None:
+        """The member a login token (a cookie's, or the terminal's bearer token) belongs to; None for any other."""
+        return self._logged_in(token) if token and len(token) <= 128 else None
+
     def forget_login(self, token: str) -> None:
         with self._lock:
             self._logins.pop(token, None)
@@ -205,6 +209,10 @@ class ClassServer:
         member = self.required(request)
         if member.is_teacher:
             raise Redirect("/teacher")
+        return self.sittings_of(member)
+
+    def sittings_of(self, member: Member) -> Sittings:
+        """A learner's sittings and desk, made on their first request (in a browser or from their terminal)."""
         self.refresh()
         with self._lock:
             found = self._desks.get(member.id)

@@ -84,9 +84,10 @@ def check_writable(path: Path, *, example: str = "out.html", inputs: Iterable[In
 
 
 def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, example: str = "out.html",
-                 inputs: Iterable[Input] = ()) -> None:
+                 inputs: Iterable[Input] = (), mode: int | None = None) -> None:
     """Write ``content`` (bytes, or a function that writes to a binary file) to ``path``, whole or not at all;
-    never over one of ``inputs``."""
+    never over one of ``inputs``. ``mode``: the file's permission bits (a secret's 0o600), else those of the file
+    it replaces, else what the umask gives."""
     target = check_writable(path, example=example, inputs=inputs)
     try:
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -94,7 +95,7 @@ def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, exa
         raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
     try:
         with os.fdopen(handle, "wb") as out:
-            os.fchmod(out.fileno(), _mode_for(target))  # mkstemp makes files only the owner can read
+            os.fchmod(out.fileno(), _mode_for(target) if mode is None else mode)  # mkstemp's: only the owner's
             if isinstance(content, bytes):
                 out.write(content)
             else:

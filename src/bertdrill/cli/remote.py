@@ -1,0 +1,144 @@
+"""``bertdrill login`` and ``bertdrill logout``, and ``bertdrill review`` in a class, through its server.
+
+A learner of a class logs in once (``bertdrill login https://class.example.org --name Ayşe``: the password is
+asked hidden, and only the token the server gives back is kept, in ``login.json`` of the user's config folder
+with mode 0600). From then on ``bertdrill review`` reviews the class's cards on the server, and the learner
+never holds a database URL; ``--db`` reviews a database of one's own instead, and ``bertdrill logout`` ends
+the login (on the server too).
+
+The review is the terminal's (:class:`bertdrill.cli.review.Review`) over the same session; its store is
+:class:`bertdrill.adapters.remote.client.ClassStore`, the lessons are the ones the teacher published, the
+study day, daily limits and leech rule are the class's, and every answer is recorded by the server.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from bertdrill.cli.base import LangOption, app, out, texts_language
+from bertdrill.core import i18n
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.remote.client import ClassInfo, Login
+    from bertdrill.core.lesson import Lesson
+
+
+def saved() -> Login | None:
+    """The learner's saved login, if they logged in to a class (an unreadable file is an error naming it)."""
+    from bertdrill.adapters.remote.client import login_path, saved_login
+
+    return saved_login(login_path())
+
+
+@app.command()
+def login(
+    server: Annotated[str, typer.Argument(metavar="URL", help="The class server's address, as the teacher gave it.",
+                                          show_default=False)],
+    name: Annotated[str | None, typer.Option("--name", help="Your name in the class (asked if not given).",
+                                             show_default=False)] = None,
+    lang: LangOption = "",
+) -> None:
+    """Log in to a class server: from then on, `bertdrill review` reviews your cards in the class.
+
+    The password is asked without showing it (read from standard input when that is not a terminal); only the
+    login the server gives back is kept, in a file only you can read. `bertdrill logout` ends it.
+    """
+    from bertdrill.adapters.export.files import write_atomic
+    from bertdrill.adapters.remote.client import log_in, login_bytes, login_path, server_address
+
+    address = server_address(server)
+    member = name if name is not None else typer.prompt(_("Name"))
+    password = _password(_("Password for {name}: ").format(name=member))
+    found = log_in(address, member, password, language=i18n.language())
+    path = login_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_atomic(path, login_bytes(found), example="login.json", mode=0o600)
+    out.print(_("Logged in to {server} as {name}. bertdrill review now reviews your cards in the class; "
+                "bertdrill logout ends it.").format(server=found.server, name=found.name))
+
+
+def _password(prompt: str) -> str:
+    """The password, typed without echo in a terminal; else the first line of standard input (a script)."""
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(prompt)
+    line = sys.stdin.readline()
+    if not line:
+        raise BertdrillError(_("no password given (standard input ended)"))
+    return line.rstrip("\r\n")
+
+
+@app.command()
+def logout(lang: LangOption = "") -> None:
+    """End your login to the class server (on the server too) and forget it here."""
+    from bertdrill.adapters.remote.client import log_out, login_path
+    from bertdrill.core.errors import StoreError
+
+    found = saved()
+    if found is None:
+        out.print(_("Not logged in to a class."))
+        return
+    try:
+        log_out(found, language=i18n.language())
+    except StoreError as exc:  # forgotten here all the same; the server ends the login when it expires
+        out.print(_("The server was not told ({reason}); the login is forgotten here, and ends on the server when "
+                    "it expires.").format(reason=str(exc)))
+    Path(login_path()).unlink(missing_ok=True)
+    out.print(_("Logged out of {server}.").format(server=found.server))
+
+
+def server_clock(info: ClassInfo) -> Callable[[], datetime]:
+    """The server's clock as it reads now, running on here: the study day is the server's, as it records it."""
+    began = time.monotonic()
+    return lambda: info.now + timedelta(seconds=time.monotonic() - began)
+
+
+def class_lessons(info: ClassInfo) -> list[Lesson]:
+    from bertdrill.core.lesson import parse
+
+    return [parse(lesson.source, f"{lesson.path} (published version {lesson.version})") for lesson in info.lessons]
+
+
+def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str, bury_siblings: bool,
+                 cram: bool) -> int:
+    """``bertdrill review`` in the class the learner logged in to; the exit code."""
+    import secrets
+
+    from bertdrill.adapters.remote.client import ClassStore
+    from bertdrill.app.deck import Deck
+    from bertdrill.app.session import LeechAction, Limits, Session
+    from bertdrill.app.variants import FreshNumbers
+    from bertdrill.cli.base import chosen_lessons, scheduler_of
+    from bertdrill.cli.review import Diagnosers, LineInput, Review, TerminalInput
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.lesson import VariantMode
+
+    with ClassStore(login, language=lang or i18n.language()) as store:
+        store.connection.language = i18n.language()  # the server's messages in the interface's language
+        info = store.class_info()
+        lessons = class_lessons(info)
+        chosen = chosen_lessons(lessons, lesson_id)
+        store.language = texts_language(chosen, lang or i18n.language())
+        out.print(_("Reviewing in the class at {server} as {name} (bertdrill logout to review on your own).").format(
+            server=login.server, name=info.member), style="dim")
+        by_id = {lesson.id: lesson for lesson in lessons}
+        cards = [card for lesson in chosen for card in compile_lesson(lesson)]
+        mode = None if numbers == "lesson" else VariantMode(numbers)
+        session = Session(store, Deck.of(cards), clock=server_clock(info),
+                          limits=Limits(info.new, info.reviews, info.rollover_hour),
+                          lessons=[lesson.id for lesson in chosen], leech_action=LeechAction(info.leech_action),
+                          scheduler=scheduler_of(store.scheduler_choice()), follow=scheduler_of,
+                          numbers=FreshNumbers(by_id, mode=mode, salt=secrets.randbits(32)),
+                          bury_siblings=bury_siblings, cram=cram, actions=store)
+        reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
+        return Review(session, reader, store.language, Diagnosers(by_id)).run()

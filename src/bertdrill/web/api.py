@@ -1,0 +1,322 @@
+"""The class server's JSON API: what a learner's terminal review needs (``bertdrill login``, ``bertdrill review``).
+
+Exactly the review session's reads and writes, for the member a bearer token belongs to (``Authorization:
+Bearer <token>``, the token a login here gave: kept only as its SHA-256, as the browser's are, ending after
+30 days or at ``/api/logout``). Each request runs as that member under row-level security, like a page; the
+writes go through :mod:`bertdrill.app.served`, which decides the answer's time, kind, grade and schedule on
+the server. Teachers get 403 here: the API is a learner's review. Every reply is JSON; every error is
+``{"error": "..."}`` in the learner's language with a 4xx (a 503 when the database fails), never a traceback.
+
+=========================  ==========================================================
+``POST /api/login``        ``{"name", "password"}`` -> ``{"token", "name"}`` (rate-limited as the page is)
+``POST /api/logout``       ends the token's login
+``GET /api/class``         the member, the server's clock, the class's limits, the lessons' texts
+``GET /api/due`` ...       the queue: ``due``, ``new``, ``redrill``, ``day-counts``, ``due-count``,
+                           ``forecast``, ``status`` (``day``, ``limit``, ``days``, ``lessons`` as a JSON list)
+``GET /api/state``         ``?card=ID``: the learner's state of a card
+``GET /api/scheduler``     the learner's scheduler choice (for the previews)
+``POST /api/answers``      an answer (``request``: the client's id; sent again, it is logged once)
+``POST /api/undo``         ``{"answer": id}``: one of today's answers
+``POST /api/flags``        ``{"card", "suspended", "bury", "buried_until"}``
+``POST /api/suspend``      ``{"card"}``: logged as a card action
+``POST /api/undo-action``  ``{"action": id}``
+=========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bertdrill.adapters.remote.wire import encode
+from bertdrill.app import served
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+from bertdrill.core.scheduling.state import study_day
+from bertdrill.web import pages
+from bertdrill.web.classroom import NAME_LIMIT, PASSWORD_LIMIT, ClassServer, client_address
+from bertdrill.web.pages import speaking
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.store import PostgresStore
+    from bertdrill.adapters.store.members import Member
+
+MAX_BODY_BYTES = 64 * 1024  # an answer is a few hundred bytes; a typed answer is cut at 4,096 characters
+REQUEST_ID_LIMIT = 64
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def api_routes(server: ClassServer) -> list[Route]:
+    api = ClassApi(server)
+    reads: dict[str, Callable[[PostgresStore, Request], Any]] = {
+        "/api/due": lambda store, request: store.due_ids(_day(request), lessons=_lessons(request),
+                                                         limit=_count(request, "limit")),
+        "/api/new": lambda store, request: store.new_ids(_day(request), lessons=_lessons(request),
+                                                         limit=_count(request, "limit")),
+        "/api/redrill": lambda store, request: store.redrill_ids(_day(request), lessons=_lessons(request)),
+        "/api/day-counts": lambda store, request: store.day_counts(_day(request), lessons=_lessons(request)),
+        "/api/due-count": lambda store, request: store.due_count(_day(request), lessons=_lessons(request)),
+        "/api/forecast": lambda store, request: store.forecast(_day(request), _count(request, "days", 400),
+                                                               lessons=_lessons(request)),
+        "/api/status": lambda store, request: store.status(_day(request), lessons=_lessons(request)),
+        "/api/state": lambda store, request: store.state(api.card(request.query_params.get("card"))),
+        "/api/scheduler": lambda store, request: store.scheduler_choice(),
+    }
+    return [
+        Route("/api/login", api.login, methods=["POST"]),
+        Route("/api/logout", api.logout, methods=["POST"]),
+        Route("/api/class", api.learner(api.class_info)),
+        *(Route(path, api.learner(lambda member, request, read=read: read(api.store(member), request)))
+          for path, read in reads.items()),
+        Route("/api/answers", api.learner(api.answer, body=True), methods=["POST"]),
+        Route("/api/undo", api.learner(api.undo, body=True), methods=["POST"]),
+        Route("/api/flags", api.learner(api.flags, body=True), methods=["POST"]),
+        Route("/api/suspend", api.learner(api.suspend, body=True), methods=["POST"]),
+        Route("/api/undo-action", api.learner(api.undo_action, body=True), methods=["POST"]),
+    ]
+
+
+class ClassApi:
+    """The API's handlers, over the class server's logins, lessons and desks."""
+
+    def __init__(self, server: ClassServer):
+        self.server = server
+
+    # ----------------------------------------------------------------- around every request
+
+    def learner(self, work: Callable[..., Any], *, body: bool = False) -> Handler:
+        """A handler that finds the token's member (401 without one, 403 for a teacher), reads the JSON body when
+        ``body``, runs ``work(member, request[, body])`` off the event loop and replies with its result as JSON."""
+
+        async def handle(request: Request) -> Response:
+            with speaking(pages.page_language(request, self.server.languages)):
+                try:
+                    data = await _json_body(request) if body else None
+                    return await run_in_threadpool(self._as_learner, request, work, data)
+                except HTTPException as exc:
+                    return _error(exc.status_code, str(exc.detail))
+
+        return handle
+
+    def _as_learner(self, request: Request, work: Callable[..., Any], data: dict[str, Any] | None) -> Response:
+        with speaking(pages.page_language(request, self.server.languages)):
+            try:
+                member = self.server.token_member(_bearer(request))
+                if member is None:
+                    raise HTTPException(401, _("your login has ended (expired, logged out, or your password was "
+                                               "reset): log in again with bertdrill login"))
+                if member.is_teacher:
+                    raise HTTPException(403, _("the API is a learner's review; a teacher reads the class at /teacher"))
+                found = work(member, request) if data is None else work(member, request, data)
+                return JSONResponse(encode(found))
+            except HTTPException as exc:
+                return _error(exc.status_code, str(exc.detail))
+            except served.Refused as exc:
+                return _error(409, str(exc))
+            except BertdrillError as exc:  # the database refused or failed: the message, no traceback
+                return _error(503, str(exc))
+
+    def store(self, member: Member) -> PostgresStore:
+        """The member's store, acting as them (their desk is made, their schedules synced, on first use)."""
+        self.server.sittings_of(member)
+        return self.server.store.acting_as(member)
+
+    def card(self, card_id: str | None) -> str:
+        if not card_id or card_id not in self.server.by_id:
+            raise HTTPException(404, _("no card {card!r} in this class").format(card=card_id))
+        return card_id
+
+    def recording(self, member: Member) -> served.Recording:
+        from bertdrill.cli.base import scheduler_of
+
+        store = self.store(member)
+        now = self.server.clock()
+        lessons = {lesson.id: lesson for lesson in self.server.lessons}
+        return served.Recording(store=store, managing=store, cards=self.server.by_id.get, lessons=lessons.get,
+                                follow=scheduler_of, now=now, today=study_day(now, self.server.limits.rollover_hour))
+
+    # ----------------------------------------------------------------- login and logout
+
+    async def login(self, request: Request) -> Response:
+        with speaking(pages.page_language(request, self.server.languages)):
+            try:
+                data = await _json_body(request)
+                name, password = _text(data, "name", NAME_LIMIT), _text(data, "password", PASSWORD_LIMIT)
+            except HTTPException as exc:
+                return _error(exc.status_code, str(exc.detail))
+            return await run_in_threadpool(self._login, request, name, password)
+
+    def _login(self, request: Request, name: str, password: str) -> Response:
+        from bertdrill.adapters.store.members import name_key
+        from bertdrill.core.errors import StoreError
+
+        with speaking(pages.page_language(request, self.server.languages)):
+            try:
+                key = name_key(name)
+            except StoreError:
+                key = name
+            wait = self.server.throttle.wait(key, client_address(request))
+            if wait:
+                refused = _error(429, _("too many failed logins: try again in {seconds} s").format(seconds=round(wait)))
+                refused.headers["Retry-After"] = str(round(wait))
+                return refused
+            try:
+                found = self.server.store.gate().log_in(name, password)
+            except BertdrillError as exc:
+                return _error(503, str(exc))
+            if found is None:
+                self.server.throttle.failed(key, client_address(request))
+                return _error(401, _("that name and password do not match a member of the class"))
+            member, token = found
+            if member.is_teacher:
+                self.server.store.gate().log_out(token)
+                return _error(403, _("the terminal reviews a learner's cards; a teacher reads the class at /teacher"))
+            return JSONResponse({"token": token, "name": member.name})
+
+    async def logout(self, request: Request) -> Response:
+        token = _bearer(request)
+        if token:
+            self.server.forget_login(token)
+            await run_in_threadpool(self.server.store.gate().log_out, token)
+        return JSONResponse({})
+
+    # ----------------------------------------------------------------- reads and writes
+
+    def class_info(self, member: Member, request: Request) -> dict[str, Any]:
+        self.server.refresh()
+        limits = self.server.limits
+        return {"member": member.name, "now": self.server.clock(), "rollover_hour": limits.rollover_hour,
+                "new": limits.new, "reviews": limits.reviews, "leech_action": self.server.leech_action.value,
+                "languages": list(self.server.languages),
+                "lessons": [{"lesson_id": lesson.lesson_id, "version": lesson.version, "path": lesson.path,
+                             "source": lesson.source} for lesson in self.server.published]}
+
+    def answer(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
+        grade = data.get("grade")
+        duration = data.get("duration_ms", 0)
+        if not isinstance(grade, int) or isinstance(grade, bool) or not isinstance(duration, int):
+            raise HTTPException(400, _("an answer has a whole-number grade and duration"))
+        request_id = _text(data, "request", REQUEST_ID_LIMIT)
+        if not request_id.replace("-", "").isalnum():
+            raise HTTPException(400, _("an answer's request id is letters, digits and dashes"))
+        typed = data.get("typed")
+        if typed is not None and (not isinstance(typed, str) or len(typed) > pages.MAX_ANSWER_CHARS):
+            raise HTTPException(413 if isinstance(typed, str) else 400, _("a typed answer is text of at most "
+                                                                          "{limit} characters").format(
+                                                                              limit=pages.MAX_ANSWER_CHARS))
+        variant = data.get("variant")
+        language = data.get("language")
+        if variant is not None and not isinstance(variant, str) or language not in self.server.languages:
+            raise HTTPException(400, _("an answer names a variant as text and one of the class's languages"))
+        sent = served.Sent(card_id=self.card(data.get("card") if isinstance(data.get("card"), str) else None),
+                           grade=grade, typed=typed, duration_ms=duration, request=request_id,
+                           language=language, cram=data.get("cram") is True, variant=variant)
+        from bertdrill.cli.review import graded_by_the_learner
+
+        return served.record(self.recording(member), sent, learner_judges=graded_by_the_learner)
+
+    def undo(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
+        return served.undo(self.recording(member), _whole(data, "answer"))
+
+    def flags(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
+        suspended = data.get("suspended")
+        buried = data.get("buried_until")
+        if suspended is not None and not isinstance(suspended, bool) or not isinstance(data.get("bury"), bool):
+            raise HTTPException(400, _("flags are true, false or null"))
+        try:
+            until = date.fromisoformat(buried) if isinstance(buried, str) else None
+        except ValueError:
+            raise HTTPException(400, _("{day!r} is not a day").format(day=buried)) from None
+        return served.set_flags(self.recording(member), self.card(data.get("card")), suspended=suspended,
+                                bury=data["bury"], buried_until=until)
+
+    def suspend(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
+        return served.suspend(self.recording(member), self.card(data.get("card")))
+
+    def undo_action(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
+        return served.undo_action(self.recording(member), _whole(data, "action"))
+
+
+# --------------------------------------------------------------------------- reading requests
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _sep, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object: 413 past :data:`MAX_BODY_BYTES`, 400 when it is not JSON (or not an object)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        raise HTTPException(413, _("the request is too large"))
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise HTTPException(413, _("the request is too large"))
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        raise HTTPException(415, _("the API reads JSON (Content-Type: application/json)"))
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise HTTPException(400, _("the request is not JSON")) from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, _("the request is not a JSON object"))
+    return data
+
+
+def _text(data: dict[str, Any], name: str, limit: int) -> str:
+    value = data.get(name)
+    if not isinstance(value, str) or not value:
+        raise HTTPException(400, _("the request needs the text {field!r}").format(field=name))
+    if len(value) > limit:
+        raise HTTPException(413, _("{field!r} is longer than {limit} characters").format(field=name, limit=limit))
+    return value
+
+
+def _whole(data: dict[str, Any], name: str) -> int:
+    value = data.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise HTTPException(400, _("the request needs the whole number {field!r}").format(field=name))
+    return value
+
+
+def _day(request: Request) -> date:
+    try:
+        return date.fromisoformat(request.query_params.get("day", ""))
+    except ValueError:
+        raise HTTPException(400, _("the request needs a day such as 2025-03-03")) from None
+
+
+def _count(request: Request, name: str, most: int = 100_000) -> int:
+    text = request.query_params.get(name, "")
+    if not text.isdigit() or int(text) > most:
+        raise HTTPException(400, _("{field!r} is a whole number up to {most}").format(field=name, most=most))
+    return int(text)
+
+
+def _lessons(request: Request) -> list[str] | None:
+    """The lessons asked about (a JSON list of ids); None: every lesson."""
+    text = request.query_params.get("lessons")
+    if text is None:
+        return None
+    try:
+        found = json.loads(text)
+    except ValueError:
+        found = None
+    if not isinstance(found, list) or not all(isinstance(each, str) for each in found) or len(found) > 1000:
+        raise HTTPException(400, _("lessons are a JSON list of lesson ids"))
+    return found
