@@ -6,7 +6,7 @@ with mode 0600). From then on ``bertdrill review`` reviews the class's cards on 
 never holds a database URL; ``--db`` reviews a database of one's own instead, and ``bertdrill logout`` ends
 the login (on the server too).
 
-The review is the terminal's (:class:`bertdrill.cli.review.Review`) over the same session; its store is
+The review is the terminal's (:func:`bertdrill.cli.review.class_review`) over the same session; its store is
 :class:`bertdrill.adapters.remote.client.ClassStore`, the lessons are the ones the teacher published, the
 study day, daily limits and leech rule are the class's, and every answer is recorded by the server.
 """
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bertdrill.cli.base import LangOption, app, out, texts_language
+from bertdrill.cli.base import LangOption, app, out
 from bertdrill.core import i18n
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
@@ -107,38 +107,3 @@ def class_lessons(info: ClassInfo) -> list[Lesson]:
     from bertdrill.core.lesson import parse
 
     return [parse(lesson.source, f"{lesson.path} (published version {lesson.version})") for lesson in info.lessons]
-
-
-def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str, bury_siblings: bool,
-                 cram: bool) -> int:
-    """``bertdrill review`` in the class the learner logged in to; the exit code."""
-    import secrets
-
-    from bertdrill.adapters.remote.client import ClassStore
-    from bertdrill.app.deck import Deck
-    from bertdrill.app.session import LeechAction, Limits, Session
-    from bertdrill.app.variants import FreshNumbers
-    from bertdrill.cli.base import chosen_lessons, scheduler_of
-    from bertdrill.cli.review import Diagnosers, LineInput, Review, TerminalInput
-    from bertdrill.core.cards import compile_lesson
-    from bertdrill.core.lesson import VariantMode
-
-    with ClassStore(login, language=lang or i18n.language()) as store:
-        store.connection.language = i18n.language()  # the server's messages in the interface's language
-        info = store.class_info()
-        lessons = class_lessons(info)
-        chosen = chosen_lessons(lessons, lesson_id)
-        store.language = texts_language(chosen, lang or i18n.language())
-        out.print(_("Reviewing in the class at {server} as {name} (bertdrill logout to review on your own).").format(
-            server=login.server, name=info.member), style="dim")
-        by_id = {lesson.id: lesson for lesson in lessons}
-        cards = [card for lesson in chosen for card in compile_lesson(lesson)]
-        mode = None if numbers == "lesson" else VariantMode(numbers)
-        session = Session(store, Deck.of(cards), clock=server_clock(info),
-                          limits=Limits(info.new, info.reviews, info.rollover_hour),
-                          lessons=[lesson.id for lesson in chosen], leech_action=LeechAction(info.leech_action),
-                          scheduler=scheduler_of(store.scheduler_choice()), follow=scheduler_of,
-                          numbers=FreshNumbers(by_id, mode=mode, salt=secrets.randbits(32)),
-                          bury_siblings=bury_siblings, cram=cram, actions=store)
-        reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
-        return Review(session, reader, store.language, Diagnosers(by_id)).run()

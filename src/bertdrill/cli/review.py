@@ -201,8 +201,6 @@ def review(
         if paths or exam is not None or exam_target is not None or learner is not None:
             raise BertdrillError(_("in a class the lessons, exams and learners are the teacher's: --file, --exam "
                                    "and --learner are for a database of your own (--db), or run bertdrill logout"))
-        from bertdrill.cli.remote import class_review
-
         raise typer.Exit(class_review(login, lesson_id=lesson_id, lang=lang, numbers=numbers.value,
                                       bury_siblings=bury_siblings, cram=cram))
 
@@ -234,6 +232,42 @@ def review(
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, Diagnosers(parts)).run()
     raise typer.Exit(code)
+
+
+def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str, bury_siblings: bool,
+                 cram: bool) -> int:
+    """``bertdrill review`` in the class the learner logged in to (:mod:`bertdrill.cli.remote`); the exit code."""
+    import secrets
+
+    from bertdrill.adapters.remote.client import ClassStore
+    from bertdrill.app.deck import Deck
+    from bertdrill.app.session import LeechAction, Limits, Session
+    from bertdrill.app.variants import FreshNumbers
+    from bertdrill.cli.base import chosen_lessons, scheduler_of
+    from bertdrill.cli.remote import class_lessons, server_clock
+    from bertdrill.core import i18n
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.lesson import VariantMode
+
+    with ClassStore(login, language=lang or i18n.language()) as store:
+        store.connection.language = i18n.language()  # the server's messages in the interface's language
+        info = store.class_info()
+        lessons = class_lessons(info)
+        chosen = chosen_lessons(lessons, lesson_id)
+        store.language = texts_language(chosen, lang or i18n.language())
+        out.print(_("Reviewing in the class at {server} as {name} (bertdrill logout to review on your own).").format(
+            server=login.server, name=info.member), style="dim")
+        by_id = {lesson.id: lesson for lesson in lessons}
+        cards = [card for lesson in chosen for card in compile_lesson(lesson)]
+        mode = None if numbers == "lesson" else VariantMode(numbers)
+        session = Session(store, Deck.of(cards), clock=server_clock(info),
+                          limits=Limits(info.new, info.reviews, info.rollover_hour),
+                          lessons=[lesson.id for lesson in chosen], leech_action=LeechAction(info.leech_action),
+                          scheduler=scheduler_of(store.scheduler_choice()), follow=scheduler_of,
+                          numbers=FreshNumbers(by_id, mode=mode, salt=secrets.randbits(32)),
+                          bury_siblings=bury_siblings, cram=cram, actions=store)
+        reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
+        return Review(session, reader, store.language, Diagnosers(by_id)).run()
 
 
 def _class_login() -> Login | None:
