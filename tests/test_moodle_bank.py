@@ -21,6 +21,7 @@ from bertdrill.adapters import catalogs
 from bertdrill.adapters.export.sheets import calculated, gift, model, moodle
 from bertdrill.adapters.lessons import load_lessons
 from bertdrill.core import formula
+from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import NumericItem
 from bertdrill.core.numbers import format_number
 
@@ -206,5 +207,20 @@ def test_the_cli_says_what_the_moodle_files_hold(cli, tmp_path):
     assert re.search(r"Wrote .*bank\.xml: 22 questions for Moodle's question bank", result.stdout)
     result = cli("sheet", "-o", str(tmp_path / "class.gift"), "--seed", "7", "--students", "3")
     assert result.exit_code == 0, result.stderr
-    assert "51 questions for 3 students, each student's in a category of their own" in result.stdout
+    catalogs.use("en")
+    each = len(model.build_sheet(load_lessons(), language="en", seed=7, students=[""] * 3).versions[0].questions)
+    assert f"{3 * each} questions for 3 students, each student's in a category of their own" in result.stdout
     assert not (tmp_path / "class-key.gift").exists()
+
+
+def test_a_students_matching_question_carries_the_columns_decoys_as_answers_without_a_question(lesson):
+    catalogs.use("en")
+    sheet = model.build_sheet([lesson], language="en", seed=5, students=["Ayşe", "Bora"],
+                               kinds=[Kind.MATCH, Kind.FACT])
+    read = [q for q in moodle_xml.read(moodle.render(sheet)) if q.qtype == "matching"]
+    printed = [next(q for q in version.questions if q.kind == "match") for version in sheet.versions]
+    assert len(read) == 2
+    for question, table in zip(read, printed):
+        decoys = [answer for sub, answer in question.pairs if not sub.text]
+        assert decoys and sorted(decoys + [table.choices[i] for i in table.correct]) == sorted(table.choices)
+        assert {answer for sub, answer in question.pairs if sub.text} == {table.choices[i] for i in table.correct}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bertdrill.adapters.export.sheets import model
 from bertdrill.adapters.lessons import load_lessons
 from bertdrill.core.kinds import Kind
@@ -47,3 +49,22 @@ def test_a_roster_naming_a_student_twice_is_refused_with_its_line(cli, tmp_path)
     assert result.exit_code == 1
     assert f"{roster}:3: 'Ayşe' is also on line 1" in result.output
     assert not (tmp_path / "q.html").exists()
+
+
+def _numbers(text: str) -> set[str]:
+    """Numbers of three or more digits, as a reader sees them (``30,522`` and ``30522`` alike)."""
+    return {match.replace(",", "") for match in re.findall(r"\d{1,3}(?:,\d{3})+|\d{3,}", text)}
+
+
+def test_which_questions_share_a_paper_is_decided_on_each_students_own_numbers():
+    """A student's embeddings question states V = 30,522: the vocabulary row of the matching table's answer."""
+    lessons = load_lessons()
+    sheet = model.build_sheet(lessons, language="en", seed=11, students=[""] * 12)
+    for version in sheet.versions:
+        for shown in version.questions:
+            printed = _numbers(" ".join((shown.prompt, *shown.choices, *shown.rows)))
+            for asked in version.questions:
+                if asked is not shown:
+                    assert not printed & _numbers(asked.answer), (version.letter, shown.id, asked.id)
+    # with a student's own n, "embeddings + n layers + pooler" no longer states BERT-base's 12 layers
+    assert all(any("/total-params@" in q.id for q in version.questions) for version in sheet.versions)

@@ -8,6 +8,7 @@ digits), a text printing a formula another item asks for, and a list counting wh
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -16,10 +17,11 @@ from markdown_it import MarkdownIt
 from bertdrill.adapters import catalogs
 from bertdrill.adapters.export.sheets import markdown, model
 from bertdrill.adapters.lessons import load_lessons, read_lesson
-from bertdrill.core import leaks
+from bertdrill.core import formula, leaks
 from bertdrill.core.cards import compile_lesson
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.kinds import Kind
+from bertdrill.core.lesson import NumericItem
 
 BOXES = '''
 [lesson]
@@ -172,14 +174,81 @@ def test_given_leaves_out_what_its_legend_answers_and_says_so(boxes, shipped, cl
         model.build_sheet([shipped], language="en", seed=7, given=True, count=20)
 
 
-def test_versions_are_equally_hard_and_three_do_not_repeat(shipped):
+def _values(key: str) -> dict[str, int]:
+    return {name: int(value) for name, value in (part.split("=") for part in key.split(","))}
+
+
+def test_versions_ask_their_own_variant_so_no_parameter_stays_constant(shipped):
+    """The head size was 64 in every version (BERT-base and BERT-large agree): versions now ask variants."""
+    catalogs.use("en")
+    versions = model.MAX_VERSIONS
+    sheet = model.build_sheet([shipped], language="en", seed=7, versions=versions)
+    numeric = [[q for q in version.questions if q.kind is Kind.NUMERIC] for version in sheet.versions]
+    keys = [{q.variant for q in questions} for questions in numeric]
+    assert all(len(k) == 1 and "" not in k for k in keys)  # one variant per version, for all its numeric items
+    asked = [_values(next(iter(k))) for k in keys]
+    assert len({tuple(v.items()) for v in asked}) == versions  # no two versions share one
+    space = shipped.variant_space
+    assert space is not None
+    allowed = shipped.allowed_variants()
+    for name in space.varying:  # every parameter the ranges let vary takes as many values as there are versions
+        possible = {variant.values[name] for variant in allowed}
+        assert len({values[name] for values in asked}) == min(versions, len(possible)), name
+    heads = {q.value for questions in numeric for q in questions if "/head-size@" in q.id}
+    assert len(heads) > 1 and heads != {64}
+    for questions, values in zip(numeric, asked):  # each answer is its formula over the version's variant
+        for question in questions:
+            item = shipped.item(question.id.split("/")[1].split("@")[0])
+            assert isinstance(item, NumericItem)
+            assert question.value == formula.evaluate(item.formula, formula.resolve(
+                {**shipped.variant_space.fixed, **values}, shipped.formulas))
+
+
+def test_with_given_versions_take_turns_over_the_named_sets_equally_and_three_do_not_repeat(shipped):
     catalogs.use("en")
     for versions in (2, 3, 4):
-        sheet = model.build_sheet([shipped], language="en", seed=7, versions=versions)
+        sheet = model.build_sheet([shipped], language="en", seed=7, versions=versions, given=True)
         sets = [tuple(sorted(q.id for q in version.questions if q.kind is Kind.NUMERIC)) for version in sheet.versions]
+        assert not any(q.variant for version in sheet.versions for q in version.questions)
         bases = {sum(1 for q in version if q.endswith("@bert-base")) for version in sets}
         assert len(bases) == 1, sets  # the same number of BERT-base questions in every version
         assert len(set(sets)) == versions  # and no version asks another's sets
+
+
+def _assignments(rows: int, column: list[int], row: int) -> set[int]:
+    """The values row ``row`` can take in some pairing that keeps the rows in increasing order of size."""
+    found = set()
+    for chosen in itertools.combinations(sorted(column), rows):
+        found.add(chosen[row])
+    return found
+
+
+def test_the_sizes_of_a_matching_columns_numbers_no_longer_pair_it(shipped):
+    """12, 768, 3,072, 30,522: layers < d_model < FFN < vocabulary in every BERT, so sizes matched it."""
+    (order,) = leaks.size_orders(shipped, "en")
+    assert order.item_id == "bert-base-match" and order.terms == ("layer", "d_model", "FFN size", "vocabulary")
+    assert order.constant == ("vocabulary",)  # 30,522 in every set: no decoy can stand beside it
+    catalogs.use("en")
+    for seed in range(6):
+        sheet = model.build_sheet([shipped], language="en", seed=seed, versions=3, kinds=[Kind.MATCH, Kind.FACT])
+        for version in sheet.versions:
+            (table,) = [q for q in version.questions if q.kind is Kind.MATCH]
+            column = [int(choice.replace(",", "")) for choice in table.choices]
+            answers = [column[index] for index in table.correct]
+            by_size = sorted(range(len(answers)), key=answers.__getitem__)
+            assert len(column) > len(answers)  # decoys stand among the answers
+            for rank, row in enumerate(by_size):  # every row but the vocabulary could take two values by size
+                possible = _assignments(len(answers), column, rank)
+                assert answers[row] in possible
+                assert len(possible) >= (1 if table.rows[row] == "vocabulary" else 2), (table.rows[row], column)
+
+
+def test_a_table_whose_order_changes_between_sets_is_not_flagged(boxes, tmp_path):
+    path = tmp_path / "swapped.toml"  # in the big box the width is larger than the height
+    path.write_text(BOXES.replace("a = 30\nb = 40\nc = 50", "a = 60\nb = 40\nc = 50"), encoding="utf-8")
+    swapped = read_lesson(path)
+    assert [order.item_id for order in leaks.size_orders(boxes, "en")] == ["sides"]
+    assert leaks.size_orders(swapped, "en") == []
 
 
 def test_markdown_working_lines_stay_lines(shipped):
@@ -192,3 +261,18 @@ def test_markdown_working_lines_stay_lines(shipped):
     assert "\\" not in re.sub(r"<pre>.*?</pre>", "", page, flags=re.S)
     for working in re.findall(r"<p>Working:(.*?)</p>", page, re.S):
         assert working.count("<br />") == markdown.WORK_LINES  # three ruled lines, each on its own line
+
+
+def test_check_warns_of_a_table_paired_by_sizes_and_says_what_a_sheet_does(cli, shipped, tmp_path):
+    result = cli("check", shipped.path)
+    line = next(item.line for item in shipped.items if item.id == "bert-base-match")
+    assert (f":{line}: warning: the matching table bert-base-match can be paired by the sizes of its numbers "
+            "(layer < d_model < FFN size < vocabulary in every set the lesson allows); a sheet prints decoys from "
+            "[variants] among them, but none beside vocabulary: its value is the same in every set") in result.stderr
+    assert result.exit_code == 0
+    fixed = tmp_path / "fixed.toml"  # without [variants], only the author can mend it
+    text = open(shipped.path, encoding="utf-8").read()
+    fixed.write_text(re.sub(r"\n\[variants\].*?\n\n", "\n\n", text, flags=re.S), encoding="utf-8")
+    result = cli("check", str(fixed))
+    assert "(layer < d_model < FFN size < vocabulary in every parameter set); declare [variants] so a sheet " \
+           "prints decoys among them" in result.stderr

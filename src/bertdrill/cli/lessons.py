@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from bertdrill.app.practice import Outcome
     from bertdrill.core.cards import Card
     from bertdrill.core.errors import LessonError
-    from bertdrill.core.leaks import Leak, Where
+    from bertdrill.core.leaks import Leak, SizeOrder, Where
 
 
 @app.command()
@@ -53,7 +53,7 @@ def check(
     """
     from bertdrill.core.cards import compile_lesson, giveaways
     from bertdrill.core.errors import LessonErrors
-    from bertdrill.core.leaks import lesson_leaks
+    from bertdrill.core.leaks import lesson_leaks, size_orders
     from bertdrill.core.lesson import variant_errors
 
     warned = 0
@@ -100,6 +100,9 @@ def check(
             shown = ", ".join(targets[:_TARGETS_SHOWN]) + (", …" if len(targets) > _TARGETS_SHOWN else "")
             typer.echo(_leak_warning(where).format(path=path, line=lines[source], source=source, target=shown,
                                                    clue=clue), err=True)
+        for order in size_orders(lesson, lesson.languages[0]):
+            typer.echo(_size_warning(order, path, lines[order.item_id], has_variants=bool(lesson.allowed_variants())),
+                       err=True)
     if wrong:
         raise LessonErrors(wrong)
     if warned and strict:
@@ -132,6 +135,22 @@ def _grouped(leaks: Iterable[Leak]) -> dict[tuple[str, Where, str], list[str]]:
     for leak in leaks:
         grouped.setdefault((leak.source, leak.where, leak.clue), []).append(leak.target)
     return grouped
+
+
+def _size_warning(order: SizeOrder, path: str, line: int, *, has_variants: bool) -> str:
+    """A matching table a learner can pair by the sizes of its numbers, and what a sheet does about it."""
+    sizes = " < ".join(order.terms)
+    if not has_variants:
+        text = _("{path}:{line}: warning: the matching table {item} can be paired by the sizes of its numbers "
+                 "({sizes} in every parameter set); declare [variants] so a sheet prints decoys among them")
+    elif order.constant:
+        text = _("{path}:{line}: warning: the matching table {item} can be paired by the sizes of its numbers "
+                 "({sizes} in every set the lesson allows); a sheet prints decoys from [variants] among them, "
+                 "but none beside {constant}: its value is the same in every set")
+    else:
+        text = _("{path}:{line}: warning: the matching table {item} can be paired by the sizes of its numbers "
+                 "({sizes} in every set the lesson allows); a sheet prints decoys from [variants] among them")
+    return text.format(path=path, line=line, item=order.item_id, sizes=sizes, constant=", ".join(order.constant))
 
 
 def _leak_warning(where: Where) -> str:

@@ -33,14 +33,17 @@ from enum import StrEnum
 from itertools import groupby, islice
 from typing import assert_never
 
+from bertdrill.core import formula
 from bertdrill.core.cards import BlankCard, Card, ChoiceCard, FactCard, MatchCard, NumericCard, PracticeCard
 from bertdrill.core.errors import FormulaError
+from bertdrill.core.formula import Number
 from bertdrill.core.languages import conjunctions, thousands_separator
 from bertdrill.core.lesson import (
     BLANK,
     BlankItem,
     ChoiceItem,
     FactItem,
+    Item,
     Lesson,
     MatchItem,
     NumericItem,
@@ -443,8 +446,9 @@ class ItemFacts:
     asks: Mapping[Fact, str] = field(default_factory=dict)
 
 
-def lesson_facts(lesson: Lesson, language: str) -> dict[str, ItemFacts]:
-    """Every item's facts in ``language``, by item id.
+def lesson_facts(lesson: Lesson, language: str, items: Iterable[Item] | None = None) -> dict[str, ItemFacts]:
+    """Every item's facts in ``language``, by item id (``items``: only these, the lesson's by default: a
+    numeric item asked with a variant is one whose ``sets`` name the variant in a lesson that has it).
 
     - A placeholder states its value: ``{n}`` in a numeric prompt states ``n`` of each set it asks
       about, ``{T@bert-base}`` states BERT-base's ``T``, and a matching column states its values.
@@ -458,7 +462,7 @@ def lesson_facts(lesson: Lesson, language: str) -> dict[str, ItemFacts]:
     finder = _FormulaFinder(lesson)
     lister = _lists(language)
     found: dict[str, ItemFacts] = {}
-    for item in lesson.items:
+    for item in lesson.items if items is None else items:
         states: set[Fact] = set()
         after: set[Fact] = set()
         asks: dict[Fact, str] = {}
@@ -598,3 +602,59 @@ def _lists(language: str) -> Callable[[str], list[int]]:
         return found
 
     return count
+
+
+# --- a matching column solved by the sizes of its numbers -----------------------------------------
+
+@dataclass(frozen=True)
+class SizeOrder:
+    """A matching table whose numbers keep one order of size in every parameter set the lesson has.
+
+    Layers are fewer than ``d_model`` in every BERT, and ``d_model`` is narrower than the FFN: a
+    learner who knows that order, not one value, matches 12, 768 and 3,072 by their sizes. A sheet
+    prints decoys beside such a column (:func:`bertdrill.core.variants.decoys`); a row whose value is
+    the same in every set (``constant``) gets none, and stays the one number of its size.
+    """
+
+    item_id: str
+    terms: tuple[str, ...]  # the rows with numbers, in the order of their values, smallest first
+    constant: tuple[str, ...]  # the rows (their terms) whose value is the same in every set
+
+
+def size_orders(lesson: Lesson, language: str) -> list[SizeOrder]:
+    """The lesson's matching tables that the sizes of their numbers pair, with the order that pairs them.
+
+    Every named set and every variant ``[variants]`` allows is looked at: a table whose rows are in the
+    same order of size in all of them (two at least) is one a learner can match without knowing its numbers.
+    """
+    found = []
+    for item in lesson.items:
+        if not isinstance(item, MatchItem):
+            continue
+        rows = [pair for pair in item.pairs if pair.value]
+        if len(rows) < 2:
+            continue
+        envs = _every_set(lesson, [pair.value or "" for pair in rows])
+        if len(envs) < 2:
+            continue  # one set says nothing of an order every set keeps
+        table = [[formula.evaluate(pair.value or "", env) for pair in rows] for env in envs]
+        orders = {tuple(sorted(range(len(rows)), key=values.__getitem__)) for values in table}
+        if len(orders) > 1 or any(len(set(values)) < len(rows) for values in table):
+            continue  # the order changes between sets, or two rows share a value: sizes do not pair it
+        (order,) = orders
+        terms = tuple(rows[index].term.get(language, rows[index].id) for index in order)
+        constant = tuple(rows[index].term.get(language, rows[index].id) for index in order
+                         if len({values[index] for values in table}) == 1)
+        found.append(SizeOrder(item.id, terms, constant))
+    return found
+
+
+def _every_set(lesson: Lesson, expressions: Sequence[str]) -> list[Mapping[str, Number]]:
+    """The values of every named set and every allowed variant, as far as ``expressions`` need them
+    (a variant's own values when they name only parameters: resolving every formula of 1,504 variants
+    costs a fifth of a second)."""
+    envs: list[Mapping[str, Number]] = [lesson.values(name) for name in lesson.params]
+    needs_formulas = any(formula.parse(expression).names & set(lesson.formulas) for expression in expressions)
+    for variant in lesson.allowed_variants():
+        envs.append(formula.resolve(variant.values, lesson.formulas) if needs_formulas else variant.values)
+    return envs

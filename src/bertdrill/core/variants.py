@@ -9,14 +9,15 @@ beside it, a replay is exact even after the lesson's ``[variants]`` table change
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import itertools
+from collections.abc import Collection, Iterator
 from dataclasses import replace
 from typing import assert_never
 
 from bertdrill.core import formula
 from bertdrill.core.cards import NumericCard, numeric_card
 from bertdrill.core.formula import Number
-from bertdrill.core.lesson import Lesson, NumericItem, Variant, VariantMode
+from bertdrill.core.lesson import Lesson, MatchItem, NumericItem, Variant, VariantMode
 from bertdrill.core.lesson.model import PLACEHOLDER
 from bertdrill.core.scheduling.state import MATURE_DAYS
 
@@ -180,3 +181,40 @@ def _parameters_used(lesson: Lesson, expression: str) -> frozenset[str]:
         if name in lesson.formulas:
             todo.extend(lesson.formulas[name].names)
     return frozenset(seen - set(lesson.formulas))
+
+
+# --- decoys for a matching column ----------------------------------------------------------------
+
+DECOY_CANDIDATES = 64
+"""Variants looked at for a matching column's decoys: the best of these is taken (nearly every one is)."""
+
+
+def decoys(lesson: Lesson, item: MatchItem, seed: int, avoid: Collection[Number] = ()) -> tuple[Number, ...]:
+    """Values to print beside a matching table's own, so the sizes of its numbers do not pair it.
+
+    Layers are fewer than ``d_model``, which is narrower than the FFN: a column of 12, 768, 3,072 and
+    30,522 can be matched by size alone. Beside each row's value the column then shows the same row's
+    value in one of the lesson's variants (6 beside 12, 512 beside 768, 2,048 beside 3,072), all from
+    one variant, so no decoy breaks the lesson's own relations (``f = 4 * d`` holds for the decoys
+    too): a learner must know which of two numbers of the same size is the table's. The variant is
+    drawn by ``seed``. ``avoid`` holds numbers printed elsewhere on the sheet (a version's own
+    variant), which a decoy never equals: a learner could tell such a decoy from the answer. A row
+    whose value is the same in every variant gets none; a lesson without ``[variants]`` has none to
+    give (its other named sets' values would answer their own settings questions).
+    """
+    rows = [pair.value for pair in item.pairs if pair.value]
+    allowed = lesson.allowed_variants()
+    if not rows or not allowed:
+        return ()
+    own = [lesson.evaluate(row, item.set_name) for row in rows]
+    best: tuple[Number, ...] = ()
+    for index in itertools.islice(Stream(seed).shuffled(len(allowed)), DECOY_CANDIDATES):
+        resolved = formula.resolve(allowed[index].values, lesson.formulas)
+        values = [formula.evaluate(row, resolved) for row in rows]
+        fresh = tuple(dict.fromkeys(value for value, mine in zip(values, own)
+                                    if value != mine and value not in own and value not in avoid))
+        if len(fresh) > len(best):
+            best = fresh
+        if len(best) == len(rows):
+            break
+    return best

@@ -25,7 +25,7 @@ import difflib
 import random
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import groupby
 from typing import Any, TypeVar, assert_never
@@ -52,6 +52,7 @@ from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson,
 from bertdrill.core.lesson.model import PLACEHOLDER
 from bertdrill.core.lesson.variants import Variant
 from bertdrill.core.numbers import format_number, parse_approx
+from bertdrill.core.variants import decoys as variant_decoys
 from bertdrill.core.variants import derive_seed, draw_distinct, variant_card
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
@@ -204,9 +205,8 @@ def build_sheet(
     dataset of up to 100 of the lesson's variants (see :mod:`.calculated`), for the Moodle XML bank.
     """
     if students is not None:
-        return _for_students(lessons, students, language=language, seed=seed, count=count, kinds=kinds,
-                             items=items, title=title, given=given, instructions=instructions)
-    if not 1 <= versions <= MAX_VERSIONS:
+        _check_students(students, given)
+    elif not 1 <= versions <= MAX_VERSIONS:
         raise BertdrillError(f"--versions must be from 1 to {MAX_VERSIONS}, not {versions}")
     for lesson in lessons:
         if language not in lesson.languages:
@@ -231,9 +231,17 @@ def build_sheet(
             raise BertdrillError(_("--given: its legend answers {count} of these questions ({items}), which "
                                    "leaves {left}; ask for fewer with --count, or leave out --given").format(
                 count=len(answered), items=", ".join(_key(entry) for entry in answered), left=len(pool)))
-    chosen, left_out = _choose(pool, language, seed, count)
+    papers = len(students) if students is not None else versions
+    plans = _plans(lessons, pool, seed, papers, language, fresh=not given)
+    chosen, left_out = _choose(pool, language, seed, count, plans)
     labels = sheet_labels()  # in the interface's language, which is the sheet's
-    shuffled = tuple(_version(index, versions, chosen, language, seed) for index in range(versions))
+    if students is None:
+        shuffled = tuple(_version(letter(index), index, chosen, language, seed, plans[index])
+                         for index in range(versions))
+    else:  # every student has version A's order, options and column: only the numbers differ
+        shuffled = tuple(replace(_version(str(index + 1), 0, chosen, language, seed, plans[index]),
+                                 student=student, student_number=index + 1)
+                         for index, student in enumerate(students))
     return Sheet(
         title=title if title is not None else " · ".join(lesson.title[language] for lesson in lessons),
         language=language,
@@ -271,60 +279,96 @@ def _calculated(chosen: list[_Entry], language: str, seed: int) -> tuple[Calcula
 MAX_STUDENTS = 1000
 
 
-def _for_students(lessons: Sequence[Lesson], students: Sequence[str], *, language: str, seed: int,
-                  count: int | None, kinds: Iterable[Kind], items: Collection[tuple[str, str]] | None,
-                  title: str | None, given: bool, instructions: str | None) -> Sheet:
-    """One version per student: version A's questions, each student's own numbers (see :func:`build_sheet`)."""
+def _check_students(students: Sequence[str], given: bool) -> None:
     if not 1 <= len(students) <= MAX_STUDENTS:
         raise BertdrillError(f"--students: from 1 to {MAX_STUDENTS:,} students, not {len(students):,}")
     if given:
         raise BertdrillError("--given does not go with --students: each student's numeric questions state "
                              "their own values, which one legend cannot; leave out --given")
-    base = build_sheet(lessons, language=language, seed=seed, count=count, kinds=kinds, items=items, title=title,
-                       instructions=instructions)
-    drawn = {lesson.id: draw_distinct(lesson, derive_seed(seed, lesson.id, 0), len(students)) for lesson in lessons}
-    cards = {card.id: (lesson, card) for lesson in lessons for card in compile_lesson(lesson)
-             if isinstance(card, NumericCard)}
-    (first,) = base.versions
-    versions = tuple(Version(str(index + 1), tuple(_with_variant(question, cards, drawn, index, language)
-                                                  for question in first.questions),
-                             student=student, student_number=index + 1)
-                     for index, student in enumerate(students))
-    return replace(base, versions=versions)
 
 
-def _with_variant(question: Question, cards: dict[str, tuple[Lesson, NumericCard]],
-                  drawn: dict[str, list[Variant]], index: int, language: str) -> Question:
-    """A numeric question asked with the student's variant of its lesson, when its item may vary."""
-    if question.kind is not Kind.NUMERIC or question.id not in cards:
-        return question
-    lesson, card = cards[question.id]
-    item = lesson.item(card.item_id)
-    variants = drawn.get(lesson.id, [])
-    if not isinstance(item, NumericItem) or not item.varies or not variants:
-        return question
-    asked = variant_card(lesson, card, variants[index])
-    return replace(question, prompt=asked.prompt[language], answer=asked.answer[language],
-                   explanation=asked.explanation.get(language, ""), set_title=lesson.with_variant(variants[index])[0]
-                   .params[asked.set_name].titles.get(language, asked.set_title), value=asked.value,
-                   variant=asked.variant)
+@dataclass(frozen=True)
+class _Plan:
+    """What one version (or one student's paper) asks of the lessons' parameters.
+
+    ``variants``: the variant each lesson's numeric items that may vary are asked with (a lesson
+    without ``[variants]``, or a sheet with ``--given``, has none: its numeric items take turns over
+    the named sets). ``decoys``: the values a matching column prints beside its own, for a table
+    the sizes of its numbers would pair (:func:`bertdrill.core.variants.decoys`).
+    """
+
+    variants: Mapping[str, Variant]  # lesson id -> variant
+    decoys: Mapping[str, tuple[Number, ...]]  # a matching table's key (lesson/item) -> its decoys
+    cards: dict[tuple[str, str, str], NumericCard] = field(default_factory=dict, compare=False)  # memo
+
+    def variant(self, entry: _Entry) -> Variant | None:
+        """The variant ``entry`` is asked with on this paper; None: its named sets."""
+        if not isinstance(entry.item, NumericItem) or not entry.item.varies:
+            return None
+        return self.variants.get(entry.lesson.id)
+
+    def card(self, entry: _Entry, variant: Variant) -> NumericCard:
+        """The entry's card asked with ``variant`` (its first card's id: every variant is that one card)."""
+        key = (entry.lesson.id, entry.item.id, variant.key)
+        if key not in self.cards:
+            first = next(card for card in entry.cards if isinstance(card, NumericCard))
+            self.cards[key] = variant_card(entry.lesson, first, variant)
+        return self.cards[key]
+
+
+def _plans(lessons: Sequence[Lesson], pool: list[_Entry], seed: int, papers: int, language: str, *,
+           fresh: bool) -> list[_Plan]:
+    """Each paper's variants and decoys, from the one seed.
+
+    Variants are drawn spread (:func:`draw_distinct`): no two papers share one while the lesson
+    allows enough, and every value a parameter may take comes up before any comes twice as often as
+    another, so with enough papers every parameter (and the head size ``d / h``) takes every value.
+    """
+    drawn = {lesson.id: draw_distinct(lesson, derive_seed(seed, lesson.id, 0), papers)
+             for lesson in lessons if fresh and lesson.variant_space is not None}
+    sized = {(lesson.id, order.item_id) for lesson in {e.lesson.id: e.lesson for e in pool}.values()
+             for order in leaks.size_orders(lesson, language)}
+    tables = [entry for entry in pool if (entry.lesson.id, entry.item.id) in sized]
+    plans = []
+    for index in range(papers):
+        variants = {lesson_id: found[index] for lesson_id, found in drawn.items() if found}
+        decoys = {}
+        for entry in tables:
+            assert isinstance(entry.item, MatchItem)
+            # never a value printed elsewhere on the paper (its variant), nor one of a named set's (it would
+            # answer that set's own questions: d = 256 makes f = 1,024, BERT-large's d_model)
+            mine = variants.get(entry.lesson.id)
+            avoid = {value for params in entry.lesson.params.values() for value in params.values.values()}
+            avoid |= {mine.values[name] for name in mine.varying} if mine else set()
+            decoys[_key(entry)] = variant_decoys(entry.lesson, entry.item, derive_seed(seed, _key(entry), index),
+                                                 avoid)
+        plans.append(_Plan(variants, decoys))
+    return plans
 
 
 def _key(entry: _Entry) -> str:
     return f"{entry.lesson.id}/{entry.item.id}"
 
 
-def _choose(pool: list[_Entry], language: str, seed: int, count: int | None) -> tuple[list[_Entry], list[_Entry]]:
+def _choose(pool: list[_Entry], language: str, seed: int, count: int | None,
+            plans: Sequence[_Plan]) -> tuple[list[_Entry], list[_Entry]]:
     """The questions of the sheet, in lesson order, none giving another away; and those left out for it.
 
     Every question when ``count`` is None, less the fewest that leak; else ``count`` drawn at random
-    (seeded), each skipped when it would give away one drawn before it.
+    (seeded), each skipped when it would give away one drawn before it. What leaks is judged on every
+    paper as it is printed, with its own variant and decoys: the same items go on every paper, so a pair
+    that clashes on one is kept apart on all.
     """
     facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in {entry.lesson.id: entry.lesson
                                                                             for entry in pool}.values()}
-    exposures = [replace(leaks.with_facts(leaks.exposure(entry.cards, language), facts[entry.lesson.id]),
-                         item_id=_key(entry)) for entry in pool]
-    graph = leaks.Clashes.of(exposures, thousands=thousands_separator(language))
+    named = {_key(entry): replace(leaks.with_facts(leaks.exposure(entry.cards, language), facts[entry.lesson.id]),
+                                  item_id=_key(entry)) for entry in pool}
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], None] = {}
+    varied: dict[tuple[str, str], Mapping[str, leaks.ItemFacts]] = {}
+    for plan in plans or [_Plan({}, {})]:
+        exposures = [_printed(entry, plan, named[_key(entry)], language, varied) for entry in pool]
+        groups.update(dict.fromkeys(leaks.Clashes.of(exposures, thousands=thousands_separator(language)).groups))
+    graph = leaks.Clashes(tuple(groups))
     order = [_key(entry) for entry in pool]
     kinds = {_key(entry): entry.item.kind for entry in pool}
     if count is None:
@@ -338,6 +382,25 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None) -> 
                                  f"without giving each other away (bertdrill check lists which); "
                                  f"ask for {len(kept)} or fewer")
     return [e for e in pool if _key(e) in kept], [e for e in pool if _key(e) not in kept and count is None]
+
+
+def _printed(entry: _Entry, plan: _Plan, named: leaks.Exposure, language: str,
+             varied: dict[tuple[str, str], Mapping[str, leaks.ItemFacts]]) -> leaks.Exposure:
+    """What ``entry`` shows and asks on one paper: with the paper's variant, or its column's decoys."""
+    variant = plan.variant(entry)
+    if variant is not None:
+        lesson, item = entry.lesson, entry.item
+        assert isinstance(item, NumericItem)
+        memo = (lesson.id, variant.key)
+        if memo not in varied:  # what the formulas know, with the variant as the set each varying item asks
+            with_set, name = lesson.with_variant(variant)
+            varied[memo] = leaks.lesson_facts(with_set, language, items=[
+                replace(each, sets=(name,)) for each in lesson.varying_items()])
+        shown = leaks.exposure([plan.card(entry, variant)], language)
+        return replace(leaks.with_facts(shown, varied[memo], key=item.id), item_id=_key(entry))
+    if decoys := plan.decoys.get(_key(entry)):  # a variant's values: they state nothing about a named set
+        return replace(named, question=(*named.question, *(format_number(value, language) for value in decoys)))
+    return named
 
 
 # Which question of a leaking pair a full sheet keeps: the lesson's own exercises before plain recall,
@@ -403,19 +466,20 @@ def _entries(lesson: Lesson) -> list[_Entry]:
     return [_Entry(lesson, item, by_item[item.id]) for item in lesson.items]
 
 
-def _version(index: int, versions: int, chosen: list[_Entry], language: str, seed: int) -> Version:
-    name = letter(index)
+def _version(name: str, layout: int, chosen: list[_Entry], language: str, seed: int, plan: _Plan) -> Version:
+    """One paper: ``layout`` decides its question order and how far its options turn (a student's paper
+    is laid out as version A), ``plan`` its numbers."""
     order = list(chosen)
-    random.Random(f"bertdrill-sheet:{seed}:{name}").shuffle(order)
-    numeric = [entry for entry in chosen if isinstance(entry.item, NumericItem)]
-    turns = set_turns(len(numeric), index)
+    random.Random(f"bertdrill-sheet:{seed}:{letter(layout)}").shuffle(order)
+    named = [entry for entry in chosen if isinstance(entry.item, NumericItem) and plan.variant(entry) is None]
+    turns = set_turns(len(named), layout)
     questions = []
     for number, entry in enumerate(order, start=1):
-        # Numeric items take turns over their sets, the same number of each set in every version.
-        set_index = turns[numeric.index(entry)] if entry in numeric else 0
+        # Numeric items asked with the named sets take turns over them, the same number of each in every version.
+        set_index = turns[named.index(entry)] if entry in named else 0
         # Options and columns: one seeded order per question, rotated by the version's index.
         rng = random.Random(f"bertdrill-sheet:{seed}:{_key(entry)}")
-        questions.append(_question(entry, _Context(number, language, rng, set_index, index, versions)))
+        questions.append(_question(entry, _Context(number, language, rng, set_index, layout, plan)))
     return Version(name, tuple(questions))
 
 
@@ -453,7 +517,7 @@ class _Context:
     rng: random.Random | None  # None keeps the lesson's own order of options and columns
     set_index: int  # numeric: which of the item's parameter sets to ask about
     rotation: int = 0  # the version's index: how far its options and columns turn
-    versions: int = 1
+    plan: _Plan | None = None  # the paper's variants and decoys; None: the named sets, no decoys (a bank)
 
 
 def _question(entry: _Entry, ctx: _Context) -> Question:
@@ -505,6 +569,10 @@ def _asked(entry: _Entry, ctx: _Context) -> Question:
         case BlankItem():
             return _blank(_cards(entry, BlankCard)[0], ctx, item.points)
         case NumericItem():
+            variant = ctx.plan.variant(entry) if ctx.plan is not None else None
+            if variant is not None:
+                assert ctx.plan is not None
+                return _fresh(entry, ctx.plan.card(entry, variant), variant, ctx, item.points)
             return _numeric(_cards(entry, NumericCard), ctx, item.points)
         case MatchItem():
             return _match(entry, _cards(entry, MatchCard), ctx, item.points)
@@ -547,10 +615,20 @@ def _numeric(cards: list[NumericCard], ctx: _Context, worth: int | None) -> Ques
                     value=card.value, tolerance=card.tolerance)
 
 
+def _fresh(entry: _Entry, card: NumericCard, variant: Variant, ctx: _Context, worth: int | None) -> Question:
+    """A numeric question asked with the paper's variant: its own prompt, number, key and set title."""
+    titles = entry.lesson.with_variant(variant)[0].params[card.set_name].titles
+    return replace(_numeric([card], ctx, worth), set_title=titles.get(ctx.language, card.set_title),
+                   variant=card.variant)
+
+
 def _match(entry: _Entry, cards: list[MatchCard], ctx: _Context, worth: int | None) -> Question:
     rows = tuple(card.term[ctx.language] for card in cards)
     answers = [card.answer[ctx.language] for card in cards]
-    column = _arrangement(list(dict.fromkeys(answers)), ctx, hide_order=True)  # rows may share an answer
+    decoys = ctx.plan.decoys.get(_key(entry)) if ctx.plan is not None else None
+    shown = [format_number(value, ctx.language) for value in decoys] if decoys is not None else []
+    # rows may share an answer; decoys stand among the answers, never in a place of their own
+    column = _arrangement(list(dict.fromkeys(answers + shown)), ctx, hide_order=True)
     common = _common(cards[0], ctx, worth) | {"id": _key(entry), "points": worth if worth is not None else len(rows)}
     return Question(**common, rows=rows, choices=tuple(column),
                     correct=tuple(column.index(answer) for answer in answers),

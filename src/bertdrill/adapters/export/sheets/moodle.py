@@ -342,6 +342,9 @@ def _match(element: ElementTree.Element, question: Question) -> None:
     for term, index in zip(question.rows, question.correct):
         sub = _text(element, "subquestion", _html(term), "html")
         _text(sub, "answer", question.choices[index])
+    for index, decoy in enumerate(question.choices):  # a column's decoys: Moodle's answers without a question
+        if index not in question.correct:
+            _text(_text(element, "subquestion", "", "html"), "answer", decoy)
 
 
 def _short_answer(element: ElementTree.Element, answers: list[str]) -> None:
