@@ -1,6 +1,7 @@
 """The class server under load over loopback HTTP, then audited; beside the same answers written straight to the store.
 
-    python benchmarks/class_server.py [--learners 50] [--answers 200] [--rate 50] [--skip-saturation]
+    python benchmarks/class_server.py [--learners 50] [--answers 200] [--rate 50] [--lockstep] [--skip-saturation] [--skip-offered]
+                                        [--skip-baseline] [--skip-dashboard | --only-dashboard]
 
 Needs a PostgreSQL server (``$BERTDRILL_TEST_POSTGRES``, else 127.0.0.1:5432); its database and roles are
 named ``bertdrill_bench_*`` and dropped at the end. Only 127.0.0.1 is ever contacted.
@@ -11,7 +12,9 @@ named ``bertdrill_bench_*`` and dropped at the end. Only 127.0.0.1 is ever conta
    every card as a browser does (POST the answer, follow the redirect to the verdict, POST the grade, follow
    the redirect to the next card): answers/s, and the latency of one answer (those four requests).
 3. **Offered load**: the same on a fresh class, each learner answering at ``--rate`` / ``--learners`` answers
-   per second (50 answers/s in all by default): p50 and p99 latency per answer. Target: p99 <= 100 ms.
+   per second (50 answers/s in all by default), the learners' answers spread evenly over each second (learner i
+   starts i / rate seconds in): p50 and p99 latency per answer. Target: p99 <= 100 ms. ``--lockstep`` has them
+   all answer at the same instant instead: a burst of 50 answers each second, which measures the burst.
 4. **Audit** after each run, as the teacher: every answer the server acknowledged is in the log exactly once,
    filed under its learner, and nothing else is there.
 5. **Baseline**, in the same run: the same learners' answers through the store the server uses
@@ -90,8 +93,10 @@ class Client:
         self.connection.close()
 
 
-def learner_run(port: int, name: str, answers: int, pace: float, start: threading.Barrier,
+def learner_run(port: int, name: str, answers: int, pace: float, phase: float, start: threading.Barrier,
                 latencies: list[float], acknowledged: list[str], errors: list[str]) -> None:
+    """One learner: log in, wait for the others, then answer every card, the n-th at ``phase + n * pace``
+    seconds after the start (``pace`` 0: each as soon as the one before is done)."""
     client = Client(port)
     try:
         client.request("GET", "/login")
@@ -101,7 +106,7 @@ def learner_run(port: int, name: str, answers: int, pace: float, start: threadin
         began = time.perf_counter()
         for number in range(answers):
             if pace:
-                delay = began + number * pace - time.perf_counter()
+                delay = began + phase + number * pace - time.perf_counter()
                 if delay > 0:
                     time.sleep(delay)
             card = client.hidden("card")
@@ -177,6 +182,9 @@ def audit(scratch: Scratch, acknowledged: dict[str, list[str]]) -> bool:
 
 
 def http_run(label: str, args, lesson: Path, cli, pace: float) -> bool:
+    """One run over HTTP. With a ``pace``, the learners' answers are spread evenly over each period (learner i
+    starts i / rate seconds in), so the server is offered a steady rate; ``--lockstep`` has every learner answer
+    at the same instant instead (a burst of ``--learners`` answers each period: what last session measured)."""
     scratch = Scratch()
     process = None
     try:
@@ -186,9 +194,10 @@ def http_run(label: str, args, lesson: Path, cli, pace: float) -> bool:
         acknowledged: dict[str, list[str]] = {name: [] for name in names}
         errors: list[str] = []
         start = threading.Barrier(len(names) + 1)
-        threads = [threading.Thread(target=learner_run, args=(port, name, args.answers, pace, start, latencies,
+        phases = [0.0 if args.lockstep else index * pace / len(names) for index in range(len(names))]
+        threads = [threading.Thread(target=learner_run, args=(port, name, args.answers, pace, phase, start, latencies,
                                                               acknowledged[name], errors), daemon=True)
-                   for name in names]
+                   for name, phase in zip(names, phases, strict=True)]
         for thread in threads:
             thread.start()
         try:
@@ -367,7 +376,11 @@ def main() -> int:
     parser.add_argument("--answers", type=int, default=200, help="answers per learner (the lesson's cards)")
     parser.add_argument("--rate", type=float, default=50.0, help="offered load, answers/s in all")
     parser.add_argument("--skip-saturation", action="store_true")
+    parser.add_argument("--lockstep", action="store_true",
+                        help="offered load: every learner answers at the same instant (bursts), not spread evenly")
     parser.add_argument("--skip-http", action="store_true", help="only the baseline")
+    parser.add_argument("--skip-offered", action="store_true", help="no run at the offered rate")
+    parser.add_argument("--skip-baseline", action="store_true", help="no run through the store without HTTP")
     parser.add_argument("--dashboard-learners", type=int, default=1000)
     parser.add_argument("--dashboard-reviews", type=int, default=1_000_000)
     parser.add_argument("--dashboard-cards", type=int, default=32)
@@ -386,9 +399,10 @@ def main() -> int:
             return 0
         if not args.skip_saturation and not args.skip_http:
             good &= http_run("saturation, all at once", args, lesson, cli, pace=0.0)
-        if not args.skip_http:
-            good &= http_run(f"offered {args.rate:g} answers/s", args, lesson, cli, pace=args.learners / args.rate)
-        direct_run(args, lesson, cli)
+        if not args.skip_http and not args.skip_offered:
+            good &= http_run(f"offered {args.rate:g} answers/s{' in lockstep bursts' if args.lockstep else ''}", args, lesson, cli, pace=args.learners / args.rate)
+        if not args.skip_baseline:
+            direct_run(args, lesson, cli)
         if not args.skip_dashboard:
             dashboard_run(args, cli)
     print(f"  load average after: {os.getloadavg()[0]:.1f}")

@@ -129,7 +129,9 @@ def _loopback(host: str) -> bool:
 def _listen(host: str, port: int) -> socket.socket:
     """The listening socket, bound here so a port in use is a clear error (and --port 0 picks one)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP said, not left 0: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on connections whose
+    # socket says TCP, and with it on, a response's body waits for the client's delayed ACK of its headers (40 ms)
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))
