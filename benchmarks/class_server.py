@@ -1,7 +1,7 @@
 """The class server under load over loopback HTTP, then audited; beside the same answers written straight to the store.
 
-    python benchmarks/class_server.py [--learners 50] [--answers 200] [--rate 50] [--lockstep] [--skip-saturation] [--skip-offered]
-                                        [--skip-baseline] [--skip-dashboard | --only-dashboard]
+    python benchmarks/class_server.py [--learners 50] [--answers 200] [--rate 50] [--lockstep]
+        [--skip-saturation] [--skip-offered] [--skip-baseline] [--skip-dashboard | --only-dashboard]
 
 Needs a PostgreSQL server (``$BERTDRILL_TEST_POSTGRES``, else 127.0.0.1:5432); its database and roles are
 named ``bertdrill_bench_*`` and dropped at the end. Only 127.0.0.1 is ever contacted.
