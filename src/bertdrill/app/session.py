@@ -19,6 +19,7 @@ together).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -26,6 +27,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from bertdrill.app.deck import Deck
+from bertdrill.app.queue import Entry, Queue
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits, room_today
@@ -83,15 +85,6 @@ def local_now() -> datetime:
 
 
 @dataclass(frozen=True)
-class Entry:
-    """A card waiting in the queue, and why: a due ``review``, a ``new`` card, or a ``redrill``."""
-
-    card: Card
-    kind: AnswerKind
-    ready_at: datetime | None = None  # a re-drill: not before this time, unless nothing else is left
-
-
-@dataclass(frozen=True)
 class Position:
     index: int  # the current card's number, from 1
     total: int  # answered so far plus still queued
@@ -140,7 +133,7 @@ class Summary:
 class _Step:
     """One undoable action: the queue and answer count before it, and how to reverse it in the store."""
 
-    queue: tuple[Entry, ...]
+    queue: int  # the queue's mark before it (Queue.back_to)
     answered: int
     review_id: int | None = None  # an answer: delete it and restore the schedule
     flags: tuple[CardState, ...] = ()  # a suspend or bury, a leech's suspension, siblings buried: the flags before
@@ -189,8 +182,9 @@ class Session:
         # the forecast the load balancer spreads answers over (bertdrill.core.scheduling.spread), moved as answered
         self._load = Load.of(self.day, store.forecast(self.day, LOAD_BALANCE_DAYS + 1)) \
             if getattr(scheduler, "balancing", False) else None
-        self._queue: list[Entry] = self._cram_queue() if cram else self._build_queue()
+        self._queue = Queue(self._cram_queue() if cram else self._build_queue())
         self._answers: list[Outcome] = []
+        self._repeats: Counter[tuple[str, AnswerKind]] = Counter()  # the session's answers by card and kind logged
         self._steps: list[_Step] = []
         self._shown_at = self.started
 
@@ -271,7 +265,7 @@ class Session:
 
     @property
     def current(self) -> Entry | None:
-        return self._queue[0] if self._queue else None
+        return self._queue.front
 
     @property
     def done(self) -> bool:
@@ -284,30 +278,26 @@ class Session:
         when it is all that is left.
         """
         self._shown_at = now = self.clock()
-        ready = [i for i, entry in enumerate(self._queue) if entry.ready_at is not None and entry.ready_at <= now]
-        if ready and ready[0] > 0:
-            self._queue.insert(0, self._queue.pop(ready[0]))
+        self._queue.bring_forward_ready(now)
         self._vary_current()
         return self.current
 
     def _vary_current(self) -> None:
         """Give the current card fresh numbers when :attr:`numbers` says so; once: undo shows the same again."""
-        if self.numbers is None or not self._queue or not self.numbers.may_vary(self._queue[0].card):
+        entry = self._queue.front
+        if self.numbers is None or entry is None or not self.numbers.may_vary(entry.card):
             return
-        entry = self._queue[0]
         interval = self.store.state(entry.card.id).schedule.interval
         card = self.numbers.ask(entry.card, interval=interval, attempt=len(self._answers))
         if card is not entry.card:
-            self._queue[0] = replace(entry, card=card)
+            self._queue.replace_front(replace(entry, card=card))
 
     @property
     def position(self) -> Position:
-        count = dict.fromkeys(AnswerKind, 0)
-        for entry in self._queue:
-            count[entry.kind] += 1
+        count = self._queue.count
         answered = len(self._answers)
-        return Position(index=answered + 1, total=answered + len(self._queue), new=count[AnswerKind.NEW],
-                        review=count[AnswerKind.REVIEW], redrill=count[AnswerKind.REDRILL], cram=count[AnswerKind.CRAM])
+        return Position(index=answered + 1, total=answered + len(self._queue), new=count(AnswerKind.NEW),
+                        review=count(AnswerKind.REVIEW), redrill=count(AnswerKind.REDRILL), cram=count(AnswerKind.CRAM))
 
     @property
     def answers(self) -> tuple[Outcome, ...]:
@@ -349,7 +339,7 @@ class Session:
         check_grade(grade)
         now = self.clock()
         day = self.study_day(now)
-        queue, answered = self._snapshot()
+        queue, answered = self._queue.mark(), len(self._answers)
         # the store keeps the schedule if not the day's first answer; a cram answer never reschedules
         reschedule = _rescheduler(card_scheduler(self.scheduler, entry.card.id, self._load), grade, day) \
             if entry.kind.schedules else None
@@ -374,20 +364,19 @@ class Session:
         buried = self._bury_siblings(entry.card.id, day)
         flags += buried
         again_kind = AnswerKind.CRAM if entry.kind is AnswerKind.CRAM else AnswerKind.REDRILL
-        drilled = sum(outcome.entry.card.id == entry.card.id and outcome.kind is again_kind for outcome in self._answers)
+        drilled = self._repeats[entry.card.id, again_kind]
         drilled += logged.kind is AnswerKind.REDRILL  # (a cram's repeats: its earlier answers in the session)
         again = redrill_needed(grade) and not suspend and drilled < MAX_REDRILLS
-        self._queue.pop(0)
-        gone = {state.card_id for state in buried} | ({entry.card.id} if suspend else set())
-        if gone:
-            self._queue = [queued for queued in self._queue if queued.card.id not in gone]
+        self._queue.take_front()
+        self._queue.drop({state.card_id for state in buried} | ({entry.card.id} if suspend else set()))
         if again:  # after the rest of the queue, or sooner once its learning step has passed
             step = LEARNING_STEPS[min(drilled, len(LEARNING_STEPS) - 1)]
-            self._queue.append(Entry(entry.card, again_kind, ready_at=now + step))
+            self._queue.put_back(Entry(entry.card, again_kind, ready_at=now + step))
         outcome = Outcome(entry=entry, grade=grade, review_id=logged.id, before=logged.before,
                           after=logged.after, again=again, kind=logged.kind, suspended=suspend,
                           study_day=logged.study_day, buried=tuple(state.card_id for state in buried))
         self._answers.append(outcome)
+        self._repeats[entry.card.id, outcome.kind] += 1
         self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags, action_id=action_id))
         return outcome
 
@@ -404,10 +393,10 @@ class Session:
         given_away = self._siblings.get(card_id, frozenset())
         if not given_away:
             return ()
-        waiting = {entry.card.id for entry in self._queue if entry.kind is not AnswerKind.REDRILL}
         answered = {outcome.entry.card.id for outcome in self._answers}  # and those buried already, by an answer
         answered.update(other for outcome in self._answers for other in outcome.buried)
-        chosen = sorted(given_away & (self._held | waiting) - answered - {card_id})
+        chosen = sorted(other for other in given_away - answered - {card_id}
+                        if other in self._held or self._queue.holds(other, but=AnswerKind.REDRILL))
         return tuple(self.store.set_flags(other, buried_until=day + timedelta(days=1)) for other in chosen)
 
     def suspend(self) -> Entry:
@@ -420,13 +409,14 @@ class Session:
 
     def _set_aside(self, *, suspended: bool | None = None, buried_until: date | None = None) -> Entry:
         entry = self._require_current()
-        queue, answered = self._snapshot()
+        queue, answered = self._queue.mark(), len(self._answers)
         if suspended:
             now = self.clock()
             flags, action_id = self._suspended(entry.card.id, now, self.study_day(now))
         else:
             flags, action_id = (self.store.set_flags(entry.card.id, buried_until=buried_until),), None
-        self._queue = [queued for queued in self._queue if queued.card.id != entry.card.id]
+        self._queue.take_front()
+        self._queue.drop({entry.card.id})
         self._steps.append(_Step(queue, answered, flags=flags, action_id=action_id))
         return entry
 
@@ -454,7 +444,9 @@ class Session:
             if self._load is not None:  # the answer's card is due where it was again
                 undone = self._answers[step.answered]
                 self._load.moved(undone.after.due, undone.before.due)
-        self._queue = list(step.queue)
+        self._queue.back_to(step.queue)
+        for outcome in self._answers[step.answered:]:
+            self._repeats[outcome.entry.card.id, outcome.kind] -= 1
         del self._answers[step.answered:]
         self._shown_at = self.clock()
         return self.current
@@ -473,12 +465,9 @@ class Session:
     # ----------------------------------------------------------------- helpers
 
     def _require_current(self) -> Entry:
-        if not self._queue:
+        if (entry := self._queue.front) is None:
             raise LookupError("the session has no card left")
-        return self._queue[0]
-
-    def _snapshot(self) -> tuple[tuple[Entry, ...], int]:
-        return tuple(self._queue), len(self._answers)
+        return entry
 
 
 def interleave_by_kind(cards: Iterable[Listed]) -> list[Listed]:
