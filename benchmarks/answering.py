@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -87,7 +88,8 @@ def anki_per_answer(folder: Path, cards: list[FactCard], answers: int) -> tuple[
     from anki.scheduler.v3 import Scheduler as V3Scheduler
 
     path = folder / f"anki-{len(cards)}" / "collection.anki2"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(path.parent, ignore_errors=True)  # a new collection each run: a run answers a day's new cards
+    path.parent.mkdir(parents=True)
     col = Collection(str(path))
     try:
         assert col.db is not None and isinstance(col.sched, V3Scheduler)
