@@ -7,9 +7,10 @@ Needs a PostgreSQL server: ``$BERTDRILL_TEST_POSTGRES`` (a URL of a role that ma
 roles), else the local one on 127.0.0.1:5432. Every database and role it makes is named
 ``bertdrill_bench_*`` and dropped at the end.
 
-1. **Load.** ``class init`` with a lesson of ``--cards`` cards, ``--learners`` learners added with
-   ``class add-learner``; then one process per learner, each connecting as its own role (row-level
-   security on), all released at once by a barrier. Each learner answers every card, in an order of
+1. **Load.** ``class init`` with a lesson of ``--cards`` cards, ``--learners`` members added as
+   ``class add-learner`` adds them; then one process per learner, each connecting as the class server's
+   role and acting as its member (row-level security on, as the server runs), all released at once by a
+   barrier. Each learner answers every card, in an order of
    their own; with ``--windows 2`` in two windows at the same time (threads with a store and a
    connection each), as a learner with two terminals open would: the first answer of the study day
    schedules, the others are logged as re-drills. Every answer is one call of ``Store.answer`` (the
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
+    from bertdrill.adapters.store import Store
     from bertdrill.core.cards import FactCard
     from bertdrill.ports import Answer
 
@@ -97,17 +99,31 @@ class Scratch:
 # --------------------------------------------------------------------------- 1. load
 
 
-def learner_process(url: str, learner: str, card_ids: list[str], windows: int, seed: int, barrier, results) -> None:
+def opened(url: str, learner: str, member: int | None) -> Store:
+    """The learner's store: on a class, the server's role acting as member ``member`` (key ``learner``); else the
+    SQLite file."""
+    from bertdrill.adapters.store import PostgresStore, Store
+    from bertdrill.adapters.store.members import Member, MemberRole
+
+    if member is None:
+        return Store.open(url, learner=learner)
+    return PostgresStore.serving(url).acting_as(Member(member, learner, MemberRole.LEARNER, learner))
+
+
+def learner_process(url: str, learner: str, member: int | None, card_ids: list[str], windows: int, seed: int,
+                    barrier, results) -> None:
     """One learner: ``windows`` stores answering every card, in different orders, all at once."""
-    from bertdrill.adapters.store import Store
     from bertdrill.core.scheduling import sm2
     from bertdrill.core.scheduling.state import AnswerKind
 
     rng = random.Random(seed)
     grades = {card_id: rng.choice([1, 2, 3, 4, 4, 5, 5]) for card_id in card_ids}
     try:
-        stores = [Store.open(url, learner=learner) for _ in range(windows)]
-        stores[0].sync(lesson_cards(len(card_ids)))  # the learner's first command: schedules of every card
+        stores = [opened(url, learner, member) for _ in range(windows)]
+        if member is None:
+            stores[0].sync(lesson_cards(len(card_ids)))  # the learner's first command: schedules of every card
+        else:
+            stores[0].schedule_every_card()  # as the server does at a member's first request
         for store in stores:
             store.state(card_ids[0])  # connected and warm before the start
     except Exception as exc:  # noqa: BLE001 - the parent reports it, and must not wait for this learner
@@ -143,6 +159,7 @@ def learner_process(url: str, learner: str, card_ids: list[str], windows: int, s
         thread.join()
     elapsed = time.perf_counter() - began
     for store in stores:
+        store.engine.dispose()  # a member's view shares the server's engine, and does not close it
         store.close()
     results.put((learner, [x for each in latencies for x in each], [x for each in acknowledged for x in each],
                  errors, elapsed))
@@ -155,14 +172,15 @@ class LoadRun(TypedDict):
     wall: float  # seconds, the whole run
 
 
-def load_run(urls: dict[str, str], card_ids: list[str], windows: int) -> LoadRun:
-    """Every learner's process at once; returns the latencies, the acknowledged answer ids and the wall time."""
+def load_run(urls: dict[str, tuple[str, int | None]], card_ids: list[str], windows: int) -> LoadRun:
+    """Every learner's process at once (each learner: the URL, and their member id in a class); returns the
+    latencies, the acknowledged answer ids and the wall time."""
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(len(urls) + 1)
     results = context.Queue()
     processes = [context.Process(target=learner_process,
-                                 args=(url, learner, card_ids, windows, seed, barrier, results))
-                 for seed, (learner, url) in enumerate(sorted(urls.items()))]
+                                 args=(url, learner, member, card_ids, windows, seed, barrier, results))
+                 for seed, (learner, (url, member)) in enumerate(sorted(urls.items()))]
     for process in processes:
         process.start()
     barrier.wait(timeout=600)  # every learner is connected: go
@@ -231,11 +249,11 @@ def load(args) -> bool:
     try:
         with Store.open(scratch.url()) as teacher:
             assert isinstance(teacher, PostgresStore)
-            teacher.class_init(cards)
-            learners = [f"{scratch.name}_learner{n:03d}" for n in range(args.learners)]
-            for learner in learners:
-                teacher.add_learner(learner, uuid.uuid4().hex)
-        run = load_run({learner: scratch.url(learner) for learner in learners}, card_ids, args.windows)
+            teacher.open_class(cards, [])
+            members = [teacher.add_member(f"learner {n:03d}", uuid.uuid4().hex) for n in range(args.learners)]
+        learners = [member.learner for member in members]
+        served = scratch.url(f"{scratch.name}_server")
+        run = load_run({member.learner: (served, member.id) for member in members}, card_ids, args.windows)
         problems = run["errors"] + audit(scratch.url(), learners, card_ids, run["acknowledged"], args.windows)
     finally:
         scratch.drop()
@@ -243,7 +261,7 @@ def load(args) -> bool:
         path = str(Path(folder) / "one.db")
         with Store.open(path, learner="solo") as solo:
             solo.sync(cards)
-        baseline = load_run({"solo": path}, card_ids, args.windows)
+        baseline = load_run({"solo": (path, None)}, card_ids, args.windows)
         problems += baseline["errors"] + audit(path, ["solo"], card_ids, baseline["acknowledged"], args.windows)
     print(f"1. load: {args.learners} learners x {args.cards} cards x {args.windows} windows, all at once")
     print_load(f"PostgreSQL, {args.learners} learner processes", run)
@@ -283,7 +301,7 @@ def report(args) -> None:
         began = time.perf_counter()
         with Store.open(scratch.url()) as teacher:
             assert isinstance(teacher, PostgresStore)
-            teacher.class_init(cards)
+            teacher.open_class(cards, [])
         engine = create_engine(scratch.url().replace("postgresql://", "postgresql+psycopg://"))
         per = args.report_reviews // args.report_learners
         with engine.begin() as connection:

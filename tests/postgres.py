@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,6 +21,7 @@ import pytest
 
 if TYPE_CHECKING:
     from bertdrill.adapters.store import PostgresStore
+    from bertdrill.ports import SyncCard
 
 LOCAL = "postgresql://postgres@127.0.0.1:5432/postgres"
 CONNECT_TIMEOUT = 3  # seconds: a server that does not answer by then is "not reachable"
@@ -31,12 +34,61 @@ def admin_url() -> str:
 
 def class_store(url: str) -> PostgresStore:
     """``Store.open(url)`` on a PostgreSQL URL, as a teacher's command opens it: the class's store, with
-    class_init, add_learner and the other class methods."""
+    open_class, add_member and the other class methods."""
     from bertdrill.adapters.store import PostgresStore, Store
 
     store = Store.open(url)
     assert isinstance(store, PostgresStore), url
     return store
+
+
+@contextmanager
+def class_learners(server: Server, cards: Sequence[SyncCard], *names: str) -> Iterator[dict[str, PostgresStore]]:
+    """A class of these learners, as the class server reaches them: the teacher's ``class init`` (the cards, the
+    server's roles and policies) and ``class add-learner``; yields each learner's store as the server opens it,
+    acting as them (their own rows under row-level security, their schedules made as at their first visit)."""
+    from bertdrill.adapters.store import PostgresStore
+
+    with class_store(server.url) as teacher:
+        teacher.open_class(cards, [])
+        members = {name: teacher.add_member(name, f"{name}-password") for name in names}
+    serving = PostgresStore.serving(server.url_as(f"{server.database}_server"))
+    try:
+        learners = {name: serving.acting_as(member) for name, member in members.items()}
+        for store in learners.values():
+            store.schedule_every_card()
+        yield learners
+    finally:
+        serving.close()
+
+
+OLD_CLASS = """
+CREATE ROLE "{group}" NOLOGIN;
+GRANT USAGE ON SCHEMA public TO "{group}";
+GRANT SELECT ON meta, lesson, card TO "{group}";
+GRANT SELECT, INSERT, UPDATE, DELETE ON schedule, review, scheduler, fsrs_parameters, card_action, lesson_exam
+    TO "{group}";
+GRANT USAGE ON SEQUENCE review_id_seq, card_action_id_seq TO "{group}"
+"""
+OLD_POLICY = ("ALTER TABLE {table} ENABLE ROW LEVEL SECURITY; CREATE POLICY own_rows ON {table} "
+              "USING (learner = current_user) WITH CHECK (learner = current_user)")
+
+
+def old_class(server: Server, cards: Sequence[SyncCard], *roles: str) -> None:
+    """A class as bertdrill made it before the class server (what its ``class init`` and ``add-learner`` did, which
+    bertdrill no longer does): the tables, a learners' group named after the database, row-level security on
+    ``learner = current_user``, and a login role per learner in the group, each with the password ``old``."""
+    with class_store(server.url) as teacher:
+        teacher.sync(cards, schedules=False)
+    group = f"{server.database}_learners"
+    with server.connect() as connection:
+        statements = [*OLD_CLASS.format(group=group).split(";")]
+        for table in ("schedule", "review", "scheduler", "fsrs_parameters", "card_action", "lesson_exam"):
+            statements += OLD_POLICY.format(table=table).split(";")
+        for role in roles:
+            statements += [f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'old'", f'GRANT "{group}" TO "{role}"']
+        for statement in statements:
+            connection.execute(statement)
 
 
 def in_ci() -> bool:

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 
 import psycopg
 import pytest
-from postgres import class_store
+from postgres import old_class
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import PostgresStore, Store
@@ -266,9 +266,7 @@ def test_a_class_of_learner_roles_moves_over_with_every_answer(postgres, cli, mo
     makes each a member whose rows are theirs already, prints their login once, and the roles lose the class."""
     cards = all_cards(load_lessons())
     ayse = postgres.role("ayse")
-    with class_store(postgres.url) as teacher:
-        teacher.class_init(cards)
-        teacher.add_learner(ayse, "old-role-password")
+    old_class(postgres, cards, ayse)
     with Store.open(postgres.url_as(ayse)) as own:
         answer(own, facts[0], 5)
         answer(own, facts[1], 1)

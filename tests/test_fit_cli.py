@@ -3,12 +3,13 @@ review count, every earlier set kept, and the switch the same all-or-nothing rep
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from functools import partial
 
 import pytest
 from learner_store import learner_store
-from postgres import class_store
+from postgres import class_learners
 from test_scheduler_cli import NOW, schedules
 
 from bertdrill.adapters.store import Store
@@ -124,31 +125,27 @@ def test_a_class_keeps_each_learners_fitted_set_on_postgresql(postgres):
     from bertdrill.adapters.lessons import all_cards, load_lessons
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:6]
-    ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with class_store(postgres.url) as teacher:
-        teacher.class_init(cards)
-        teacher.add_learner(ayse, "secret-1")
-        teacher.add_learner(bora, "secret-2")
-    logs: dict[tuple[str, str], CardLog] = {}
-    for learner in (ayse, bora):
-        with Store.open(postgres.url_as(learner)) as own:
-            own.sync(cards)
-            for number, card in enumerate(cards):
-                day = datetime(2025, 3, 1, 9, tzinfo=UTC)
-                for grade in (4, 5, 2, 4)[: 1 + number % 4]:
-                    own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW, reviewed_at=day, study_day=day.date(),
-                               reschedule=partial(sm2.review, quality=grade, today=day.date()))
-                    logs.setdefault((learner, card.id), []).append((day.date(), grade))
-                    day += timedelta(days=3)
-    fitted = fit(simulate(cards=60, days=200))
-    for learner, retention in ((ayse, 0.9), (bora, 0.8)):
-        with Store.open(postgres.url_as(learner)) as own:
-            chosen = SchedulerChoice(SchedulerName.FSRS, retention, FittedSet(0, fitted.parameters, fitted.reviews,
-                                                                  datetime(2025, 4, 1, tzinfo=UTC)))
-            switch = own.switch_scheduler(chosen, FittedFSRS(fitted.parameters, retention))
-            assert switch.choice == SchedulerChoice(SchedulerName.FSRS, retention, FittedSet(
-                1, fitted.parameters, fitted.reviews, datetime(2025, 4, 1, tzinfo=UTC)))  # every float as stored
-            assert own.scheduler_choice() == switch.choice
-            assert [each.number for each in own.fitted_sets()] == [1]  # only their own
-            scheduler = FittedFSRS(fitted.parameters, retention)
-            assert all(own.state(card.id).schedule == replay(scheduler, logs[(learner, card.id)]) for card in cards)
+    ayse, bora = "ayse", "bora"
+    with class_learners(postgres, cards, ayse, bora) as learners:
+        logs: dict[tuple[str, str], CardLog] = {}
+        for learner in (ayse, bora):
+            with nullcontext(learners[learner]) as own:
+                for number, card in enumerate(cards):
+                    day = datetime(2025, 3, 1, 9, tzinfo=UTC)
+                    for grade in (4, 5, 2, 4)[: 1 + number % 4]:
+                        own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW, reviewed_at=day, study_day=day.date(),
+                                   reschedule=partial(sm2.review, quality=grade, today=day.date()))
+                        logs.setdefault((learner, card.id), []).append((day.date(), grade))
+                        day += timedelta(days=3)
+        fitted = fit(simulate(cards=60, days=200))
+        for learner, retention in ((ayse, 0.9), (bora, 0.8)):
+            with nullcontext(learners[learner]) as own:
+                chosen = SchedulerChoice(SchedulerName.FSRS, retention, FittedSet(0, fitted.parameters, fitted.reviews,
+                                                                      datetime(2025, 4, 1, tzinfo=UTC)))
+                switch = own.switch_scheduler(chosen, FittedFSRS(fitted.parameters, retention))
+                assert switch.choice == SchedulerChoice(SchedulerName.FSRS, retention, FittedSet(
+                    1, fitted.parameters, fitted.reviews, datetime(2025, 4, 1, tzinfo=UTC)))  # every float as stored
+                assert own.scheduler_choice() == switch.choice
+                assert [each.number for each in own.fitted_sets()] == [1]  # only their own
+                scheduler = FittedFSRS(fitted.parameters, retention)
+                assert all(own.state(card.id).schedule == replay(scheduler, logs[(learner, card.id)]) for card in cards)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import date
 from functools import partial
 
 import pytest
 from learner_store import learner_store
-from postgres import class_store
+from postgres import class_learners
 
 from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling import sm2
@@ -237,35 +238,31 @@ def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
     from bertdrill.adapters.lessons import all_cards, load_lessons
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:6]
-    ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with class_store(postgres.url) as teacher:
-        teacher.class_init(cards)
-        teacher.add_learner(ayse, "secret-1")
-        teacher.add_learner(bora, "secret-2")
-    logs: dict[tuple[str, str], CardLog] = {}
-    for learner in (ayse, bora):
-        with Store.open(postgres.url_as(learner)) as own:
-            own.sync(cards)
-            for number, card in enumerate(cards):
-                day = date(2025, 3, 1)
-                for grade in (4, 5, 2, 4)[: 1 + number % 4]:
-                    own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW,
-                               reviewed_at=datetime(2025, 3, 1, 9, tzinfo=UTC), study_day=day,
-                               reschedule=partial(sm2.review, quality=grade, today=day), once_per_day=True)
-                    logs.setdefault((learner, card.id), []).append((day, grade))
-                    day += timedelta(days=3)
-    with Store.open(postgres.url_as(ayse)) as own:
-        before = {card.id: own.state(card.id).schedule for card in cards}
-        own.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.85), FSRS(0.85))
-        assert own.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.85)
-        for card in cards:
-            assert own.state(card.id).schedule == replay(FSRS(0.85), logs[(ayse, card.id)])
-        seen: list[CardLog] = []
-        own.card_logs(seen.append)
-        assert sorted(seen) == sorted(logs[(ayse, card.id)] for card in cards)  # in the database's card order
-    with Store.open(postgres.url_as(bora)) as other:
-        assert other.scheduler_choice() == SchedulerChoice()
-        assert all(other.state(card.id).schedule == replay(sm2.SM2(), logs[(bora, card.id)]) for card in cards)
-    with Store.open(postgres.url_as(ayse)) as own:
-        own.switch_scheduler(SchedulerChoice(), sm2.SM2())
-        assert {card.id: own.state(card.id).schedule for card in cards} == before
+    ayse, bora = "ayse", "bora"
+    with class_learners(postgres, cards, ayse, bora) as learners:
+        logs: dict[tuple[str, str], CardLog] = {}
+        for learner in (ayse, bora):
+            with nullcontext(learners[learner]) as own:
+                for number, card in enumerate(cards):
+                    day = date(2025, 3, 1)
+                    for grade in (4, 5, 2, 4)[: 1 + number % 4]:
+                        own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW,
+                                   reviewed_at=datetime(2025, 3, 1, 9, tzinfo=UTC), study_day=day,
+                                   reschedule=partial(sm2.review, quality=grade, today=day), once_per_day=True)
+                        logs.setdefault((learner, card.id), []).append((day, grade))
+                        day += timedelta(days=3)
+        with nullcontext(learners[ayse]) as own:
+            before = {card.id: own.state(card.id).schedule for card in cards}
+            own.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.85), FSRS(0.85))
+            assert own.scheduler_choice() == SchedulerChoice(SchedulerName.FSRS, 0.85)
+            for card in cards:
+                assert own.state(card.id).schedule == replay(FSRS(0.85), logs[(ayse, card.id)])
+            seen: list[CardLog] = []
+            own.card_logs(seen.append)
+            assert sorted(seen) == sorted(logs[(ayse, card.id)] for card in cards)  # in the database's card order
+        with nullcontext(learners[bora]) as other:
+            assert other.scheduler_choice() == SchedulerChoice()
+            assert all(other.state(card.id).schedule == replay(sm2.SM2(), logs[(bora, card.id)]) for card in cards)
+        with nullcontext(learners[ayse]) as own:
+            own.switch_scheduler(SchedulerChoice(), sm2.SM2())
+            assert {card.id: own.state(card.id).schedule for card in cards} == before

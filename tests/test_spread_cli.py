@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from contextlib import nullcontext
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
-from postgres import class_store
+from postgres import class_learners
 
 from bertdrill.adapters.store import Store
 from bertdrill.core.scheduling.exam import ExamScheduler, LessonExams
@@ -155,35 +156,31 @@ def test_a_class_keeps_each_learners_spread_and_lesson_exams_on_postgresql(postg
     from bertdrill.core.scheduling.spread import card_scheduler
 
     cards = [card for card in all_cards(load_lessons()) if card.kind.reviewed][:8]
-    ayse, bora = postgres.role("ayse"), postgres.role("bora")
-    with class_store(postgres.url) as teacher:
-        teacher.class_init(cards)
-        teacher.add_learner(ayse, "secret-1")
-        teacher.add_learner(bora, "secret-2")
-    exam = date(2025, 4, 10)
-    chosen = {ayse: SchedulerChoice(SchedulerName.FSRS, 0.9, spread=Spreading.FUZZ,
-                                    lesson_exams=(LessonExam("bert-basics", exam, 0.95),)),
-              bora: SchedulerChoice(SchedulerName.FSRS, 0.85, spread=Spreading.OFF)}
-    scheduler = {ayse: Spread(LessonExams(FSRS(0.9), (("bert-basics", exam, 0.95),)), Spreading.FUZZ),
-                 bora: Spread(FSRS(0.85), Spreading.OFF)}
-    for learner in (ayse, bora):
-        with Store.open(postgres.url_as(learner)) as own:
-            own.sync(cards)
-            own.switch_scheduler(chosen[learner], scheduler[learner])
-            for number, card in enumerate(cards):
-                day = datetime(2025, 3, 1, 9, tzinfo=UTC)
-                for grade in (4, 5, 3, 4, 5)[: 2 + number % 4]:
-                    own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW, reviewed_at=day, study_day=day.date(),
-                               reschedule=partial(card_scheduler(scheduler[learner], card.id).review, grade=grade,
-                                                  today=day.date()))
-                    day += timedelta(days=5 + number)
-            live = {card.id: own.state(card.id).schedule for card in cards}
-            switch = own.switch_scheduler(chosen[learner], scheduler[learner])  # the same choice: replayed
-            assert switch.choice == chosen[learner] == own.scheduler_choice()
-            assert {card.id: own.state(card.id).schedule for card in cards} == live  # replay == answering
-    with Store.open(postgres.url_as(bora)) as other:
-        assert other.scheduler_choice().lesson_exams == ()  # ayse's exam row is not bora's to see
-    with Store.open(postgres.url) as teacher:
-        rows = teacher._run(lambda connection: connection.exec_driver_sql(
-            "SELECT learner, lesson_id FROM lesson_exam").all())
-        assert rows == [(ayse, "bert-basics")]
+    ayse, bora = "ayse", "bora"
+    with class_learners(postgres, cards, ayse, bora) as learners:
+        exam = date(2025, 4, 10)
+        chosen = {ayse: SchedulerChoice(SchedulerName.FSRS, 0.9, spread=Spreading.FUZZ,
+                                        lesson_exams=(LessonExam("bert-basics", exam, 0.95),)),
+                  bora: SchedulerChoice(SchedulerName.FSRS, 0.85, spread=Spreading.OFF)}
+        scheduler = {ayse: Spread(LessonExams(FSRS(0.9), (("bert-basics", exam, 0.95),)), Spreading.FUZZ),
+                     bora: Spread(FSRS(0.85), Spreading.OFF)}
+        for learner in (ayse, bora):
+            with nullcontext(learners[learner]) as own:
+                own.switch_scheduler(chosen[learner], scheduler[learner])
+                for number, card in enumerate(cards):
+                    day = datetime(2025, 3, 1, 9, tzinfo=UTC)
+                    for grade in (4, 5, 3, 4, 5)[: 2 + number % 4]:
+                        own.answer(card.id, grade=grade, kind=AnswerKind.REVIEW, reviewed_at=day, study_day=day.date(),
+                                   reschedule=partial(card_scheduler(scheduler[learner], card.id).review, grade=grade,
+                                                      today=day.date()))
+                        day += timedelta(days=5 + number)
+                live = {card.id: own.state(card.id).schedule for card in cards}
+                switch = own.switch_scheduler(chosen[learner], scheduler[learner])  # the same choice: replayed
+                assert switch.choice == chosen[learner] == own.scheduler_choice()
+                assert {card.id: own.state(card.id).schedule for card in cards} == live  # replay == answering
+        with nullcontext(learners[bora]) as other:
+            assert other.scheduler_choice().lesson_exams == ()  # ayse's exam row is not bora's to see
+        with Store.open(postgres.url) as teacher:
+            rows = teacher._run(lambda connection: connection.exec_driver_sql(
+                "SELECT learner, lesson_id FROM lesson_exam").all())
+            assert rows == [(learners[ayse].learner, "bert-basics")]

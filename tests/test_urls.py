@@ -23,13 +23,6 @@ def test_a_described_url_holds_no_password(url):
     assert "SECRET" not in shown and "***" in shown and "127.0.0.1" in shown
 
 
-def test_a_learners_url_carries_the_learners_password_not_the_teachers():
-    teacher = make_url("postgresql+psycopg://teacher:T1@127.0.0.1:5432/class?password=T2&sslmode=prefer")
-    learner = postgresql.learner_url(teacher, "ann", "ann-pw")
-    assert "T1" not in learner and "T2" not in learner
-    assert learner == "postgresql://ann:ann-pw@127.0.0.1:5432/class?sslmode=prefer"
-
-
 @pytest.mark.parametrize(("url", "shown"), [
     ("postgresql://u:pw@127.0.0.1:notaport/test?password=S0", "postgresql://u:***@127.0.0.1:notaport/test?password=***"),
     ("postgresql://u@[::1/test", "postgresql://u@[::1/test"),

@@ -1,8 +1,8 @@
 """``bertdrill class``: a class on one PostgreSQL database: set it up, add learners, read the report.
 
 The teacher runs these with the teacher's role (the one that creates the tables, and so reads
-every learner's rows); each learner runs the usual commands with a role of their own. See
-docs/classroom.md.
+every learner's rows); learners never connect to the database: they log in to the class server, in a
+browser or with ``bertdrill login`` from their terminal. See docs/classroom.md.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from sqlalchemy.engine import URL
 from bertdrill import __version__
 from bertdrill.adapters.store import classroom, damage, members, migrations, postgresql, reading
 from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
-from bertdrill.adapters.store.database import learner_name, utc_text
+from bertdrill.adapters.store.database import utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bertdrill.adapters.store.postgresql import PostgresDatabase
 from bertdrill.adapters.store.reports import Reports
@@ -322,11 +322,6 @@ class PostgresStore(Store, PostgresDatabase):
                            "needs {wanted}); the teacher sets it up with: bertdrill class init").format(
                                where=self.where, found=found, wanted=SCHEMA_VERSION))
 
-    def class_init(self, cards: Sequence[SyncCard]) -> str:
-        """Sync the class's lessons and put row-level security on; returns the learners' group role."""
-        self.sync(cards, schedules=False)  # the lessons; the teacher is no learner
-        return self._run(lambda connection: postgresql.class_init(connection), write=True)
-
     def open_class(self, cards: Sequence[SyncCard], sources: Sequence[tuple[str, str, str]], *,
                    address: str | None = None, server_password: str | None = None) -> ClassSetup:
         """``class init``: the lessons' cards synced (every history kept, by fingerprint) and their texts
@@ -438,12 +433,6 @@ class PostgresStore(Store, PostgresDatabase):
                                                           keep_login=kept), write=True)
         return True
 
-    def add_learner(self, name: str, password: str) -> tuple[bool, str]:
-        """A class from before the server: create the learner's role (True) or add an existing one to the class (False); and the URL
-        the learner connects with."""
-        learner_name(name, lambda: name)  # the same rules as any learner's name
-        created = self._run(lambda connection: postgresql.add_learner(connection, name, password), write=True)
-        return created, postgresql.learner_url(self.engine.url, name, password)
 
 
 T = TypeVar("T")

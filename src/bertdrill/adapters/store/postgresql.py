@@ -1,10 +1,13 @@
 """Everything PostgreSQL-specific, in one place: the engine, units of work, errors, the schema's version,
 DDL words, and a class's roles and row-level security.
 
-A class shares one database. Each learner connects with a role of their own; row-level security on the
-learners' tables (``schedule``, ``review``) shows and lets change only the rows whose ``learner`` is the
-role's name, so the database, not the client, keeps learners apart. The teacher's role owns the tables
-(it ran ``bertdrill class init``), which puts it outside those policies: it reads the whole class.
+A class shares one database, and learners never connect to it: the class server does, as a role of its own
+that owns nothing, and each of its transactions acts for one member (:func:`secure_class`); row-level security
+on the learners' tables shows and lets change only the acting learner's rows, so the database, not the
+server's code, keeps learners apart. The teacher's role owns the tables (it ran ``bertdrill class init``),
+which puts it outside those policies: it reads the whole class. (Before the server, each learner had a role
+of their own, in a group named after the database; ``class init`` moves such a class over:
+:func:`learner_roles`, :func:`retire_learner_roles`.)
 
 Concurrency: READ COMMITTED with row locks. An answer, an undo and a flag change lock the learner's
 schedule row of the card (``SELECT ... FOR UPDATE``) before reading anything else, so two windows of
@@ -236,49 +239,6 @@ def _role_exists(connection: Connection, name: str) -> bool:
     return connection.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :name"), {"name": name}).first() is not None
 
 
-def class_init(connection: Connection) -> str:
-    """Row-level security on the learners' tables and the learners' group role; run as the teacher.
-
-    The teacher's role owns the tables, so it reads (and may correct) every learner's rows: owners
-    are not subject to row-level security unless it is forced, and it is not. Every other role sees
-    and changes only the rows whose ``learner`` is its own name. Run again, it changes nothing.
-    Returns the group role.
-    """
-    group = learners_role(connection)
-    quoted = _quote(connection, group)
-    if not _role_exists(connection, group):
-        connection.exec_driver_sql(f"CREATE ROLE {quoted} NOLOGIN")
-    connection.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {quoted}")
-    for table in SHARED_TABLES:
-        connection.exec_driver_sql(f"GRANT SELECT ON {table} TO {quoted}")
-    for table in LEARNER_TABLES:
-        connection.exec_driver_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {quoted}")
-        connection.exec_driver_sql(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
-        connection.exec_driver_sql(f"DROP POLICY IF EXISTS own_rows ON {table}")
-        connection.exec_driver_sql(f"CREATE POLICY own_rows ON {table} USING (learner = current_user) "
-                                   "WITH CHECK (learner = current_user)")
-    for sequence in ("review_id_seq", "card_action_id_seq"):
-        connection.exec_driver_sql(f"GRANT USAGE ON SEQUENCE {sequence} TO {quoted}")
-    return group
-
-
-def add_learner(connection: Connection, name: str, password: str) -> bool:
-    """Create the learner's login role in the class's group (or add an existing role to it).
-
-    Returns True when the role was created. The server quotes the name and password itself
-    (``format('%I', '%L')``): nothing typed is pasted into SQL here.
-    """
-    group = learners_role(connection)
-    created = not _role_exists(connection, name)
-    if created:
-        statement = connection.execute(text("SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', "
-                                            "CAST(:name AS text), CAST(:password AS text))"),
-                                       {"name": name, "password": password}).scalar_one()
-        connection.exec_driver_sql(statement)
-    connection.exec_driver_sql(f"GRANT {_quote(connection, group)} TO {_quote(connection, name)}")
-    return created
-
-
 @dataclass(frozen=True)
 class ClassRoles:
     """The roles of a class server (roles are server-wide, so each is named after the database).
@@ -400,10 +360,3 @@ def retire_learner_roles(connection: Connection) -> None:
     connection.exec_driver_sql(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {quoted}")
     connection.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {quoted}")
     connection.exec_driver_sql(f"REVOKE ALL ON SCHEMA public FROM {quoted}")
-
-
-def learner_url(url: URL, name: str, password: str) -> str:
-    """How a learner connects: the class's URL with their role and password (the teacher's, wherever the
-    teacher's URL held it, is not copied)."""
-    own = url.difference_update_query(SECRET_OPTIONS)
-    return own.set(drivername="postgresql", username=name, password=password).render_as_string(hide_password=False)
