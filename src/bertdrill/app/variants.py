@@ -15,10 +15,14 @@ of answers given so far, so a page shown twice shows the same numbers, and a log
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.lesson import Lesson, NumericItem, VariantMode
 from bertdrill.core.variants import derive_seed, draw, variant_card, varied_lesson, wants_variant
+
+if TYPE_CHECKING:
+    from bertdrill.core.diagnosis import Diagnoser
 
 __all__ = ["FreshNumbers"]
 
@@ -33,6 +37,7 @@ class FreshNumbers:
             lesson.id: lesson for lesson in lessons}
         self.mode = mode
         self.salt = salt
+        self._diagnosers: dict[tuple[str, str], Diagnoser | None] = {}  # (lesson id, variant key) -> made once
 
     def mode_of(self, lesson: Lesson) -> VariantMode:
         """The learner's choice, else the lesson's own (``[variants] mode``), else fixed sets."""
@@ -70,3 +75,18 @@ class FreshNumbers:
         if lesson is None or not isinstance(card, NumericCard) or not card.variant:
             return lesson
         return varied_lesson(lesson, card)
+
+    def diagnoser(self, card: Card, named: Mapping[str, Diagnoser]) -> Diagnoser | None:
+        """The diagnoser ``card`` is graded with: its lesson's (from ``named``), or for a card asked with a
+        variant one that knows the variant's numbers ("7,084,800 is the layer without both LayerNorms, for
+        d = 512"), made the first time that variant is graded."""
+        variant = card.variant if isinstance(card, NumericCard) else None
+        if not variant:
+            return named.get(card.lesson_id)
+        key = (card.lesson_id, variant)
+        if key not in self._diagnosers:
+            from bertdrill.core.diagnosis import Diagnoser  # only when a variant is graded: it costs an import
+
+            lesson = self.lesson_of(card)
+            self._diagnosers[key] = Diagnoser.for_lesson(lesson) if lesson is not None else None
+        return self._diagnosers[key]

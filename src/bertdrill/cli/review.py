@@ -392,9 +392,8 @@ class Review:
         self.reader = reader
         self.language = language
         # lesson id -> Diagnoser: wrong numbers explained (each lesson's, as given: made on first use if the
-        # mapping makes them so); (lesson id, variant) -> the variant's, made on first use
+        # mapping makes them so); a variant's is the session's numbers' to make (FreshNumbers.diagnoser)
         self.lesson_diagnosers: Mapping[str, Diagnoser] = diagnosers or {}
-        self.diagnosers: dict[tuple[str, str], Diagnoser | None] = {}
 
     def run(self) -> int:
         code = 0
@@ -529,16 +528,9 @@ class Review:
 
     def diagnoser(self, card: Card) -> Diagnoser | None:
         """The lesson's diagnoser; for a card asked with fresh numbers, one that knows the variant's."""
-        variant: str = getattr(card, "variant", "")
-        if not variant or self.session.numbers is None:
+        if self.session.numbers is None:
             return self.lesson_diagnosers.get(card.lesson_id)
-        from bertdrill.core.diagnosis import Diagnoser
-
-        key = (card.lesson_id, variant)
-        if key not in self.diagnosers:
-            lesson = self.session.numbers.lesson_of(card)
-            self.diagnosers[key] = Diagnoser.for_lesson(lesson) if lesson is not None else None
-        return self.diagnosers[key]
+        return self.session.numbers.diagnoser(card, self.lesson_diagnosers)
 
     def show_verdict(self, verdict: Verdict) -> None:
         """✓ or ✗ with words, the diff or the diagnosis, then the answer: each said once."""

@@ -27,7 +27,7 @@ from bertdrill.cli.base import (
     app,
     out,
 )
-from bertdrill.cli.review import LeechChoice, LeechOption
+from bertdrill.cli.review import LeechChoice, LeechOption, NumbersChoice, NumbersOption
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
@@ -55,6 +55,7 @@ def serve(
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
     leech_action: LeechOption = LeechChoice.suspend,
+    numbers: NumbersOption = NumbersChoice.lesson,
 ) -> None:
     """Review in the browser: a page on this machine, with the same cards, grading and schedule as `review`.
 
@@ -65,12 +66,12 @@ def serve(
     from bertdrill.adapters.store import database_url, postgresql
 
     if postgresql.is_postgres(database_url(db)):
-        _serve_class(db, host, port, new, limit, rollover_hour, leech_action)
+        _serve_class(db, host, port, new, limit, rollover_hour, leech_action, numbers)
         return
     if not _loopback(host):
         raise BertdrillError(_("{host} is not a loopback address: a review page with no login listens on "
                                "127.0.0.1 (or ::1) only").format(host=host))
-    desk = _desk(db, paths, lesson_id, learner, new, limit, rollover_hour, leech_action)
+    desk = _desk(db, paths, lesson_id, learner, new, limit, rollover_hour, leech_action, numbers)
     with desk.store:
         listener = _listen(host, port)
         address = f"http://{host if ':' not in host else f'[{host}]'}:{listener.getsockname()[1]}/"
@@ -80,11 +81,12 @@ def serve(
 
 
 def _serve_class(db: str | None, host: str, port: int, new: int, limit: int, rollover_hour: int,
-                 leech_action: LeechChoice) -> None:
+                 leech_action: LeechChoice, numbers: NumbersChoice) -> None:
     """The class server: the lessons as the teacher published them, logins, one desk per member."""
     from bertdrill.adapters.store import PostgresStore
     from bertdrill.app.session import LeechAction, Limits
     from bertdrill.cli.base import chosen_scheduler, clock
+    from bertdrill.core.lesson import VariantMode
     _web_modules()
     from bertdrill.web.app import class_app
     from bertdrill.web.classroom import ClassServer
@@ -92,7 +94,8 @@ def _serve_class(db: str | None, host: str, port: int, new: int, limit: int, rol
 
     with PostgresStore.serving(db) as store:
         server = ClassServer(store, clock=clock(), limits=Limits(new, limit, rollover_hour),
-                             leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler)
+                             leech_action=LeechAction(leech_action.value), scheduler=chosen_scheduler,
+                             numbers=None if numbers is NumbersChoice.lesson else VariantMode(numbers.value))
         listener = _listen(host, port)
         address = f"http://{host if ':' not in host else f'[{host}]'}:{listener.getsockname()[1]}/"
         out.print(_("The class server of {where} is at {address} (Ctrl-C stops it); put a reverse proxy with TLS "
@@ -144,10 +147,11 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def _desk(db: str | None, paths: list[Path] | None, lesson_id: str | None, learner: str | None, new: int, limit: int,
-          rollover_hour: int, leech_action: LeechChoice) -> Desk:
+          rollover_hour: int, leech_action: LeechChoice, numbers: NumbersChoice = NumbersChoice.lesson) -> Desk:
     from bertdrill.app.session import LeechAction, Limits
     from bertdrill.cli.base import chosen_scheduler, clock, load, open_store
     from bertdrill.core.diagnosis import Diagnoser
+    from bertdrill.core.lesson import VariantMode
     from bertdrill.web.desk import Desk
 
     loaded = load(paths)
@@ -157,4 +161,5 @@ def _desk(db: str | None, paths: list[Path] | None, lesson_id: str | None, learn
     return Desk(store=store, cards=cards, lessons=lessons, languages=languages or list(chosen[0].languages),
                 diagnosers={lesson.id: Diagnoser.for_lesson(lesson) for lesson in loaded}, clock=clock(),
                 limits=Limits(new, limit, rollover_hour), leech_action=LeechAction(leech_action.value),
-                scheduler=chosen_scheduler)
+                scheduler=chosen_scheduler, varying={lesson.id: lesson for lesson in chosen if lesson.variant_space},
+                numbers=None if numbers is NumbersChoice.lesson else VariantMode(numbers.value))

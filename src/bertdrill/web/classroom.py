@@ -38,7 +38,7 @@ from bertdrill.core.diagnosis import Diagnoser
 from bertdrill.core.errors import StoreError
 from bertdrill.core.grading import grade
 from bertdrill.core.i18n import _, ngettext
-from bertdrill.core.lesson import Lesson, parse
+from bertdrill.core.lesson import Lesson, VariantMode, parse
 from bertdrill.core.scheduling.state import study_day
 from bertdrill.web import pages
 from bertdrill.web.desk import Desk, Sittings
@@ -113,8 +113,10 @@ class ClassServer:
     def __init__(self, store: PostgresStore, *, clock: Callable[[], datetime],
                  limits: Limits = Limits(), leech_action: LeechAction = LeechAction.SUSPEND,
                  scheduler: Callable[[ReviewStore], Scheduler] | None = None, throttle: Throttle | None = None,
-                 login_cache: float = LOGIN_CACHE_SECONDS, monotonic: Callable[[], float] = time.monotonic):
+                 login_cache: float = LOGIN_CACHE_SECONDS, monotonic: Callable[[], float] = time.monotonic,
+                 numbers: VariantMode | None = None):
         self.store = store
+        self.numbers = numbers  # fresh numbers for every member (None: each lesson's own [variants] mode)
         self.clock = clock
         self.limits = limits
         self.leech_action = leech_action
@@ -222,7 +224,8 @@ class ClassServer:
         store.schedule_every_card()  # their schedule rows; the cards themselves are the teacher's to sync
         desk = Desk(store=store, cards=self.cards, lessons=[lesson.id for lesson in self.lessons],
                     diagnosers=self.diagnosers, languages=self.languages, clock=self.clock, limits=self.limits,
-                    leech_action=self.leech_action, scheduler=self.scheduler)
+                    leech_action=self.leech_action, scheduler=self.scheduler, numbers=self.numbers,
+                    varying={lesson.id: lesson for lesson in self.lessons if lesson.variant_space is not None})
         with self._lock:
             return self._desks.setdefault(member.id, Sittings(desk))
 

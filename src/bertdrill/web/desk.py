@@ -19,9 +19,11 @@ from datetime import datetime
 from typing import Any
 
 from bertdrill.app.session import LeechAction, Limits, Session
+from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card
 from bertdrill.core.diagnosis import Diagnoser
 from bertdrill.core.grading import Verdict
+from bertdrill.core.lesson import Lesson, VariantMode
 from bertdrill.ports import ReviewStore, Scheduler
 
 MAX_SITTINGS = 200  # per desk: the oldest idle one is dropped beyond this (its answers are all stored)
@@ -41,12 +43,24 @@ class Desk:
     limits: Limits = Limits()
     leech_action: LeechAction = LeechAction.SUSPEND
     scheduler: Callable[[ReviewStore], Scheduler] | None = None  # the learner's chosen scheduler, read per sitting
+    # the lessons whose numeric cards may be asked with fresh numbers (their [variants]), and when:
+    # ``numbers`` is the learner's choice (None: each lesson's own mode)
+    varying: Mapping[str, Lesson] = field(default_factory=dict)
+    numbers: VariantMode | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # one learner's store: one request at a time
 
     def session(self) -> Session:
         kwargs: dict[str, Any] = {"scheduler": self.scheduler(self.store)} if self.scheduler else {}
+        if self.varying:  # each sitting draws its own numbers, as each terminal session does
+            kwargs["numbers"] = FreshNumbers(self.varying, mode=self.numbers, salt=secrets.randbits(32))
         return Session(self.store, self.cards, clock=self.clock, limits=self.limits, lessons=self.lessons,
                        leech_action=self.leech_action, **kwargs)
+
+    def diagnoser(self, session: Session, card: Card) -> Diagnoser | None:
+        """What explains a wrong number on ``card``: for fresh numbers, a diagnoser of the variant's own."""
+        if session.numbers is None:
+            return self.diagnosers.get(card.lesson_id)
+        return session.numbers.diagnoser(card, self.diagnosers)
 
 
 @dataclass

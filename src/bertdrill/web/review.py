@@ -86,11 +86,14 @@ class ReviewPages:
     def _page(self, request: Request, desk: Desk, sitting: Sitting) -> Response:
         session = sitting.session
         entry = session.current
+        pending = sitting.pending if entry and sitting.pending and sitting.pending.card_id == entry.card.id else None
+        if pending is None:
+            # the card as it is asked: show() gives it its fresh numbers (and starts the time to answer)
+            entry = session.show()
         notices = sitting.take_notices()
         if entry is None:
             return render(request, "done.html", sitting=sitting, notices=notices, summary=session.summary(),
                           can_undo=session.can_undo, minutes_seconds=divmod(round(session.summary().seconds), 60))
-        pending = sitting.pending if sitting.pending and sitting.pending.card_id == entry.card.id else None
         language = i18n.language()
         card = entry.card
         offered = options(card, language)
@@ -103,7 +106,6 @@ class ReviewPages:
             "pending": pending, "max_answer": pages.MAX_ANSWER_CHARS,
         }
         if pending is None:
-            session.show()  # the time to answer counts from here
             return render(request, "question.html", **context)
         verdict = pending.verdict
         context.update(
@@ -177,7 +179,8 @@ class ReviewPages:
         if graded_by_the_learner(card) and not typed.strip():
             sitting.pending = Pending(card.id, None, None)  # shown, to grade oneself, as Enter does in the terminal
             return
-        verdict = grade(card, typed, i18n.language(), diagnoser=desk.diagnosers.get(card.lesson_id))
+        # a card asked with fresh numbers is graded, and a wrong number explained, on the variant's numbers
+        verdict = grade(card, typed, i18n.language(), diagnoser=desk.diagnoser(sitting.session, card))
         if verdict.retry:  # an option that does not exist: say so, grade nothing
             sitting.notices.append(verdict.feedback)
             return
