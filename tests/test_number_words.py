@@ -61,3 +61,18 @@ def test_long_texts_cost_nothing():
         assert parse_words("bir" * 10_000, "tr") is None
         assert parse_words("four " * 10_000, "en") is None
     assert cpu_seconds(both) < 0.05
+
+
+_SOME_WORDS = ["four", "hundred", "and", "a", "twenty", "million", "what", "dört", "yüz", "bin", "ve", "12", "1000",
+               "on", "onon", "kaç", "thousand", "bir", "layers", "x2", "İKİ"]
+
+
+@given(st.lists(st.sampled_from(_SOME_WORDS), min_size=1, max_size=6), st.sampled_from(["en", "tr", "de"]))
+def test_a_word_that_may_not_spell_a_number_stops_every_run_holding_it(words, language):
+    """check reads runs of a prompt's words and stops a run at a word may_spell refuses: that is sound only if
+    parse_words reads no number in any text holding that word."""
+    from bertdrill.core.number_words import may_spell
+
+    if not all(may_spell(word, language) for word in words):
+        assert parse_words(" ".join(words), language) is None
+    assert may_spell(words[0], language) or parse_words(words[0], language) is None

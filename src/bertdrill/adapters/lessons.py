@@ -374,7 +374,7 @@ class _Kept:
 
     def lesson(self) -> Lesson:
         places = self.places()
-        self.part(list(places))
+        self.part(places.keys())  # a view, not a list: part asks it of every item (a list made that quadratic)
         lesson = dataclasses.replace(self.head(), items=tuple(self._items[item_id] for item_id in places))
         self._items.clear()  # the whole lesson holds them now
         return lesson

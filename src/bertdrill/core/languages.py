@@ -8,6 +8,7 @@ instead of listing languages themselves, so adding a language is one entry.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -184,6 +185,7 @@ def language(code: str) -> Language:
     return LANGUAGES.get(code, _DEFAULT)
 
 
+@functools.lru_cache(maxsize=256)  # every word a check reads asks it: "tr", "en" and a few regions
 def base(code: str) -> str:
     """``tr`` for ``tr``, ``tr-TR`` or ``tr_TR``."""
     return code.split("-")[0].split("_")[0].lower()

@@ -25,6 +25,7 @@ does not know about kinds.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -264,14 +265,27 @@ class _Clue:
 def _clues(answers: Iterable[str], thousands: str) -> list[_Clue]:
     found: dict[object, _Clue] = {}
     for answer in answers:
-        for text, value in _numbers(answer, thousands):
+        for text, value in _text_numbers(answer, thousands):
             if len(value) >= MIN_DIGITS:
                 found.setdefault(value, _Clue(text, number=value))
-        words = _words(answer)
-        for start, phrase in _phrases(words):
-            shown = answer[words[start][1][0]:words[start + PHRASE_WORDS - 1][1][1]]
+        for shown, phrase in _text_phrases(answer):
             found.setdefault(phrase, _Clue(shown, phrase=phrase))
     return list(found.values())
+
+
+# An answer is read twice, as a clue and as what shows after answering, in find_leaks and in siblings: each text's
+# numbers and phrases are found once.
+@functools.lru_cache(maxsize=1 << 15)
+def _text_numbers(text: str, thousands: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_numbers(text, thousands))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _text_phrases(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each key phrase of a text: as the text writes it, and its words."""
+    words = _words(text)
+    return tuple((text[words[start][1][0]:words[start + PHRASE_WORDS - 1][1][1]], phrase)
+                 for start, phrase in _phrases(words))
 
 
 def _fact_clues(item: Exposure) -> list[_Clue]:
@@ -282,8 +296,8 @@ def _read(texts: Iterable[str], thousands: str) -> tuple[set[str], set[tuple[str
     numbers: set[str] = set()
     phrases: set[tuple[str, ...]] = set()
     for text in texts:
-        numbers.update(value for _, value in _numbers(text, thousands))
-        phrases.update(phrase for _, phrase in _phrases(_words(text)))
+        numbers.update(value for _, value in _text_numbers(text, thousands))
+        phrases.update(phrase for _, phrase in _text_phrases(text))
     return numbers, phrases
 
 
@@ -292,6 +306,7 @@ def _first_found(clues: list[_Clue], numbers: set[str], phrases: set[tuple[str, 
     return next(clue.text for clue in clues if clue.key in numbers or clue.key in phrases)
 
 
+@functools.lru_cache(maxsize=16)
 def _number_pattern(thousands: str) -> re.Pattern[str]:
     """Whole numbers, grouped by the language's separator or a space, or not grouped at all.
 
@@ -304,17 +319,28 @@ def _number_pattern(thousands: str) -> re.Pattern[str]:
 
 def _numbers(text: str, thousands: str) -> list[tuple[str, str]]:
     """Each number as written, with its digits: ``3,072`` and ``3072`` are both ``"3072"``."""
-    pattern = _number_pattern(thousands)
-    return [(match.group(1), re.sub(r"\D", "", match.group(1)).lstrip("0") or "0") for match in pattern.finditer(text)]
+    return [(match.group(1), _NOT_DIGIT.sub("", match.group(1)).lstrip("0") or "0")
+            for match in _number_pattern(thousands).finditer(text)]
+
+
+_NOT_DIGIT = re.compile(r"\D")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def _words(text: str) -> list[tuple[str, tuple[int, int]]]:
     """Every word and number in order, words case-folded (a capital dotted İ folds to i, as in
     Turkish), with their spans; a short word or a number stands as "" so no phrase runs across it."""
     words = []
-    for match in re.finditer(r"[^\W_]+", text):
+    if text.isascii():  # casefold is lower there, and keeps every offset: fold the whole text at once
+        for match in _WORD.finditer(text.lower()):
+            word = match.group()
+            long_word = len(word) >= MIN_LETTERS and (word.isalpha() or not any(character.isdigit() for character in word))
+            words.append((word if long_word else "", match.span()))
+        return words
+    for match in _WORD.finditer(text):
         word = match.group().replace("İ", "i").casefold()
-        long_word = len(word) >= MIN_LETTERS and not any(character.isdigit() for character in word)
+        # a letter is never a digit: isalpha() settles most words without a look at each character
+        long_word = len(word) >= MIN_LETTERS and (word.isalpha() or not any(character.isdigit() for character in word))
         words.append((word if long_word else "", match.span()))
     return words
 
@@ -322,8 +348,9 @@ def _words(text: str) -> list[tuple[str, tuple[int, int]]]:
 def _phrases(words: list[tuple[str, tuple[int, int]]]) -> list[tuple[int, tuple[str, ...]]]:
     """Each run of PHRASE_WORDS long words in a row, with the index of its first word."""
     runs = []
+    names = [word for word, _ in words]
     for start in range(len(words) - PHRASE_WORDS + 1):
-        phrase = tuple(word for word, _ in words[start:start + PHRASE_WORDS])
+        phrase = tuple(names[start:start + PHRASE_WORDS])
         if all(phrase):
             runs.append((start, phrase))
     return runs
@@ -563,6 +590,9 @@ def _flat(text: str) -> str:
     return "".join(text.translate(_FLAT).split())
 
 
+_OPERATOR = re.compile("[-+*/·×⋅∙−]")
+
+
 class _FormulaFinder:
     """Finds the lesson's formulas printed in a text, all in one pass of one regular expression."""
 
@@ -579,7 +609,7 @@ class _FormulaFinder:
         self.pattern = re.compile(rf"(?<![\w.])(?=({alternatives})(?![\w.(]))") if sources else None
 
     def formulas(self, text: str) -> set[Fact]:
-        if self.pattern is None or not any(char in text for char in "+-*/·×⋅∙−"):
+        if self.pattern is None or _OPERATOR.search(text) is None:
             return set()
         return {(FORMULA, self.names[match.group(1)]) for match in self.pattern.finditer(_flat(text))}
 

@@ -35,16 +35,30 @@ def parse_words(text: str, language: str) -> int | None:
     if words is None or not text or len(text) > 40 * MAX_WORDS:
         return None
     vocabulary = _vocabulary(code, words)
-    tokens = _tokens(_key(text, code, words), vocabulary, code)
+    tokens = _tokens(_key(text, code, words), vocabulary, _longest[code], code)
     if tokens is None or not tokens or len(tokens) > MAX_WORDS:
         return None
     return _value(tokens)
+
+
+def may_spell(word: str, language: str) -> bool:
+    """Whether ``word`` (one word, no space) can stand in a number ``language`` spells (``hundred``, ``and``,
+    ``12``): a text holding a word that cannot is no number, so a reader of ever longer runs of words stops there.
+
+    The same test :func:`parse_words` makes of each of its words, so the two never disagree."""
+    code = base(language)
+    words = language_of(code).number_words
+    if words is None:
+        return False
+    vocabulary = _vocabulary(code, words)
+    return _tokens(_key(word, code, words), vocabulary, _longest[code], code) is not None
 
 
 # Token kinds, in the order a group of three digits is spoken: "two hundred forty one".
 _ZERO, _ONE, _UNIT, _TEEN, _TEN, _HUNDRED, _SCALE, _DIGITS = range(8)
 
 _vocabularies: dict[str, dict[str, tuple[int, int]]] = {}
+_longest: dict[str, int] = {}  # each vocabulary's longest word, beside it: _split needs it for every word read
 
 
 def _vocabulary(language: str, words: NumberWords) -> dict[str, tuple[int, int]]:
@@ -65,6 +79,7 @@ def _vocabulary(language: str, words: NumberWords) -> dict[str, tuple[int, int]]
             table[word] = (_SCALE, value)
         table.update({fold_letters(word, language): meaning for word, meaning in list(table.items())})
         _vocabularies[language] = table
+        _longest[language] = max(map(len, table))
     return _vocabularies[language]
 
 
@@ -76,22 +91,23 @@ def _key(text: str, code: str, words: NumberWords) -> list[str]:
     return [part for part in parts if part not in words.fillers]
 
 
-def _tokens(parts: list[str], vocabulary: Mapping[str, tuple[int, int]], language: str) -> list[tuple[int, int]] | None:
+def _tokens(parts: list[str], vocabulary: Mapping[str, tuple[int, int]], longest: int,
+            language: str) -> list[tuple[int, int]] | None:
     tokens: list[tuple[int, int]] = []
     for part in parts:
         if part.isdigit() and part.isascii() and len(part) <= 3:
             tokens.append((_DIGITS, int(part)))
             continue
-        split = _split(part, vocabulary)
+        split = _split(part, vocabulary, longest)
         if split is None:  # MILYON in ASCII capitals folds to "mılyon" in Turkish: read it without its marks
-            split = _split(fold_letters(part, language), vocabulary)
+            split = _split(fold_letters(part, language), vocabulary, longest)
         if split is None:
             return None
         tokens.extend(split)
     return tokens
 
 
-def _split(part: str, vocabulary: Mapping[str, tuple[int, int]]) -> list[tuple[int, int]] | None:
+def _split(part: str, vocabulary: Mapping[str, tuple[int, int]], longest: int) -> list[tuple[int, int]] | None:
     """A word, or words written together (``yüzon``): longest known word first, backtracking.
 
     Linear in ``part``: a word is at most as long as the vocabulary's longest, a number has at most
@@ -100,7 +116,6 @@ def _split(part: str, vocabulary: Mapping[str, tuple[int, int]]) -> list[tuple[i
     """
     if part in vocabulary:
         return [vocabulary[part]]
-    longest = max(map(len, vocabulary))  # some sixty words: cheaper than any cache
     if len(part) > longest * MAX_WORDS:
         return None
     failed: set[int] = set()

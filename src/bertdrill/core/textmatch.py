@@ -13,13 +13,14 @@ Per-language data (articles, plain-letter spellings) lives in :mod:`bertdrill.co
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable, Iterator
 
 from bertdrill.core.languages import base, turkic_case
 from bertdrill.core.languages import language as language_of
 from bertdrill.core.letters import fold_letters
-from bertdrill.core.number_words import parse_words
+from bertdrill.core.number_words import may_spell, parse_words
 
 
 def choice_key(normalised: str, language: str) -> str:
@@ -27,9 +28,21 @@ def choice_key(normalised: str, language: str) -> str:
 
     Punctuation becomes a space, so ``encoder;no`` is two words, as the learner meant.
     """
-    spaced = "".join(" " if unicodedata.category(ch)[0] == "P" else ch for ch in normalised)
+    spaced = normalised.translate(_PUNCTUATION_TO_SPACE)
     articles = language_of(base(language)).articles
     return " ".join(word for word in spaced.split() if word not in articles)
+
+
+class _PunctuationToSpace(dict[int, int]):
+    """``str.translate``'s table: a punctuation character (Unicode category P*) becomes a space, any other stays;
+    each character is looked up once and kept (a lesson's check reads every prompt: a million characters)."""
+
+    def __missing__(self, code: int) -> int:
+        self[code] = 32 if unicodedata.category(chr(code))[0] == "P" else code
+        return self[code]
+
+
+_PUNCTUATION_TO_SPACE = _PunctuationToSpace()
 
 
 def answer_words(normalised: str, language: str) -> list[str]:
@@ -118,11 +131,19 @@ def _numbers_in(tokens: list[str], words: list[str], language: str) -> Iterator[
         if _number(token, language) is None:
             continue
         for end in range(start + 1, min(len(tokens), start + MAX_NUMBER_WORDS) + 1):
+            if end - 1 > start and not _may_spell(tokens[end - 1], language):
+                break  # no longer run from here spells a number either
             number = _number(" ".join(tokens[start:end]), language)
             if number is not None:
                 yield number, " ".join(words[start:end]).strip(_PUNCTUATION)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _may_spell(word: str, language: str) -> bool:
+    return may_spell(word, language)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # prompts repeat their words: "what", "how", "many" are read once
 def _number(text: str, language: str) -> str | None:
     """The whole number ``text`` is, in digits or in words, as its digits (no leading zeros), or None.
 

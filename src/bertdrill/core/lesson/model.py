@@ -275,13 +275,31 @@ class Lesson:
         key = ("variants",)
         if key not in self._resolved:
             try:
-                candidates = satisfying(space, self.formulas)
+                candidates = self.candidate_variants()
             except Refusal:
                 candidates = ()
-            asked = self.asked_expressions()
-            self._resolved[key] = tuple(v for v in candidates if refusal(space, v, self.formulas, asked) is None)
+            self._resolved[key] = tuple(v for v in candidates if self.variant_refusal(v) is None)
         variants: tuple[Variant, ...] = self._resolved[key]
         return variants
+
+    def candidate_variants(self) -> tuple[Variant, ...]:
+        """Every variant the constraints of ``[variants]`` allow, computed once (``check`` proves them, then lists
+        the allowed ones); a :class:`Refusal` when they allow none."""
+        assert self.variant_space is not None
+        key = ("candidates",)
+        if key not in self._resolved:
+            self._resolved[key] = satisfying(self.variant_space, self.formulas)
+        candidates: tuple[Variant, ...] = self._resolved[key]
+        return candidates
+
+    def variant_refusal(self, variant: Variant) -> Refusal | None:
+        """Why ``variant``'s numbers cannot be used (:func:`.variants.refusal`), or None; computed once per variant."""
+        assert self.variant_space is not None
+        key = ("refusal", variant.key)
+        if key not in self._resolved:
+            self._resolved[key] = refusal(self.variant_space, variant, self.formulas, self.asked_expressions())
+        found: Refusal | None = self._resolved[key]
+        return found
 
     def asked_expressions(self) -> tuple[tuple[str, str], ...]:
         """What the varying items ask, as (expression, which item) pairs: each must work for every variant.
@@ -289,13 +307,13 @@ class Lesson:
         Each expression once, with the first item that asks it: a lesson of 2,000 items asking ``total``
         evaluated it 2,000 times per variant (1.7 million evaluations in ``check``), and a failing
         expression is still reported with the first item that asks it."""
-        if _ASKED in self._resolved:  # a part of a lesson (:meth:`part`) knows what the whole lesson asks
-            known: tuple[tuple[str, str], ...] = self._resolved[_ASKED]
-            return known
-        first: dict[str, str] = {}
-        for item in self.varying_items():
-            first.setdefault(item.formula, f"item {item.id!r}")
-        return tuple(first.items())
+        if _ASKED not in self._resolved:  # a part of a lesson (:meth:`part`) knows already what the whole asks
+            first: dict[str, str] = {}
+            for item in self.varying_items():
+                first.setdefault(item.formula, f"item {item.id!r}")
+            self._resolved[_ASKED] = tuple(first.items())  # once: every variant's proof asks it
+        known: tuple[tuple[str, str], ...] = self._resolved[_ASKED]
+        return known
 
     def known_to_ask(self, asked: tuple[tuple[str, str], ...]) -> Lesson:
         """This lesson, told what the whole lesson's items ask (:meth:`asked_expressions`): for a lesson read

@@ -26,7 +26,7 @@ from bertdrill.core.lesson.model import (
     own_set,
 )
 from bertdrill.core.lesson.positions import Lines
-from bertdrill.core.lesson.variants import Refusal, refusal, satisfying
+from bertdrill.core.lesson.variants import Refusal
 
 
 def _named_set(text: str) -> tuple[str, str] | None:
@@ -44,12 +44,11 @@ def variant_errors(lesson: Lesson) -> list[LessonError]:
     if space is None:
         return []
     try:
-        candidates = satisfying(space, lesson.formulas)
+        candidates = lesson.candidate_variants()
     except Refusal as exc:
         return [LessonError(lesson.path, exc.line, exc.message)]
-    asked = lesson.asked_expressions()
     for variant in candidates:
-        if (problem := refusal(space, variant, lesson.formulas, asked)) is not None:
+        if (problem := lesson.variant_refusal(variant)) is not None:
             return [LessonError(lesson.path, problem.line, problem.message)]
     try:
         lesson.with_variant(candidates[0])
