@@ -335,6 +335,7 @@ class PostgresStore(Store, PostgresDatabase):
             versions = [(lesson_id, version) for lesson_id, path, source in sources
                         if (version := members.publish(connection, lesson_id, path, source, now)) is not None]
             roles, created = postgresql.secure_class(connection, server_password)
+            classroom.index_wrong_answers(connection)
             moved = _move_over(connection, now)
             return ClassSetup(roles, postgresql.learners_role(connection), versions, created,
                               members.server_address(connection), moved)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Select, case, func, literal, select
+from sqlalchemy import Connection, Select, case, func, literal, select, text
 
 from bertdrill.adapters.store.database import Database, as_utc
 from bertdrill.adapters.store.schema import CARD, REVIEW, SCHEDULE, day_number, in_lessons, reviewed_card
@@ -149,6 +149,21 @@ def _cards(connection: Connection, today: date, lessons: Collection[str] | None)
     return sorted(cards, key=_hardness)
 
 
+TYPED_WRONG = (f"review.grade < {PASSING} AND review.typed IS NOT NULL AND review.typed <> '' "
+               "AND review.variant IS NULL")
+"""SQL: an answer typed wrong to a card's own numbers (answers to fresh numbers answered other numbers), the rows
+:func:`wrong_answers` reads. Constants, not parameters: the planner uses the partial index below only for a
+condition it can see implies the index's, which a prepared statement's generic plan cannot."""
+
+
+def index_wrong_answers(connection: Connection) -> None:
+    """The index :func:`wrong_answers` reads instead of the whole log (a class's, on PostgreSQL: ``class init``):
+    only the wrong answers, in the order it groups them, so it neither scans nor sorts the log (1M answers: 1.5 s
+    to 0.25 s). Run again, it changes nothing."""
+    connection.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_review_wrong ON review (card_id, typed, learner) "
+                               f"WHERE {TYPED_WRONG}")
+
+
 @dataclass(frozen=True)
 class WrongAnswer:
     """An answer typed wrong for a card (graded below 3), and by how many learners."""
@@ -163,19 +178,21 @@ def wrong_answers(connection: Connection, *, lessons: Collection[str] | None = N
                   ) -> dict[str, list[WrongAnswer]]:
     """The most common wrong answers of each card, most learners first (answers to a card asked with fresh
     numbers are left out: they answered other numbers than the card's own)."""
-    learners = func.count(func.distinct(REVIEW.c.learner))
-    rows = connection.execute(_log(select(REVIEW.c.card_id, REVIEW.c.typed, learners, func.count())
-                                   .select_from(REVIEW), lessons)
-                              .where(REVIEW.c.grade < PASSING, REVIEW.c.typed.is_not(None), REVIEW.c.typed != "",
-                                     REVIEW.c.variant.is_(None))
-                              .group_by(REVIEW.c.card_id, REVIEW.c.typed)
-                              .order_by(REVIEW.c.card_id, learners.desc(), func.count().desc(), REVIEW.c.typed))
+    rows = connection.execute(wrong_answers_query(lessons))
     found: dict[str, list[WrongAnswer]] = {}
     for card_id, typed, who, times in rows:
         kept = found.setdefault(card_id, [])
         if len(kept) < per_card:
             kept.append(WrongAnswer(card_id, typed, int(who), int(times)))
     return found
+
+
+def wrong_answers_query(lessons: Collection[str] | None = None) -> Select[*tuple[Any, ...]]:
+    """Each card's wrong answers (:data:`TYPED_WRONG`), by how many learners typed each, then how often."""
+    learners = func.count(func.distinct(REVIEW.c.learner))
+    return (_log(select(REVIEW.c.card_id, REVIEW.c.typed, learners, func.count()).select_from(REVIEW), lessons)
+            .where(text(TYPED_WRONG)).group_by(REVIEW.c.card_id, REVIEW.c.typed)
+            .order_by(REVIEW.c.card_id, learners.desc(), func.count().desc(), REVIEW.c.typed))
 
 
 def _hardness(card: CardSummary) -> tuple[Any, ...]:
