@@ -29,7 +29,9 @@ from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 if TYPE_CHECKING:
-    from bertdrill.adapters.store import ClassReport, PostgresStore
+    from collections.abc import Sequence
+
+    from bertdrill.adapters.store import CardSummary, ClassReport, PostgresStore
     from bertdrill.core.lesson import Lesson
 
 class_app = typer.Typer(
@@ -208,21 +210,27 @@ def report(
 
 
 def hardest_items(db: str | None, count: int) -> list[tuple[str, str]]:
-    """The ``count`` items the class fails most, as (lesson id, item id), hardest first, for ``sheet --from-class``:
-    items of cards someone failed at their latest review, or lapsed on."""
+    """The ``count`` items the class fails most, as (lesson id, item id), hardest first, for ``sheet --from-class``."""
     from bertdrill.adapters.store import Store
     from bertdrill.core.scheduling.state import study_day
 
     with Store.open(db, read_only=True) as store:
         found = store.class_report(study_day(clock()(), DEFAULT_ROLLOVER))
         where = store.where
-    items: list[tuple[str, str]] = []
-    for card in found.cards:
-        if (card.failing or card.lapses) and (card.lesson_id, card.item_id) not in items:
-            items.append((card.lesson_id, card.item_id))
+    items = failed_items(found.cards, count)
     if not items:
         raise BertdrillError(_("no learner in {where} has failed a card yet, so there is nothing for "
                                "--from-class to choose").format(where=where))
+    return items
+
+
+def failed_items(cards: Sequence[CardSummary], count: int) -> list[tuple[str, str]]:
+    """The first ``count`` items of the report's cards (hardest first) that someone failed at their latest review,
+    or lapsed on (none: nobody failed yet): the sheet of the hardest items (``sheet --from-class``, the dashboard's)."""
+    items: list[tuple[str, str]] = []
+    for card in cards:
+        if (card.failing or card.lapses) and (card.lesson_id, card.item_id) not in items:
+            items.append((card.lesson_id, card.item_id))
     return items[:count]
 
 

@@ -6,6 +6,7 @@ as 127.0.0.1 / localhost (a Host check too, so a web page elsewhere cannot reach
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from starlette.applications import Starlette
@@ -25,6 +26,7 @@ from bertdrill.web.classroom import ClassPages, ClassServer, MemberPages, Redire
 from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.review import ReviewPages
 from bertdrill.web.stats import StatsPages
+from bertdrill.web.teaching import TeachingPages
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
 
@@ -46,8 +48,9 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], *self.headers]
+                given = list(message.get("headers", []))
+                chosen = {name.lower() for name, _value in given}  # a response's own policy wins (a printed sheet's)
+                message["headers"] = [*given, *(pair for pair in self.headers if pair[0] not in chosen)]
             await send(message)
 
         await self.app(scope, receive, with_headers)
@@ -93,6 +96,7 @@ def class_app(server: ClassServer) -> Starlette:
     review = ReviewPages(server.sittings)
     class_pages = ClassPages(server)
     member_pages = MemberPages(server)
+    teaching = TeachingPages(server)
 
     async def elsewhere(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Redirect)
@@ -107,6 +111,8 @@ def class_app(server: ClassServer) -> Starlette:
         Route("/password", class_pages.password, methods=["POST"]),
         Route("/teacher", class_pages.dashboard),
         Route("/teacher/learners.csv", class_pages.learners_csv),
+        Route("/teacher/learners/{member:int}", teaching.learner),
+        Route("/teacher/sheet", teaching.sheet),
         Route("/teacher/members", member_pages.page),
         Route("/teacher/members/{action:str}", member_pages.act, methods=["POST"]),
         *review_routes(review),
@@ -132,12 +138,17 @@ def review_routes(review: ReviewPages) -> list[Route]:
 RETURN_PATHS = ("/review", "/stats", "/teacher", "/teacher/members", "/password", "/login")  # where the settings form may send the browser back to
 
 
+def returnable(path: str) -> bool:
+    """A page of this server the settings form may send the browser back to (never another site's address)."""
+    return path in RETURN_PATHS or re.fullmatch(r"/teacher/learners/[0-9]{1,10}", path) is not None
+
+
 async def settings(request: Request) -> Response:
     """The language and theme chosen with the form in every page's header, kept in cookies for a year."""
     form = await pages.read_form(request)
     pages.check_csrf(request, form)
     back = form.get("back")
-    response = RedirectResponse(back if isinstance(back, str) and back in RETURN_PATHS else "/review", status_code=303)
+    response = RedirectResponse(back if isinstance(back, str) and returnable(back) else "/review", status_code=303)
     language = form.get("lang")
     if isinstance(language, str) and language in request.state.languages:
         response.set_cookie(pages.LANGUAGE_COOKIE, language, **pages.preference_cookie(request))

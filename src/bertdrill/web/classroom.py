@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
@@ -40,7 +40,7 @@ from bertdrill.core.grading import grade
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.lesson import Lesson, VariantMode, parse
 from bertdrill.core.scheduling.state import study_day
-from bertdrill.web import pages
+from bertdrill.web import pages, teaching
 from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.pages import check_csrf, field, read_form, render, speaking
 
@@ -348,11 +348,13 @@ class ClassPages:
         teacher = self.server.teacher(request)
         store = self.server.store.acting_as(teacher)
         today = study_day(self.server.clock(), self.server.limits.rollover_hour)
-        with ThreadPoolExecutor(max_workers=1) as beside:  # the two big reads at once, on two connections
+        with ThreadPoolExecutor(max_workers=2) as beside:  # the big reads at once, each on its connection
             wrong_answers = beside.submit(store.wrong_answers)
+            activity = beside.submit(store.class_activity, today - timedelta(days=teaching.ACTIVITY_DAYS - 1), today)
             report = store.class_report(today)
             wrong = wrong_answers.result()
         with speaking(pages.page_language(request, self.server.languages)):
+            charts = teaching.dashboard_charts(store, report, activity.result())
             language = i18n.language()
             hardest = []
             for summary in report.cards[:HARDEST_SHOWN]:
@@ -366,7 +368,8 @@ class ClassPages:
                 hardest.append((summary, card, answers))
             return render(request, "teacher.html", member=teacher, report=report, hardest=hardest,
                           total=len([card for card in self.server.cards if card.kind.reviewed]),
-                          learners_typed=learners_typed, percent=_percent)
+                          learners_typed=learners_typed, percent=_percent,
+                          learner_ids=teaching.learner_pages(store), **charts)
 
     async def learners_csv(self, request: Request) -> Response:
         return await run_in_threadpool(self._learners_csv, request)

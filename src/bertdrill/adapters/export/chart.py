@@ -228,7 +228,8 @@ def bars_svg(bars: Sequence[Bar], title: str, *, width: int = 400, height: int =
                  "chart-bar chart-alt" if bar.marked else "chart-bar", bar.tip)
         if slot >= 16 and bar.value:
             svg.text(x + slot / 2, top + plot_height - tall - 3, bar.shown, size=11, anchor="middle")
-        if index % every == 0 or bar.marked:
+        crowding = index + 1 < len(bars) and bars[index + 1].marked  # the marked bar's label always shows
+        if bar.marked or bar.under or (index % every == 0 and not crowding):
             svg.text(x + slot / 2, top + plot_height + 13, bar.label, size=11, anchor="middle", kind="chart-muted")
             if bar.under:
                 svg.text(x + slot / 2, top + plot_height + 26, bar.under, size=9, anchor="middle", kind="chart-muted")

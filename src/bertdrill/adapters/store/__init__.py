@@ -39,7 +39,7 @@ from sqlalchemy import Connection, select
 from sqlalchemy.engine import URL
 
 from bertdrill import __version__
-from bertdrill.adapters.store import classroom, damage, members, migrations, postgresql, reading
+from bertdrill.adapters.store import class_detail, classroom, damage, members, migrations, postgresql, reading
 from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
 from bertdrill.adapters.store.database import utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
@@ -359,6 +359,23 @@ class PostgresStore(Store, PostgresDatabase):
     def wrong_answers(self, *, lessons: Collection[str] | None = None) -> dict[str, list[WrongAnswer]]:
         """Each card's most common wrong answers across the class (the teacher's dashboard)."""
         return self._run(lambda connection: classroom.wrong_answers(connection, lessons=lessons))
+
+    def class_activity(self, since: date, until: date) -> dict[date, tuple[int, int]]:
+        """The class's (answers, learners answering) per study day in [since, until] (the dashboard's chart)."""
+        return self._run(lambda connection: class_detail.activity(connection, since, until))
+
+    def failed_most(self, learner: members.Member, *, limit: int = 10) -> list[class_detail.Failed]:
+        """The cards ``learner`` fails most, with their wrong answers (run on the teacher's :meth:`acting_as`)."""
+        return self._run(lambda connection: class_detail.failed_most(connection, learner.learner, limit=limit))
+
+    def reading_for(self, learner: members.Member) -> PostgresStore:
+        """This teacher's view of one learner's rows, for the teacher's page of that learner: the store's reports
+        (``stats``'s figures) filtered to them, under the teacher's role, every unit read only."""
+        if self.acting is None or self.acting[0] != self._server_roles().teacher:
+            raise StoreError(_("only a teacher reads another member's figures"))
+        view = self._view(self.acting[0], learner.learner, self.acting[2])
+        view.reading = True
+        return view
 
     def add_member(self, name: str, password: str, role: members.MemberRole = members.MemberRole.LEARNER
                    ) -> members.Member:

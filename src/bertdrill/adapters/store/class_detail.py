@@ -1,0 +1,70 @@
+"""What the teacher's dashboard charts and a learner's page read, beside the class report (:mod:`.classroom`).
+
+- :func:`activity`: the class's answers and active learners per study day, for the activity chart;
+- :func:`failed_most`: "who failed what": the cards one learner fails most, with what they typed.
+
+Statements built from the tables, as the store's others are, read through the teacher's role: row-level
+security lets it read every learner's rows (a learner's role running them sees a class of one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from sqlalchemy import Connection, case, func, select
+
+from bertdrill.adapters.store.database import day_of
+from bertdrill.adapters.store.schema import REVIEW
+from bertdrill.core.scheduling.state import PASSING, AnswerKind
+
+SCHEDULING = (AnswerKind.NEW.value, AnswerKind.REVIEW.value)  # the first answer of a study day: what a grade judges
+
+
+def activity(connection: Connection, since: date, until: date) -> dict[date, tuple[int, int]]:
+    """(answers, learners who answered) per study day in [since, until]; days without answers are absent."""
+    rows = connection.execute(select(REVIEW.c.study_day, func.count(), func.count(func.distinct(REVIEW.c.learner)))
+                              .where(REVIEW.c.study_day.between(since, until)).group_by(REVIEW.c.study_day))
+    return {day_of(day): (int(answers), int(learners)) for day, answers, learners in rows}
+
+
+@dataclass(frozen=True)
+class Failed:
+    """One card a learner failed: how often, out of how many answers, and what they typed when they did."""
+
+    card_id: str
+    failed: int  # first answers of a study day graded below 3
+    answers: int  # first answers of a study day
+    last_failed: date
+    typed: tuple[str, ...] = ()  # their latest distinct wrong answers, newest first
+
+    @property
+    def share(self) -> float:
+        return self.failed / self.answers if self.answers else 0.0
+
+
+def failed_most(connection: Connection, learner: str, *, limit: int = 10, typed: int = 3) -> list[Failed]:
+    """The ``limit`` cards ``learner`` failed most (then most recently), each with up to ``typed`` of their wrong
+    answers (answers to a card asked with fresh numbers are left out: they answered other numbers)."""
+    failing = REVIEW.c.grade < PASSING
+    mine = (REVIEW.c.learner == learner) & REVIEW.c.kind.in_(SCHEDULING)
+    failures: Any = func.sum(case((failing, 1), else_=0))
+    rows = connection.execute(
+        select(REVIEW.c.card_id, failures, func.count(), func.max(case((failing, REVIEW.c.study_day))))
+        .where(mine).group_by(REVIEW.c.card_id).having(failures > 0)
+        .order_by(failures.desc(), func.max(case((failing, REVIEW.c.study_day))).desc(), REVIEW.c.card_id)
+        .limit(limit)).all()
+    if not rows:
+        return []
+    wrong: dict[str, list[str]] = {}
+    for card_id, text in connection.execute(
+            select(REVIEW.c.card_id, REVIEW.c.typed)
+            .where(REVIEW.c.learner == learner, failing, REVIEW.c.card_id.in_([row[0] for row in rows]),
+                   REVIEW.c.typed.is_not(None), REVIEW.c.typed != "", REVIEW.c.variant.is_(None))
+            .order_by(REVIEW.c.card_id, REVIEW.c.id.desc())):
+        kept = wrong.setdefault(card_id, [])
+        if len(kept) < typed and text not in kept:
+            kept.append(text)
+    return [Failed(card_id, int(failed), int(answers), day_of(last), tuple(wrong.get(card_id, ())))
+            for card_id, failed, answers, last in rows]

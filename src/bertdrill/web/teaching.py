@@ -1,0 +1,171 @@
+"""The teacher's pages beside the dashboard: its charts, one learner's page, and the sheet of the hardest items.
+
+- :func:`dashboard_charts`: the class's answers per study day and each learner's retention, as SVG
+  (:mod:`bertdrill.adapters.export.chart`), for ``/teacher``;
+- ``GET /teacher/learners/{id}``: one learner's figures, the same charts as their own stats page, read
+  through the teacher's view of that learner, and "who failed what": the cards they fail most, with what
+  they typed and the lesson's diagnosis of it;
+- ``GET /teacher/sheet``: the items the class fails most as a quiz sheet to print (HTML, the sheet code of
+  ``bertdrill sheet --from-class``, over the lessons' texts as the teacher published them), or its key.
+
+Every page here is the teacher's: a learner gets 403, someone logged out the login page, an id that is no
+learner of this class 404, a count or seed out of range 400. Nothing here changes anything, so the pages are
+plain GETs (the sheet's form too) and carry no CSRF token to check.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import date, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bertdrill.cli.base import number
+from bertdrill.core import i18n
+from bertdrill.core.grading import grade
+from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.scheduling.state import study_day
+from bertdrill.web import pages, stats
+from bertdrill.web.pages import render, speaking
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.store import ClassReport, PostgresStore
+    from bertdrill.adapters.store.members import Member
+    from bertdrill.web.classroom import ClassServer
+
+ACTIVITY_DAYS = 30  # the dashboard's chart of answers per day
+RETENTION_SHOWN = 30  # learners on the dashboard's retention chart, lowest retention first
+FAILED_SHOWN = 10  # cards on a learner's page, most failed first
+SHEET_ITEMS = 10  # items on the sheet of the hardest, unless the teacher asks for another number
+SHEET_MOST = 50
+SEED_MOST = 10**9
+SHEET_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; "
+                "frame-ancestors 'none'; base-uri 'none'")  # a sheet's own style sheet is inline; it has no script
+
+
+def dashboard_charts(store: PostgresStore, report: ClassReport, activity: dict[date, tuple[int, int]]
+                     ) -> dict[str, Any]:
+    """The dashboard's charts (``activity``: :meth:`PostgresStore.class_activity` of the last
+    :data:`ACTIVITY_DAYS` days) and each learner's page, by name (the report names its learners)."""
+    from bertdrill.adapters.export.chart import Bar, Share, bars_svg, shares_svg
+    from bertdrill.core import stats as figures
+
+    today = report.today
+    bars = []
+    for offset in range(ACTIVITY_DAYS - 1, -1, -1):
+        day = today - timedelta(days=offset)
+        answers, learners = activity.get(day, (0, 0))
+        bars.append(Bar(label=str(day.day), value=answers, shown=number(answers), marked=day == today,
+                        under=figures.month_names()[day.month - 1] if day.day == 1 or offset == ACTIVITY_DAYS - 1
+                        else "", tip=_("{day}: {answers} from {learners}").format(
+                            day=day.isoformat(), answers=ngettext("{count} answer", "{count} answers", answers)
+                            .format(count=number(answers)), learners=ngettext(
+                                "{count} learner", "{count} learners", learners).format(count=number(learners)))))
+    lowest = sorted((row for row in report.learners if row.retention is not None),
+                    key=lambda row: (row.retention, row.learner))[:RETENTION_SHOWN]
+    shares = [Share(row.learner, row.retention, _percent(row.retention) + " · " + _("{passed} of {total}").format(
+        passed=number(row.passed), total=number(row.reviews))) for row in lowest]
+    target = figures.RETENTION_TARGET
+    return {
+        "activity_chart": Markup(bars_svg(bars, _("Answers per day, last {days} days").format(  # noqa: S704 - escaped
+            days=ACTIVITY_DAYS), width=420)),
+        "retention_chart": Markup(shares_svg(shares, _("Retention per learner, lowest first"), target=target,  # noqa: S704
+                                             target_words=_("target {percent}").format(percent=_percent(target)),
+                                             width=420)) if shares else None,
+        "activity_days": ACTIVITY_DAYS, "retention_shown": RETENTION_SHOWN,
+        "sheet_items": SHEET_ITEMS, "sheet_most": SHEET_MOST, "sheet_seed": secrets.randbelow(SEED_MOST),
+    }
+
+
+def learner_pages(store: PostgresStore) -> dict[str, int]:
+    """Each current learner's page id, by the name the report shows."""
+    return {member.name: member.id for member in store.class_members() if not member.is_teacher}
+
+
+class TeachingPages:
+    """A learner's page and the sheet of the hardest items, for the teacher."""
+
+    def __init__(self, server: ClassServer):
+        self.server = server
+
+    async def learner(self, request: Request) -> Response:
+        return await run_in_threadpool(self._learner, request)
+
+    def _learner(self, request: Request) -> Response:
+        teacher = self.server.teacher(request)
+        store = self.server.store.acting_as(teacher)
+        learner = self._member(store, request.path_params["member"])
+        server = self.server
+        with speaking(pages.page_language(request, server.languages)):
+            today = study_day(server.clock(), server.limits.rollover_hour)
+            context = stats.progress(store.reading_for(learner), server.by_id, today)
+            language = i18n.language()
+            failed = []
+            for each in store.failed_most(learner, limit=FAILED_SHOWN):
+                card = server.by_id.get(each.card_id)
+                notes = [(typed, (lambda verdict: verdict.note or verdict.feedback)(grade(
+                    card, typed, language, diagnoser=server.diagnosers.get(card.lesson_id))) if card else "")
+                    for typed in each.typed]
+                failed.append((each, card, notes))
+            return render(request, "learner.html", member=teacher, learner=learner, failed=failed, **context)
+
+    @staticmethod
+    def _member(store: PostgresStore, wanted: int) -> Member:
+        """The learner with this id in this class (archived ones too: their history is kept); else 404."""
+        for member in store.class_members(archived=True):
+            if member.id == wanted and not member.is_teacher:
+                return member
+        raise HTTPException(404, "no learner of this class has that id")
+
+    async def sheet(self, request: Request) -> Response:
+        return await run_in_threadpool(self._sheet, request)
+
+    def _sheet(self, request: Request) -> Response:
+        from bertdrill.adapters.export.sheets import model
+        from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
+        from bertdrill.adapters.export.sheets.output import documents
+        from bertdrill.cli.classroom import failed_items
+
+        teacher = self.server.teacher(request)
+        count = _whole(request, "count", SHEET_ITEMS, 1, SHEET_MOST)
+        seed = _whole(request, "seed", 0, 0, SEED_MOST)
+        part = request.query_params.get("part", "sheet")
+        if part not in ("sheet", "key"):
+            raise HTTPException(400, "part is sheet or key")
+        server = self.server
+        store = server.store.acting_as(teacher)
+        with speaking(pages.page_language(request, server.languages)):
+            report = store.class_report(study_day(server.clock(), server.limits.rollover_hour))
+            items = failed_items(report.cards, count)
+            if not items:
+                return render(request, "error.html", 409, member=teacher, status=409, reason="", detail=_(
+                    "No learner has failed a card yet, so there is no sheet of the hardest items to print."))
+            built = model.build_sheet(server.lessons, language=i18n.language(), seed=seed, count=len(items), items=items,
+                                      title=_("The hardest items of the class"))
+            files = documents(built, SheetFormat.html, Path("hardest.html"), KeyMode.separate)
+        html = files[0 if part == "sheet" else 1][1]
+        return Response(html, media_type="text/html; charset=utf-8",
+                        headers={"Content-Security-Policy": SHEET_POLICY})
+
+
+def _whole(request: Request, name: str, default: int, least: int, most: int) -> int:
+    """A whole-number query parameter from ``least`` to ``most``; 400 for anything else."""
+    given = request.query_params.getlist(name)
+    if not given:
+        return default
+    if len(given) > 1 or not (given[0].isascii() and given[0].isdigit() and len(given[0]) <= 10) or not least <= int(given[0]) <= most:
+        raise HTTPException(400, f"{name} is a whole number from {least} to {most}")
+    return int(given[0])
+
+
+def _percent(share: float | None) -> str:
+    from bertdrill.cli.base import decimal
+    from bertdrill.cli.stats import percent
+
+    return "–" if share is None else percent(decimal(share * 100, 0))
