@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from test_web_class import NOW, classroom, lesson  # noqa: F401 - the class server's fixtures
 
-from bertdrill.web.teaching import ACTIVITY_DAYS, SHEET_POLICY
+from bertdrill.web.class_charts import ACTIVITY_DAYS
+from bertdrill.web.teaching import SHEET_POLICY
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -40,7 +40,7 @@ from bertdrill.core.grading import grade
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.lesson import Lesson, VariantMode, parse
 from bertdrill.core.scheduling.state import study_day
-from bertdrill.web import pages, teaching
+from bertdrill.web import class_charts, pages
 from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.pages import check_csrf, field, read_form, render, speaking
 
@@ -350,11 +350,11 @@ class ClassPages:
         today = study_day(self.server.clock(), self.server.limits.rollover_hour)
         with ThreadPoolExecutor(max_workers=2) as beside:  # the big reads at once, each on its connection
             wrong_answers = beside.submit(store.wrong_answers)
-            activity = beside.submit(store.class_activity, today - timedelta(days=teaching.ACTIVITY_DAYS - 1), today)
+            activity = beside.submit(store.class_activity, today - timedelta(days=class_charts.ACTIVITY_DAYS - 1), today)
             report = store.class_report(today)
             wrong = wrong_answers.result()
         with speaking(pages.page_language(request, self.server.languages)):
-            charts = teaching.dashboard_charts(store, report, activity.result())
+            charts = class_charts.dashboard_charts(store, report, activity.result())
             language = i18n.language()
             hardest = []
             for summary in report.cards[:HARDEST_SHOWN]:
@@ -369,7 +369,7 @@ class ClassPages:
             return render(request, "teacher.html", member=teacher, report=report, hardest=hardest,
                           total=len([card for card in self.server.cards if card.kind.reviewed]),
                           learners_typed=learners_typed, percent=_percent,
-                          learner_ids=teaching.learner_pages(store), **charts)
+                          learner_ids=class_charts.learner_pages(store), **charts)
 
     async def learners_csv(self, request: Request) -> Response:
         return await run_in_threadpool(self._learners_csv, request)
