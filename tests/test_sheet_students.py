@@ -68,3 +68,17 @@ def test_which_questions_share_a_paper_is_decided_on_each_students_own_numbers()
                     assert not printed & _numbers(asked.answer), (version.letter, shown.id, asked.id)
     # with a student's own n, "embeddings + n layers + pooler" no longer states BERT-base's 12 layers
     assert all(any("/total-params@" in q.id for q in version.questions) for version in sheet.versions)
+
+
+def test_thirty_students_spread_over_every_value_each_parameter_may_take():
+    (lesson,) = load_lessons()
+    sheet = model.build_sheet([lesson], language="en", seed=5, students=[""] * 30)
+    asked = [dict(part.split("=") for part in next(q.variant for q in version.questions if q.variant).split(","))
+             for version in sheet.versions]
+    space = lesson.variant_space
+    assert space is not None
+    for name in space.varying:  # d, f, n and h: each takes as many values as it may, up to one per student
+        possible = {str(variant.values[name]) for variant in lesson.allowed_variants()}
+        assert len({values[name] for values in asked}) == min(30, len(possible)), name
+    heads = {q.value for version in sheet.versions for q in version.questions if "/head-size@" in q.id}
+    assert len(heads) > 1  # the head size d / h is no longer 64 for everyone
