@@ -196,7 +196,7 @@ def test_teacher_pages_refuse_learners_and_show_the_class_to_the_teacher(classro
 def test_a_learner_editing_ids_reaches_nothing_of_anyone_else(classroom):
     ayse, bora = classroom("Ayşe"), classroom("Bora")
     ayse.get("/review")
-    ayse.submit("/review/answer", answer="320")
+    ayse.submit("/review/answer", answer="288")
     ayse.submit("/review/grade", grade="5")
     bora.get("/review")
     sitting = bora.client.cookies.get("bertdrill_sitting")
@@ -213,7 +213,7 @@ def test_a_learner_editing_ids_reaches_nothing_of_anyone_else(classroom):
     for card in ("web/capital", "web/no-such-card", "web/width@small", "../" * 50):
         assert ayse.client.post("/review/answer", data={**mine, "card": card, "answer": "1"}).status_code == 409
     assert current_card(page) == "web/pick"
-    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "320")]  # Bora's record untouched
+    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "288")]  # Bora's record untouched
     assert current_card(bora.get("/review")) == "web/width@small"  # and his queue is his own
     # a login cookie made up or copied with one letter changed is nobody's
     bora.client.cookies.set("bertdrill_login", "x" * 43, domain="127.0.0.1")
@@ -304,9 +304,9 @@ def test_a_lesson_republished_while_the_server_runs_locks_nobody_out(classroom, 
     bora = classroom("Bora")  # new to the server: his schedules are made from the store's cards, nothing refused
     assert bora.status == 200 and "How wide, really, is Small?" in bora.page
     assert "How wide, really, is Small?" in ayse.get("/review")  # the running server serves the new text to all
-    ayse.submit("/review/answer", answer="320")
+    ayse.submit("/review/answer", answer="288")
     ayse.submit("/review/grade", grade="5")
-    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "320")]
+    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 5, "288")]
 
 
 def shown_password(page: str) -> str:
@@ -349,3 +349,14 @@ def test_the_teacher_manages_members_on_a_page_and_learners_cannot(classroom):
     classroom.advance(2.5)
     assert cem.client.get("/review", follow_redirects=False).headers["location"] == "/login"  # reset: logged out
     assert logged(classroom.postgres, "SELECT name FROM member WHERE archived_at IS NOT NULL") == [("Bora",)]
+
+
+def test_a_pass_for_a_wrong_answer_is_recorded_as_a_fail_as_the_terminal_records_it(classroom):
+    """The class records alike from the browser and from the terminal (bertdrill.app.served): a grade of 5 chosen
+    for a number the grader marks wrong is stored as 2; a fact the learner judges keeps the grade chosen."""
+    ayse = classroom("Ayşe")
+    ayse.get("/review")
+    ayse.submit("/review/answer", answer="72")
+    page = ayse.submit("/review/grade", grade="5")
+    assert "Saved: grade 2" in page
+    assert logged(classroom.postgres) == [("Ayşe", "web/width@small", 2, "72")]

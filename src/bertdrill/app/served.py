@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 
 from bertdrill.core.cards import Card, NumericCard
 from bertdrill.core.errors import BertdrillError
+from bertdrill.core.grading import Verdict
 from bertdrill.core.grading import grade as grade_typed
 from bertdrill.core.i18n import _
 from bertdrill.core.lesson import Lesson
@@ -120,9 +121,16 @@ def _regraded(desk: Recording, card: Card, sent: Sent, learner_judges: bool) -> 
     verdict = grade_typed(asked, sent.typed, sent.language)
     if verdict.retry:
         raise Refused(_("{typed!r} names no option of {card}").format(typed=sent.typed, card=card.id))
-    if learner_judges or verdict.judge or verdict.correct:
-        return sent.grade
-    return min(sent.grade, HIGHEST_FAILING)
+    return recorded_grade(sent.grade, verdict, learner_judges)
+
+
+def recorded_grade(grade: int, verdict: Verdict | None, learner_judges: bool) -> int:
+    """What a class records for ``grade`` given to an answer graded ``verdict``: the grade, but at most the highest
+    failing one for an answer the grader marks wrong on a card the grader decides (the browser's review in a class
+    applies it too, so both of a class's reviews record alike)."""
+    if verdict is None or learner_judges or verdict.judge or verdict.correct:
+        return grade
+    return min(grade, HIGHEST_FAILING)
 
 
 def _asked(desk: Recording, card: Card, variant: str | None) -> Card:

@@ -61,7 +61,9 @@ if TYPE_CHECKING:
     from bertdrill.core.grading import Verdict
     from bertdrill.core.kinds import Kind
     from bertdrill.core.lesson import Lesson
+    from bertdrill.core.limits import Limits
     from bertdrill.core.scheduling.state import AnswerKind, NextStates
+    from bertdrill.ports import Status
 
 MAX_LINE_BYTES = 4096  # longer input lines are cut here (the rest is read and dropped)
 ECHO_CHARS = 200  # how much of a line read in line mode is echoed back
@@ -270,6 +272,25 @@ def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str
         return Review(session, reader, store.language, Diagnosers(by_id)).run()
 
 
+def _class_status(login: Login, lesson_id: str | None, lang: str) -> tuple[Status, date, int, Limits, str]:
+    """``status`` in the class: the figures, the server's study day, the class's cards and limits, where."""
+    from bertdrill.adapters.remote.client import ClassStore
+    from bertdrill.cli.base import chosen_lessons
+    from bertdrill.cli.remote import class_lessons
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.limits import Limits
+    from bertdrill.core.scheduling.state import study_day
+
+    with ClassStore(login, language=lang) as store:
+        info = store.class_info()
+        chosen = chosen_lessons(class_lessons(info), lesson_id)
+        texts_language(chosen, lang)
+        today = study_day(info.now, info.rollover_hour)
+        found = store.status(today, lessons=[lesson.id for lesson in chosen])
+        total = sum(card.kind.reviewed for lesson in chosen for card in compile_lesson(lesson))
+        return found, today, total, Limits(info.new, info.reviews, info.rollover_hour), store.where
+
+
 def _class_login() -> Login | None:
     from bertdrill.cli.remote import saved
 
@@ -292,14 +313,18 @@ def status(
     from bertdrill.core.limits import Limits, room_today  # not the session: status loads no lesson code
     from bertdrill.core.scheduling.state import study_day
 
-    # the lessons must have the language asked for, as review requires (status --lang fr ran in English)
-    store, indexes, lessons = open_indexed_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
-    with store:
-        today = study_day(clock()(), rollover_hour)
-        found = store.status(today, lessons=lessons)
-    _room, new_today = room_today(found.counts, Limits(new, limit, rollover_hour), found.due_now)
+    if db is None and (login := _class_login()) is not None:  # logged in to a class: its status, on its server
+        found, today, total, limits, where = _class_status(login, lesson_id, lang)
+    else:
+        # the lessons must have the language asked for, as review requires (status --lang fr ran in English)
+        store, indexes, lessons = open_indexed_store(db, paths, lesson_id, lang, read_only=True, learner=learner)
+        with store:
+            today = study_day(clock()(), rollover_hour)
+            found = store.status(today, lessons=lessons)
+        limits, where = Limits(new, limit, rollover_hour), store.where
+        total = sum(index.reviewed for index in indexes)  # the cards a review shows, as stats counts them
+    _room, new_today = room_today(found.counts, limits, found.due_now)
     new_today = min(new_today, found.new_cards)
-    total = sum(index.reviewed for index in indexes)  # the cards a review shows, as stats counts them
     data = {
         "study_day": today.isoformat(),
         "due_now": found.due_now,
@@ -310,7 +335,7 @@ def status(
         "next_due": found.next_due.isoformat() if found.next_due else None,
         "streak": found.streak,
         "answered_today": found.counts.first_answers + found.counts.redrill,
-        "database": store.where,
+        "database": where,
     }
     if as_json:
         print_json(data)
@@ -324,7 +349,7 @@ def status(
         (_("Next due"), day_words(found.next_due, today) if found.next_due else _("nothing scheduled yet")),
         (_("Streak"), day_count(found.streak)),
         (_("Answered today"), number(found.counts.first_answers + found.counts.redrill)),
-        (_("Database"), escape(store.where)),
+        (_("Database"), escape(where)),
     ]
     out.print(_("Study day {day}").format(day=today.isoformat()))
     width = max(15, *(len(label) for label, _value in rows))

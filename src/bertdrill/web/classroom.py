@@ -225,7 +225,8 @@ class ClassServer:
         desk = Desk(store=store, cards=self.cards, lessons=[lesson.id for lesson in self.lessons],
                     diagnosers=self.diagnosers, languages=self.languages, clock=self.clock, limits=self.limits,
                     leech_action=self.leech_action, scheduler=self.scheduler, numbers=self.numbers,
-                    varying={lesson.id: lesson for lesson in self.lessons if lesson.variant_space is not None})
+                    varying={lesson.id: lesson for lesson in self.lessons if lesson.variant_space is not None},
+                    in_class=True)
         with self._lock:
             return self._desks.setdefault(member.id, Sittings(desk))
 

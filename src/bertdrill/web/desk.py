@@ -47,6 +47,7 @@ class Desk:
     # ``numbers`` is the learner's choice (None: each lesson's own mode)
     varying: Mapping[str, Lesson] = field(default_factory=dict)
     numbers: VariantMode | None = None
+    in_class: bool = False  # a class server's desk: a wrong answer's pass is recorded as a fail (app.served)
     lock: threading.Lock = field(default_factory=threading.Lock)  # one learner's store: one request at a time
 
     def session(self) -> Session:

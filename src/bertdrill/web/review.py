@@ -195,7 +195,12 @@ class ReviewPages:
         text = field(form, "grade", limit=1)
         if not text.isdigit() or int(text) not in GRADES:
             raise HTTPException(400, "a grade is a whole number from 0 to 5")
-        outcome = sitting.session.answer(int(text), pending.typed)
+        chosen = int(text)
+        if desk.in_class:  # as the class's terminal review records it (bertdrill.app.served)
+            from bertdrill.app.served import recorded_grade
+
+            chosen = recorded_grade(chosen, pending.verdict, graded_by_the_learner(entry.card))
+        outcome = sitting.session.answer(chosen, pending.typed)
         sitting.pending = None
         sitting.notices.append(saved_message(outcome, sitting.session.day))
         if outcome.suspended:
