@@ -33,14 +33,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, select
 from sqlalchemy.engine import URL
 
 from bertdrill import __version__
-from bertdrill.adapters.store import class_detail, classroom, damage, members, migrations, postgresql, reading
-from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
+from bertdrill.adapters.store import members, migrations, postgresql, reading
 from bertdrill.adapters.store.database import utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bertdrill.adapters.store.postgresql import PostgresDatabase
@@ -85,6 +84,22 @@ from bertdrill.ports import (
     SyncCard,
     SyncReport,
 )
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.store import class_detail, damage
+    from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
+
+_REPORT_TYPES = ("CardSummary", "ClassReport", "LearnerSummary", "WrongAnswer")
+
+
+def __getattr__(name: str) -> Any:
+    """The teacher's report's types, imported when first asked for: a learner's commands never load the report."""
+    if name in _REPORT_TYPES:
+        from bertdrill.adapters.store import classroom
+
+        return getattr(classroom, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ANSWER_KINDS", "BUSY_TIMEOUT_MS", "CardSummary", "ClassReport", "LearnerSummary", "PostgresStore", "SQLiteStore", "CARD_STATES", "EF_START", "KEEP", "LEECH_LAPSES", "LOCK_TIMEOUT", "MATURE_DAYS",
@@ -163,6 +178,8 @@ class Store(ReviewWrites, Reports, Scheduling):
 
     def damaged_row(self) -> damage.Damage | None:
         """The first value in the database that bertdrill never writes (:func:`.damage.find`), or None."""
+        from bertdrill.adapters.store import damage  # here: only a failure reads the whole database for its cause
+
         try:
             return self._run(damage.find)
         except StoreError:
@@ -173,6 +190,8 @@ class Store(ReviewWrites, Reports, Scheduling):
 
     def class_report(self, today: date, *, lessons: Collection[str] | None = None) -> ClassReport:
         """The teacher's view: every learner, and every card across the class, hardest first."""
+        from bertdrill.adapters.store import classroom  # here: only the teacher's commands report on a class
+
         return self._run(lambda connection: classroom.report(connection, self, today, lessons=lessons))
 
 
@@ -326,6 +345,8 @@ class PostgresStore(Store, PostgresDatabase):
                    address: str | None = None, server_password: str | None = None) -> ClassSetup:
         """``class init``: the lessons' cards synced (every history kept, by fingerprint) and their texts
         published (``sources``: lesson id, file name, text), the class's row, the server's roles and policies."""
+        from bertdrill.adapters.store import classroom
+
         self.sync(cards, schedules=False)  # the lessons; the teacher is no learner
         now = datetime.now(UTC)
         database = self.engine.url.database or "class"
@@ -345,6 +366,8 @@ class PostgresStore(Store, PostgresDatabase):
     def class_report(self, today: date, *, lessons: Collection[str] | None = None) -> ClassReport:
         """:meth:`Store.class_report`, each member under their name; archived members are left out (their
         answers still count in the cards' figures), and so is anyone's key no member has (none, after the move)."""
+        from bertdrill.adapters.store.classroom import LearnerSummary
+
         found = super().class_report(today, lessons=lessons)
         everyone = {member.learner: member for member in self.class_members(archived=True)}
         if not everyone:
@@ -358,14 +381,20 @@ class PostgresStore(Store, PostgresDatabase):
 
     def wrong_answers(self, *, lessons: Collection[str] | None = None) -> dict[str, list[WrongAnswer]]:
         """Each card's most common wrong answers across the class (the teacher's dashboard)."""
+        from bertdrill.adapters.store import classroom
+
         return self._run(lambda connection: classroom.wrong_answers(connection, lessons=lessons))
 
     def class_activity(self, since: date, until: date) -> dict[date, tuple[int, int]]:
         """The class's (answers, learners answering) per study day in [since, until] (the dashboard's chart)."""
+        from bertdrill.adapters.store import class_detail
+
         return self._run(lambda connection: class_detail.activity(connection, since, until))
 
     def failed_most(self, learner: members.Member, *, limit: int = 10) -> list[class_detail.Failed]:
         """The cards ``learner`` fails most, with their wrong answers (run on the teacher's :meth:`acting_as`)."""
+        from bertdrill.adapters.store import class_detail
+
         return self._run(lambda connection: class_detail.failed_most(connection, learner.learner, limit=limit))
 
     def reading_for(self, learner: members.Member) -> PostgresStore:

@@ -31,7 +31,6 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, Table, create_engine, text
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import StaticPool
@@ -132,7 +131,9 @@ class PostgresDatabase(Database):
     lock_row = "FOR UPDATE OF s"  # the learner's schedule row of the card, until the transaction ends
 
     def upsert(self, table: Table) -> Any:
-        return postgresql_insert(table)
+        from sqlalchemy.dialects.postgresql import insert  # here: a learner's SQLite store never loads the dialect
+
+        return insert(table)
 
     def value(self, value: Any) -> Any:
         """Times as naive UTC (the columns are ``timestamp``; sessions run in UTC); the rest as they are."""
