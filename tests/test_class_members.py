@@ -68,12 +68,16 @@ def test_add_learner_prints_how_to_log_in_never_a_database_url(teacher, cli):
         assert lines[4] == "The password is shown only now: pass it on privately."
         assert "postgresql" not in result.stdout and teacher.database not in result.stdout
     given = cli("class", "add-learner", "Bora", "--password", "bora-secret")
-    assert given.stdout.splitlines()[-1] == "  name: Bora"  # a password the teacher chose is not printed back
+    assert given.stdout.splitlines()[-2:] == [  # a password the teacher chose is not printed back
+        "  name: Bora", "From a terminal: bertdrill login https://class.example.org/ --name Bora"]
+    spaced = cli("class", "add-learner", "Ayşe Nur %Ö", "--password", "ayse-secret").stdout.splitlines()[-1]
+    assert spaced == "From a terminal: bertdrill login https://class.example.org/ --name 'Ayşe Nur %Ö'"
     with teacher.connect() as connection:
         stored = connection.execute("SELECT name, role, learner FROM member ORDER BY id").fetchall()
         hashes = [row[0] for row in connection.execute("SELECT hash FROM member_password")]
-    assert stored == [(name, "learner", f"member:{n}") for n, name in enumerate((*NAMES, "Bora"), start=1)]
-    assert all(h.startswith("scrypt$16384$8$1$") and "bora-secret" not in h for h in hashes)
+    assert stored == [(name, "learner", f"member:{n}") for n, name in enumerate((*NAMES, "Bora", "Ayşe Nur %Ö"),
+                                                                               start=1)]
+    assert all(h.startswith("scrypt$16384$8$1$") and "bora-secret" not in h for h in hashes) and len(hashes) == 6
     again = cli("class", "add-learner", "BORA")  # the same name, in other letters: refused, nothing changed
     assert again.exit_code == 1
     assert again.stderr.startswith("Error: the class already has a member called 'BORA'")

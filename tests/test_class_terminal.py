@@ -156,6 +156,13 @@ def test_wrong_password_server_down_and_an_ended_login_are_messages_not_tracebac
     assert cli("review", "--file", "x.toml").exit_code == 1  # the class's lessons are the teacher's
 
 
+def test_a_learners_own_limit_lowers_the_classs(served, cli):
+    log_in(cli, served, "Ayşe")
+    result = cli("review", "--new", "1", input="288\n\n")
+    assert "Review: 1 card (0 due, 0 to re-drill, 1 new)." in result.output
+    assert "Review: 2 cards (0 due, 0 to re-drill, 2 new)." in cli("review", input="").output  # the class's 10: the rest
+
+
 def sent(card: str, grade: int, typed: str | None, request: str | None = None) -> dict[str, Any]:
     return {"request": request or str(uuid.uuid4()), "card": card, "grade": grade, "typed": typed,
             "duration_ms": 1500, "cram": False, "variant": None, "language": "en"}

@@ -97,14 +97,20 @@ def init(db: DbOption = None, paths: FilesOption = None, address: AddressOption 
     out.print(_("Add a learner with: bertdrill class add-learner NAME"))
 
 
-def _login_lines(name: str, address: str | None, password: str | None) -> list[str]:
-    """How a member logs in: the server's address and their name (and a generated password, once)."""
+def _login_lines(name: str, address: str | None, password: str | None, *, learner: bool = True) -> list[str]:
+    """How a member logs in: the server's address and their name (and a generated password, once); a learner,
+    also how from a terminal (when the address is known)."""
+    import shlex
+
     where = address or _("the address bertdrill serve prints (keep it with bertdrill class init --address URL)")
     lines = [_("They log in at {address} with:").format(address=escape(where)),
              "  " + _("name: {name}").format(name=escape(name))]
     if password is not None:
         lines += ["  " + _("password: {password}").format(password=escape(password)),
                   _("The password is shown only now: pass it on privately.")]
+    if learner and address:
+        lines.append(_("From a terminal: {command}").format(command=escape(
+            f"bertdrill login {shlex.quote(address)} --name {shlex.quote(name)}")))
     return lines
 
 
@@ -117,7 +123,7 @@ def _add(name: str, password: str | None, db: str | None, teacher: bool) -> None
         address = store.server_address()
     out.print((_("Added the teacher {name} to the class.") if teacher else _("Added {name} to the class.")).format(
         name=escape(member.name)))
-    for line in _login_lines(member.name, address, None if password else chosen):
+    for line in _login_lines(member.name, address, None if password else chosen, learner=not teacher):
         out.print(line)
 
 
@@ -165,7 +171,7 @@ def reset_password(name: NameArgument, password: PasswordOption = None, db: DbOp
         member = store.reset_password(name, chosen)
         address = store.server_address()
     out.print(_("New password for {name}; they are logged out everywhere.").format(name=escape(member.name)))
-    for line in _login_lines(member.name, address, None if password else chosen):
+    for line in _login_lines(member.name, address, None if password else chosen, learner=not member.is_teacher):
         out.print(line)
 
 

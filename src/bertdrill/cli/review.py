@@ -168,6 +168,7 @@ class Command(Exception):
 
 @app.command()
 def review(
+    ctx: typer.Context,
     lesson_id: LessonOption = None,
     lang: LangOption = "",
     new: NewOption = DEFAULT_NEW,
@@ -203,8 +204,12 @@ def review(
         if paths or exam is not None or exam_target is not None or learner is not None:
             raise BertdrillError(_("in a class the lessons, exams and learners are the teacher's: --file, --exam "
                                    "and --learner are for a database of your own (--db), or run bertdrill logout"))
+        # the class's daily limits, or fewer: a learner's own --new or --limit (or its variable) lowers them
+        asked = {name: value for name, value in (("new", new), ("limit", limit))
+                 if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"}
         raise typer.Exit(class_review(login, lesson_id=lesson_id, lang=lang, numbers=numbers.value,
-                                      bury_siblings=bury_siblings, cram=cram))
+                                      bury_siblings=bury_siblings, cram=cram, new=asked.get("new"),
+                                      limit=asked.get("limit")))
 
     from bertdrill.app.deck import Deck
     from bertdrill.app.session import LeechAction, Limits, Session
@@ -237,7 +242,7 @@ def review(
 
 
 def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str, bury_siblings: bool,
-                 cram: bool) -> int:
+                 cram: bool, new: int | None = None, limit: int | None = None) -> int:
     """``bertdrill review`` in the class the learner logged in to (:mod:`bertdrill.cli.remote`); the exit code."""
     import secrets
 
@@ -263,7 +268,9 @@ def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str
         cards = [card for lesson in chosen for card in compile_lesson(lesson)]
         mode = None if numbers == "lesson" else VariantMode(numbers)
         session = Session(store, Deck.of(cards), clock=server_clock(info),
-                          limits=Limits(info.new, info.reviews, info.rollover_hour),
+                          limits=Limits(min(info.new, new if new is not None else info.new),
+                                        min(info.reviews, limit if limit is not None else info.reviews),
+                                        info.rollover_hour),
                           lessons=[lesson.id for lesson in chosen], leech_action=LeechAction(info.leech_action),
                           scheduler=scheduler_of(store.scheduler_choice()), follow=scheduler_of,
                           numbers=FreshNumbers(by_id, mode=mode, salt=secrets.randbits(32)),
