@@ -29,6 +29,7 @@ from bertdrill.web.classroom import ClassServer
 
 selenium = pytest.importorskip("selenium", reason="selenium is in the test extra: pip install -e '.[test]'")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -150,6 +151,13 @@ def shoot(driver, folder: Path, name: str) -> list[Path]:
     return made
 
 
+def link(driver, text: str) -> str:
+    """Where the page's link ``text`` goes (read again if the page was still being redrawn)."""
+    address: str = WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda found: found.find_element(By.LINK_TEXT, text).get_attribute("href"))
+    return address
+
+
 def log_in(driver, address: str, name: str, password: str) -> None:
     driver.get(address + "/")
     wait_for(driver, "#name").send_keys(name)
@@ -196,6 +204,11 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
         WebDriverWait(driver, WAIT).until(answers_logged(postgres, number + 1))
     log = answered(postgres)
     assert len(log) == 10 and log[0] == ("web/width@small", 1, "72") and len({row[0] for row in log}) == 10
+    driver.get(link(driver, "Progress"))  # her stats page: the charts drawn by the server
+    wait_for(driver, "svg.chart")
+    assert "10 answers in all" in driver.find_element(By.TAG_NAME, "main").text
+    assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart")) >= 4  # heatmap, forecast, retention, workload
+    shots += shoot(driver, folder, "stats")
     severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     assert severe == []  # no script error, no CSP violation, no missing file
     driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
@@ -204,6 +217,17 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
     main = driver.find_element(By.TAG_NAME, "main").text
     assert "Ayşe" in main and "1 learner typed 72: 72 is attention of Small without the factor 4" in main
     shots += shoot(driver, folder, "teacher")
+    driver.get(link(driver, "Ayşe"))  # her page: what she failed, and her charts
+    assert "typed 72: 72 is attention of Small" in wait_for(driver, "main").text
+    shots += shoot(driver, folder, "learner")
+    driver.get(address + "/teacher")
+    wait_for(driver, "form.sheet-form button[value='sheet']").click()  # the sheet of the hardest items, printed
+    assert "How wide is Small?" in wait_for(driver, "body").text
+    font = driver.execute_script("return getComputedStyle(document.body).fontFamily")
+    assert font.startswith('"DejaVu Sans"')  # the sheet's own inline style sheet applied: its own CSP lets it
+    severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert severe == []
+    driver.get(address + "/teacher")
     driver.find_element(By.LINK_TEXT, "Members").click()
     assert [element.text for element in wait_for_all(driver, ".members .name")] == ["Ayşe", "Tülin"]
     shots += shoot(driver, folder, "members")

@@ -226,7 +226,7 @@ def bars_svg(bars: Sequence[Bar], title: str, *, width: int = 400, height: int =
         tall = plot_height * bar.value / highest
         svg.rect(x + slot * 0.15, top + plot_height - tall, slot * 0.7, tall,
                  "chart-bar chart-alt" if bar.marked else "chart-bar", bar.tip)
-        if slot >= 16 and bar.value:
+        if bar.value and (slot >= 16 or bar.marked):  # narrow bars: only the marked one's figure (today's)
             svg.text(x + slot / 2, top + plot_height - tall - 3, bar.shown, size=11, anchor="middle")
         crowding = index + 1 < len(bars) and bars[index + 1].marked  # the marked bar's label always shows
         if bar.marked or bar.under or (index % every == 0 and not crowding):
