@@ -37,7 +37,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -359,7 +359,9 @@ def dashboard_run(args, cli) -> None:
             parts = {}
             for name, work in (("class_report", lambda: as_teacher.class_report(date.today())),
                                ("wrong_answers", as_teacher.wrong_answers),
-                               ("class_members", lambda: as_teacher.class_members(archived=True))):
+                               ("class_members", lambda: as_teacher.class_members(archived=True)),
+                               ("class_activity", lambda: as_teacher.class_activity(  # the activity chart's
+                                   date.today() - timedelta(days=29), date.today()))):
                 started = time.perf_counter()
                 work()
                 parts[name] = time.perf_counter() - started

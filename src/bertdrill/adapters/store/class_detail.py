@@ -24,8 +24,12 @@ SCHEDULING = (AnswerKind.NEW.value, AnswerKind.REVIEW.value)  # the first answer
 
 def activity(connection: Connection, since: date, until: date) -> dict[date, tuple[int, int]]:
     """(answers, learners who answered) per study day in [since, until]; days without answers are absent."""
-    rows = connection.execute(select(REVIEW.c.study_day, func.count(), func.count(func.distinct(REVIEW.c.learner)))
-                              .where(REVIEW.c.study_day.between(since, until)).group_by(REVIEW.c.study_day))
+    # Each learner's day first, then the days: the inner group walks the (learner, study_day) index alone,
+    # and no DISTINCT over half a million answers is needed.
+    days = (select(REVIEW.c.study_day, func.count().label("answers")).where(REVIEW.c.study_day.between(since, until))
+            .group_by(REVIEW.c.learner, REVIEW.c.study_day).subquery("days"))
+    rows = connection.execute(select(days.c.study_day, func.sum(days.c.answers), func.count())
+                              .group_by(days.c.study_day))
     return {day_of(day): (int(answers), int(learners)) for day, answers, learners in rows}
 
 
