@@ -222,7 +222,9 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
     shots += shoot(driver, folder, "learner")
     driver.get(address + "/teacher")
     wait_for(driver, "form.sheet-form button[value='sheet']").click()  # the sheet of the hardest items, printed
-    assert "How wide is Small?" in wait_for(driver, "body").text
+    WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda found: "/teacher/sheet" in found.current_url
+        and "How wide is Small?" in found.find_element(By.TAG_NAME, "body").text)
     font = driver.execute_script("return getComputedStyle(document.body).fontFamily")
     assert font.startswith('"DejaVu Sans"')  # the sheet's own inline style sheet applied: its own CSP lets it
     severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
