@@ -176,6 +176,22 @@ class Store(ReviewWrites, Reports, Scheduling):
 
         return self._run(work, write=True)
 
+    _looked_for_damage = False
+
+    def refuse_damage(self) -> None:
+        """Refuse a database a row of which holds a value bertdrill never writes, before any figure is counted
+        from it: a value only SQL reads gives a wrong figure, not an error (:func:`.damage.anything_damaged`, a
+        lookup in each table's index of damaged rows). Asked once per store, before its first method runs."""
+        from bertdrill.adapters.store import damage  # the rules only (2-3 ms to import): the scan runs on a find
+
+        if self._looked_for_damage:
+            return
+        self._looked_for_damage = True
+        if self._run(damage.anything_damaged):
+            found = self.damaged_row()
+            if found is not None:
+                raise StoreError(found.message(self.where))
+
     def damaged_row(self) -> damage.Damage | None:
         """The first value in the database that bertdrill never writes (:func:`.damage.find`), or None."""
         from bertdrill.adapters.store import damage  # here: only a failure reads the whole database for its cause
@@ -490,6 +506,7 @@ def _checked(method: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(method)
     def run(self: Store, *args: Any, **kwargs: Any) -> T:
+        self.refuse_damage()
         try:
             return method(self, *args, **kwargs)
         except (ValueError, TypeError, ArithmeticError, LookupError) as exc:

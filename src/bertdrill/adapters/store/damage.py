@@ -11,6 +11,17 @@ no damaged row explains is raised as it was.
 What a value may be comes from the tables themselves (:mod:`.schema`: a column's type and whether it may
 be NULL), and, for the columns with a range or a list of words, from :data:`RANGES` and :func:`_words`. The
 scan costs a pass over the tables, and runs only after a failure.
+
+A value only SQL reads (an average over ``ef100``, a count of ``due <= today``, a sum of ``duration_ms``) fails
+nothing: it gives a wrong figure. So every table carries an index of its damaged rows (schema version 12): a
+partial index whose condition is "some column holds a value of the wrong type, an impossible date or time, or a
+number outside its range" (:func:`damaged_condition`), which the database keeps up to date on every write,
+whoever writes. :func:`anything_damaged` asks each index for one row, which costs a lookup in an index that is
+empty when nothing is damaged, and the store asks it once before its first figure (:mod:`bertdrill.adapters.store`);
+when a row is there, :func:`find` names it. The lists of words (answer kinds, scheduler names) are left out of
+the condition, as schema 7 took them out of the CHECK constraints: a new kind needs no index rebuilt, and a
+kind bertdrill does not know is named when a figure reads it (``AnswerKind(kind)``). The index is a speed-up
+only: a database whose index is missing, or was made under other rules, is still checked, by a scan.
 """
 
 from __future__ import annotations
@@ -116,8 +127,9 @@ def _kind(column: Column[Any]) -> str:
     raise AssertionError(f"no rule for the type of {column.table.name}.{column.name}: {kind!r}")
 
 
-def _valid(column: Column[Any], dialect: str) -> str:
-    """SQL that is true where the column's value is one bertdrill writes."""
+def _valid(column: Column[Any], dialect: str, *, words: bool = True) -> str:
+    """SQL that is true where the column's value is one bertdrill writes (without ``words``: its list of words
+    aside)."""
     name, kind = f'"{column.name}"', _kind(column)
     rules: list[str] = []
     if dialect == "sqlite":
@@ -127,9 +139,12 @@ def _valid(column: Column[Any], dialect: str) -> str:
             "real": f"typeof({name}) IN ('integer', 'real')",
             "text": f"typeof({name}) = 'text'",
             "json": f"typeof({name}) = 'text' AND json_valid({name}) AND json_type({name}) = 'array'",
-            "date": f"typeof({name}) = 'text' AND date({name}) IS {name}",
+            # A modifier makes SQLite compute the date, so 2025-02-30 becomes 2025-03-02 and differs (SQLite
+            # 3.40 gives date('2025-02-30') back as it is).
+            "date": f"typeof({name}) = 'text' AND date({name}, '+0 days') IS {name}",
             "time": f"typeof({name}) = 'text' AND julianday({name}) IS NOT NULL "
-                    f"AND {name} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'",
+                    f"AND {name} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' "
+                    f"AND date({name}, '+0 days') IS substr({name}, 1, 10)",
         }[kind])
     elif kind == "real":
         rules.append(f"{name} NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)")
@@ -138,9 +153,9 @@ def _valid(column: Column[Any], dialect: str) -> str:
     bounds = RANGES.get((column.table.name, column.name))
     if bounds is not None:
         rules.append(f"{name} BETWEEN {bounds[0]} AND {bounds[1]}")
-    words = _words(column.table.name, column.name)
-    if words is not None:
-        rules.append(f"{name} IN ({', '.join(repr(word) for word in words)})")
+    listed = _words(column.table.name, column.name) if words else None
+    if listed is not None:
+        rules.append(f"{name} IN ({', '.join(repr(word) for word in listed)})")
     valid = " AND ".join(f"({rule})" for rule in rules) or "1 = 1"
     return f"({name} IS NULL OR ({valid}))" if column.nullable else f"({name} IS NOT NULL AND ({valid}))"
 
@@ -168,8 +183,10 @@ def find(connection: Connection) -> Damage | None:
             if column.name not in present or not set(keys) <= present:
                 continue
             chosen = ", ".join(f'"{key}"' for key in keys)
+            # PostgreSQL's driver cannot make a Python date of 'infinity': the value is shown as the server writes it
+            shown = f'"{column.name}"' if dialect == "sqlite" else f'CAST("{column.name}" AS TEXT)'
             found = connection.execute(text(
-                f'SELECT {chosen}, "{column.name}" FROM {table.name} WHERE NOT {_valid(column, dialect)} LIMIT 1'
+                f'SELECT {chosen}, {shown} FROM {table.name} WHERE NOT {_valid(column, dialect)} LIMIT 1'
             )).first()
             if found is not None:
                 return Damage(table.name, tuple(zip(keys, found[:-1])), column.name, found[-1], _expected(column))
@@ -182,3 +199,45 @@ def _columns(connection: Connection, table: str) -> set[str]:
     return {row[0] for row in connection.execute(text(
         "SELECT column_name FROM information_schema.columns WHERE table_name = :table "
         "AND table_schema = current_schema()"), {"table": table})}
+
+
+# --- the index of damaged rows ------------------------------------------------------------------------------
+
+def index_name(table: Table) -> str:
+    return f"ix_{table.name}_damaged"
+
+
+def damaged_condition(table: Table, present: set[str], dialect: str) -> str:
+    """SQL true on a row of ``table`` holding a value bertdrill never writes in one of its ``present`` columns
+    (word lists aside): the condition of the table's index of damaged rows, and of the query that reads it, which
+    must be the same text for the database to use the index."""
+    checked = [_valid(column, dialect, words=False) for column in table.columns if column.name in present]
+    return "NOT (" + " AND ".join(checked) + ")"
+
+
+def create_indexes(connection: Connection) -> None:
+    """Schema version 12: each table's index of damaged rows, on its key (see the module's doc)."""
+    dialect = connection.dialect.name
+    for table in TABLES:
+        present = _columns(connection, table.name)
+        keys = ", ".join(f'"{key}"' for key in KEYS[table.name])
+        connection.execute(text(f"CREATE INDEX {index_name(table)} ON {table.name} ({keys}) "
+                                f"WHERE {damaged_condition(table, present, dialect)}"))
+
+
+def anything_damaged(connection: Connection) -> bool:
+    """Whether some row holds a value bertdrill never writes (word lists aside), by each table's index of
+    damaged rows: a lookup each when nothing is damaged. The tables themselves, not a reader's temporary copies
+    of them (:mod:`.reading`), which hold the same rows or rows bertdrill wrote."""
+    dialect = connection.dialect.name
+    schema = "main" if dialect == "sqlite" else connection.execute(text("SELECT current_schema()")).scalar_one()
+    for table in TABLES:
+        present = _columns(connection, table.name)
+        if not present:
+            continue
+        found = connection.execute(text(
+            f'SELECT 1 FROM "{schema}".{table.name} WHERE {damaged_condition(table, present, dialect)} LIMIT 1'
+        )).first()
+        if found is not None:
+            return True
+    return False

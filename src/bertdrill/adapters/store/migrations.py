@@ -41,7 +41,7 @@ from sqlalchemy.schema import CreateColumn, CreateTable
 from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 Step = Callable[[Connection], None]
 """One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
@@ -343,6 +343,16 @@ def _version_11() -> list[Step]:
             *_sql("CREATE UNIQUE INDEX ix_review_request ON review (learner, request)")]
 
 
+def _version_12() -> list[Step]:
+    """Each table's index of its damaged rows (:mod:`.damage`): a value only SQL reads (an average, a count of
+    due cards) is checked by a lookup instead of a scan. The condition is the damage rules' at this version; a
+    later version that changes a table's columns or a rule makes the index again (:func:`.damage.create_indexes`
+    after dropping it), and until then a database with the older index is still checked, by a scan."""
+    from bertdrill.adapters.store import damage
+
+    return [damage.create_indexes]
+
+
 def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], None]:
     """A version's migration; its steps are built when it runs (every open reads this module, few migrate)."""
 
@@ -356,7 +366,7 @@ def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], No
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     version: _migration(steps) for version, steps in enumerate(
         (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
-         _version_9, _version_10, _version_11), start=1)}
+         _version_9, _version_10, _version_11, _version_12), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 
