@@ -174,7 +174,7 @@ def test_the_check_before_a_figure_is_a_lookup_in_each_tables_index(reviewed_dat
     from bertdrill.adapters.store import damage
 
     path = reviewed_database if version == "new" else Path(__file__).parent / "fixtures" / version
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
+    with closing(sqlite3.connect(f"file:{path}?immutable=1", uri=True)) as connection:  # no -wal, -shm made
         for table in damage.TABLES:
             present = {row[1] for row in connection.execute(f"PRAGMA table_info({table.name})")}
             condition = damage.damaged_condition(table, present, "sqlite")
