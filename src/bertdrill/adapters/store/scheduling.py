@@ -18,7 +18,16 @@ from typing import Any
 
 from sqlalchemy import Connection, String, Update, bindparam, delete, func, insert, select, type_coerce, update
 
-from bertdrill.adapters.store.database import Database, as_date, as_utc, day_of, learner_of, real, whole
+from bertdrill.adapters.store.database import (
+    Database,
+    as_date,
+    as_utc,
+    day_of,
+    execute_compiled_many,
+    learner_of,
+    real,
+    whole,
+)
 from bertdrill.adapters.store.schema import (
     CARD,
     FITTED,
@@ -76,8 +85,7 @@ class Scheduling(Database):
             for card_id, log in _merged(track(card_ids), _card_logs(connection, None)):
                 answers += len(log)
                 updates.append(_values(card_id, replay(scheduler, log, card_id)) | {"owner": learner})
-            if updates:
-                connection.execute(_REPLAYED, updates)
+            execute_compiled_many(connection, _REPLAYED, updates)
             stored = _store_fitted(connection, choice)
             row = {"learner": learner, "name": stored.name.value, "retention": stored.retention,
                    "switched_at": datetime.now(UTC), "parameters": stored.fitted.number if stored.fitted else None,
@@ -168,8 +176,10 @@ def _card_logs(connection: Connection, lessons: Collection[str] | None) -> Itera
     # where a log has a few thousand days, each parsed once below.
     day = type_coerce(REVIEW.c.study_day, String())
     query = _of_lessons(select(REVIEW.c.card_id, day, REVIEW.c.grade), lessons).order_by(REVIEW.c.card_id, REVIEW.c.id)
-    partitions = connection.execute(query, {"learner": learner_of(connection)}).partitions(ROWS_AT_ONCE)
-    rows: Iterable[Sequence[Any]] = chain.from_iterable(partitions)  # fetched many at a time: one fetch per row was a fifth of a switch
+    # Rows straight from the driver's cursor, many at a time: SQLAlchemy's fetch made a Row of each answer, 40 % of
+    # reading a million (3.5 -> 2.1 s CPU); the columns need no conversion (the day is parsed below, once per day).
+    cursor = connection.execute(query, {"learner": learner_of(connection)}).cursor
+    rows: Iterable[Sequence[Any]] = chain.from_iterable(iter(lambda: cursor.fetchmany(ROWS_AT_ONCE), []))
     days: dict[Any, date] = {}  # a long log has a million answers on a few thousand days: each read once
     for card_id, answers in groupby(rows, key=itemgetter(0)):
         yield card_id, [(days[day] if day in days else days.setdefault(day, day_of(day)),
