@@ -78,7 +78,6 @@ def progress(store: ReviewStore, by_id: Mapping[str, Card], today: date) -> dict
                 (stage_word(stage), number(count)) for stage, count in figures.states.items()],
             "streak_words": streak_words(figures), "ef": (decimal(figures.average_ef, 2)
                                                           if figures.average_ef is not None else None),
-            "percent_of": lambda share: "–" if share is None else percent(decimal(share * 100, 1)),
             "decimal": decimal, "mature_days": MATURE_DAYS}
 
 

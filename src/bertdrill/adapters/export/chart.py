@@ -251,7 +251,8 @@ def shares_svg(rows: Sequence[Share], title: str, *, target: float | None = None
     draws a line across them all."""
     label, row_height, top = min(130, width // 4), 26, 20
     height = top + row_height * len(rows) + 24
-    bar_width = width - label - 120
+    room = max((len(row.shown) for row in rows), default=0) * 6.3 + 10  # the figures beside the bars, at 11 px
+    bar_width = max(width / 4, width - label - room)
     svg = Svg(width, height, title)
     for tick in (0, 0.5, 1):
         x = label + bar_width * tick

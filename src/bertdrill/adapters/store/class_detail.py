@@ -43,10 +43,6 @@ class Failed:
     last_failed: date
     typed: tuple[str, ...] = ()  # their latest distinct wrong answers, newest first
 
-    @property
-    def share(self) -> float:
-        return self.failed / self.answers if self.answers else 0.0
-
 
 def failed_most(connection: Connection, learner: str, *, limit: int = 10, typed: int = 3) -> list[Failed]:
     """The ``limit`` cards ``learner`` failed most (then most recently), each with up to ``typed`` of their wrong
