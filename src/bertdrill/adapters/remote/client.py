@@ -61,6 +61,7 @@ TIMEOUT_SECONDS = 10.0  # connecting, and each read of a reply: no request hangs
 RECONNECT_SECONDS = 20.0  # how long a read or an answer is sent again while the server cannot be reached
 LOGIN_FILE = "login.json"
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # the class's lessons are the biggest reply
+CHOICE_SECONDS = 30.0  # how long the learner's scheduler choice is taken as read, for the previews
 
 
 @dataclass(frozen=True)
@@ -303,6 +304,7 @@ class ClassStore:
         self.login = login
         self.language = language  # the texts' language: the server grades typed answers again in it
         self.connection = connection or Connection(login.server, token=login.token, language=language)
+        self._choice: tuple[SchedulerChoice, float] | None = None  # the scheduler choice, and when it was read
 
     @property
     def where(self) -> str:
@@ -340,8 +342,14 @@ class ClassStore:
         return found
 
     def scheduler_choice(self) -> SchedulerChoice:
-        found: SchedulerChoice = _decoded(SchedulerChoice, self.connection.get("/api/scheduler"), self.login.server)
-        return found
+        """The learner's choice, read again at most every :data:`CHOICE_SECONDS` (the session asks before every
+        preview; the server schedules each answer under the choice it holds then, whatever this one says)."""
+        now = time.monotonic()
+        if self._choice is None or now - self._choice[1] >= CHOICE_SECONDS:
+            found: SchedulerChoice = _decoded(SchedulerChoice, self.connection.get("/api/scheduler"),
+                                              self.login.server)
+            self._choice = (found, now)
+        return self._choice[0]
 
     def status(self, today: date, *, lessons: Collection[str] | None = None) -> Status:
         found: Status = _decoded(Status, self.connection.get("/api/status", day=today, lessons=_lessons(lessons)),
