@@ -693,18 +693,20 @@ def test_turkish_typed_without_turkish_letters_is_right_with_a_spelling_note(cli
 
 def test_a_match_card_is_a_real_matching_exercise(cli):
     # new cards: fact, total, choice, blank, then the table's "layers" pair
-    result = cli("review", "--new", "5", input="4\n109482240\n\nd\n\n4\n\nf\nA\n\n")
-    assert after(result.stdout, "BERT-base: how many layers?", 9) == "\n".join([
-        "BERT-base: how many layers?",
-        "  1  a)  12",
-        "  2  b)  768",
-        "  3  c)  3,072",
-        "  4  d)  30,522",
-        "Your answer: f",
-        "No such option: choose 1 to 4 or a to d",
-        "Your answer: A",
+    result = cli("review", "--new", "5", input="4\n109482240\n\nd\n\n4\n\nz\n12\n\n")
+    lines = result.stdout[result.stdout.index("BERT-base: how many layers?"):].splitlines()
+    shown = [line for line in lines[1:] if re.match(r"  \d+  [a-j]\)  ", line)]
+    values = [int(line.split(")  ")[1].replace(",", "")) for line in shown]
+    # the table's values, and decoys beside them (another BERT's layers, width and FFN), in increasing order
+    assert {12, 768, 3072, 30522} < set(values) and values == sorted(values) and len(values) <= 7
+    letters = "abcdefghij"
+    assert shown == [f"  {n}  {letters[n - 1]})  {value:,}" for n, value in enumerate(values, start=1)]
+    assert lines[len(shown) + 1:len(shown) + 5] == [
+        "Your answer: z",
+        f"No such option: choose 1 to {len(values)} or a to {letters[len(values) - 1]}",
+        "Your answer: 12",
         "✓ Correct",
-    ])
+    ]
 
 
 def test_an_approximation_is_close_and_says_how_close(cli):

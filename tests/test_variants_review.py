@@ -11,10 +11,12 @@ from bertdrill.adapters.store import Store
 from bertdrill.adapters.store.memory import MemoryStore
 from bertdrill.app.session import Limits, Session
 from bertdrill.app.variants import FreshNumbers
-from bertdrill.core.cards import NumericCard
+from bertdrill.core import formula
+from bertdrill.core.cards import MatchCard, NumericCard
 from bertdrill.core.diagnosis import Diagnoser
 from bertdrill.core.grading import grade
-from bertdrill.core.lesson import VariantMode
+from bertdrill.core.lesson import MatchItem, VariantMode
+from bertdrill.core.numbers import format_number
 from bertdrill.core.scheduling.state import Schedule
 from bertdrill.core.variants import find, read_logged, variant_card, wants_variant
 
@@ -144,3 +146,54 @@ def test_review_cli_asks_fresh_numbers_and_grades_them(cli, tmp_path):
     seed, key = read_logged(answer.variant)
     values = dict(part.split("=") for part in key.split(","))
     assert seed is not None and f"BERT (d = {int(values['d']):,}, " in shown.output  # the logged variant was asked
+
+
+def test_a_matching_row_offers_decoys_so_the_sizes_of_the_options_do_not_answer_it(lessons, cards):
+    """12, 768, 3,072, 30,522 for "BERT-base: how many layers?": the smallest was the answer, whatever one knew."""
+    (lesson,) = lessons
+    rows = [card for card in cards if isinstance(card, MatchCard)]
+    store = MemoryStore()
+    store.sync(rows)
+    session = Session(store, rows, clock=lambda: NOW, limits=Limits(new=50), bury_siblings=False,
+                      numbers=FreshNumbers(lessons, mode=VariantMode.FIXED, salt=3))  # decoys in every mode
+    named = {value for params in lesson.params.values() for value in params.values.values()}
+    allowed = lesson.allowed_variants()
+    checked = 0
+    while (entry := session.show()) is not None:
+        assert isinstance(entry.card, MatchCard)
+        card = entry.card
+        checked += 1
+        own = next(c for c in rows if c.id == card.id)
+        shown = [int(option.replace(",", "")) for option in card.options["en"]]
+        table = [int(option.replace(",", "")) for option in own.options["en"]]
+        decoys = [value for value in shown if value not in table]
+        assert shown == sorted(shown) and set(table) <= set(shown)
+        assert decoys and not set(decoys) & named  # never a named set's number
+        pair = lesson.item(card.item_id)
+        assert isinstance(pair, MatchItem)
+        expressions = [p.value for p in pair.pairs if p.value]
+        # every decoy is one row's value in an allowed variant: as plausible as the answer
+        assert all(any(formula.evaluate(e, formula.resolve(v.values, lesson.formulas)) == decoy
+                       for v in allowed for e in expressions) for decoy in decoys)
+        assert card.value is not None
+        if card.value != 30522:  # the vocabulary is the same in every set: no decoy can stand beside it
+            smaller = [value for value in shown if value < card.value]
+            larger = [value for value in shown if value > card.value]
+            # by size alone the row's answer is no longer its own rank among the table's values
+            assert (len(smaller), len(larger)) != (sum(v < card.value for v in table), sum(v > card.value for v in table))
+        answer = format_number(card.value, "en")
+        assert grade(card, answer, "en").correct
+        assert not grade(card, format_number(decoys[0], "en"), "en").correct
+        letter = "abcdefghij"[card.options["en"].index(answer)]
+        assert grade(card, letter, "en").correct
+        session.answer(4, typed=answer)
+    assert checked == len(rows) == 4
+
+
+def test_every_row_of_a_table_offers_the_same_decoys_at_every_showing(lessons, cards):
+    """Decoys that changed from row to row would leave the table's values as the ones every row shows."""
+    rows = [card for card in cards if isinstance(card, MatchCard)]
+    asked = [FreshNumbers(lessons, salt=salt).ask(card, interval=0, attempt=attempt)
+             for salt, attempt in ((1, 0), (2, 5)) for card in rows]
+    assert len({card.options["en"] for card in asked}) == 1
+    assert len(asked[0].options["en"]) > len(rows[0].options["en"])

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from bertdrill.core.cards import Card, NumericCard
+from bertdrill.core.cards import Card, MatchCard, NumericCard
 from bertdrill.core.lesson import Lesson, NumericItem, VariantMode
-from bertdrill.core.variants import derive_seed, draw, variant_card, varied_lesson, wants_variant
+from bertdrill.core.variants import derive_seed, draw, variant_card, varied_lesson, wants_variant, with_decoys
 
 if TYPE_CHECKING:
     from bertdrill.core.diagnosis import Diagnoser
@@ -38,6 +38,7 @@ class FreshNumbers:
         self.mode = mode
         self.salt = salt
         self._diagnosers: dict[tuple[str, str], Diagnoser | None] = {}  # (lesson id, variant key) -> made once
+        self._sized_tables: dict[tuple[str, str], bool] = {}  # (lesson id, item id) -> its sizes pair it
 
     def mode_of(self, lesson: Lesson) -> VariantMode:
         """The learner's choice, else the lesson's own (``[variants] mode``), else fixed sets."""
@@ -46,8 +47,11 @@ class FreshNumbers:
         return lesson.variant_space.mode if lesson.variant_space is not None else VariantMode.FIXED
 
     def may_vary(self, card: Card) -> bool:
-        """Whether the card could be asked with fresh numbers at all (before its schedule is looked at)."""
+        """Whether the card could be asked with fresh numbers at all (before its schedule is looked at), or
+        with decoys among its options (a matching table's row whose values the sizes would pair)."""
         lesson = self.lessons.get(card.lesson_id)
+        if isinstance(card, MatchCard) and lesson is not None and lesson.variant_space is not None:
+            return self._sized(lesson, card.item_id)
         if not isinstance(card, NumericCard) or card.variant or lesson is None or lesson.variant_space is None:
             return False  # (the variants themselves are listed only when one is drawn: it costs ~0.1 s)
         item = lesson.item(card.item_id)
@@ -61,13 +65,28 @@ class FreshNumbers:
         """
         if not self.may_vary(card):
             return card
-        assert isinstance(card, NumericCard)
         lesson = self.lessons[card.lesson_id]
+        if isinstance(card, MatchCard):
+            # The table's own set, whatever the mode, with the same decoys at every showing and for every row
+            # (as a choice card keeps its options): options that changed from row to row would leave the
+            # table's own values as the ones every row shows.
+            return with_decoys(lesson, card, derive_seed(0, f"{card.lesson_id}/{card.item_id}", 0))
+        assert isinstance(card, NumericCard)
         if not wants_variant(self.mode_of(lesson), interval):
             return card
         seed = derive_seed(self.salt, card.id, attempt)
         variant = draw(lesson, seed)
         return variant_card(lesson, card, variant, seed) if variant is not None else card
+
+    def _sized(self, lesson: Lesson, item_id: str) -> bool:
+        """Whether the sizes of a matching table's numbers pair it (:func:`bertdrill.core.leaks.size_orders`)."""
+        key = (lesson.id, item_id)
+        if key not in self._sized_tables:
+            from bertdrill.core.leaks import size_orders  # when a table is first shown: it costs an import
+
+            self._sized_tables[key] = any(order.item_id == item_id
+                                          for order in size_orders(lesson, lesson.languages[0]))
+        return self._sized_tables[key]
 
     def lesson_of(self, card: Card) -> Lesson | None:
         """The lesson ``card`` is graded and diagnosed in: with its variant as a parameter set, if it has one."""

@@ -15,10 +15,11 @@ from dataclasses import replace
 from typing import assert_never
 
 from bertdrill.core import formula
-from bertdrill.core.cards import NumericCard, numeric_card
+from bertdrill.core.cards import MatchCard, NumericCard, numeric_card
 from bertdrill.core.formula import Number
 from bertdrill.core.lesson import Lesson, MatchItem, NumericItem, Variant, VariantMode
 from bertdrill.core.lesson.model import PLACEHOLDER
+from bertdrill.core.numbers import format_number
 from bertdrill.core.scheduling.state import MATURE_DAYS
 
 _MASK = (1 << 64) - 1
@@ -197,8 +198,9 @@ def decoys(lesson: Lesson, item: MatchItem, seed: int, avoid: Collection[Number]
     value in one of the lesson's variants (6 beside 12, 512 beside 768, 2,048 beside 3,072), all from
     one variant, so no decoy breaks the lesson's own relations (``f = 4 * d`` holds for the decoys
     too): a learner must know which of two numbers of the same size is the table's. The variant is
-    drawn by ``seed``. ``avoid`` holds numbers printed elsewhere on the sheet (a version's own
-    variant), which a decoy never equals: a learner could tell such a decoy from the answer. A row
+    drawn by ``seed``. A decoy never equals a value of a named set's (1,024 would be read as
+    BERT-large's ``d_model``, and answer its settings) nor one in ``avoid``, the numbers printed elsewhere
+    on the sheet (a version's own variant): a learner could tell such a decoy from the answer. A row
     whose value is the same in every variant gets none; a lesson without ``[variants]`` has none to
     give (its other named sets' values would answer their own settings questions).
     """
@@ -207,6 +209,7 @@ def decoys(lesson: Lesson, item: MatchItem, seed: int, avoid: Collection[Number]
     if not rows or not allowed:
         return ()
     own = [lesson.evaluate(row, item.set_name) for row in rows]
+    avoid = {*avoid, *(value for params in lesson.params.values() for value in params.values.values())}
     space = lesson.variant_space
     assert space is not None
     used = [_parameters_used(lesson, row) for row in rows]
@@ -224,3 +227,25 @@ def decoys(lesson: Lesson, item: MatchItem, seed: int, avoid: Collection[Number]
         if len(best) >= most:
             break
     return best
+
+
+def with_decoys(lesson: Lesson, card: MatchCard, seed: int) -> MatchCard:
+    """A matching table's row asked in review with :func:`decoys` among the values to choose from.
+
+    The table's values alone (12, 768, 3,072, 30,522 for "BERT-base: how many layers?") are answered by
+    picking the smallest; with one variant's values beside them the learner must know which is BERT-base's.
+    Numbers stay in increasing order, texts after them, as the card's own options are.
+    """
+    item = lesson.item(card.item_id)
+    assert isinstance(item, MatchItem), f"{card.id} is not a matching table's card"
+    extra = decoys(lesson, item, seed)
+    if not extra:
+        return card
+    values = [lesson.evaluate(pair.value, item.set_name) for pair in item.pairs if pair.value]
+    numbers = sorted({*values, *extra})
+    options = {}
+    for language, shown in card.options.items():
+        own = {format_number(value, language) for value in values}
+        texts = [text for text in shown if text not in own]
+        options[language] = tuple(dict.fromkeys([format_number(value, language) for value in numbers] + texts))
+    return replace(card, options=options)

@@ -335,11 +335,9 @@ def _plans(lessons: Sequence[Lesson], pool: list[_Entry], seed: int, papers: int
         decoys = {}
         for entry in tables:
             assert isinstance(entry.item, MatchItem)
-            # never a value printed elsewhere on the paper (its variant), nor one of a named set's (it would
-            # answer that set's own questions: d = 256 makes f = 1,024, BERT-large's d_model)
+            # never a value printed elsewhere on the paper: its variant's (nor a named set's, which decoys() avoids)
             mine = variants.get(entry.lesson.id)
-            avoid = {value for params in entry.lesson.params.values() for value in params.values.values()}
-            avoid |= {mine.values[name] for name in mine.varying} if mine else set()
+            avoid = {mine.values[name] for name in mine.varying} if mine else set()
             decoys[_key(entry)] = variant_decoys(entry.lesson, entry.item, derive_seed(seed, _key(entry), index),
                                                  avoid)
         plans.append(_Plan(variants, decoys))
