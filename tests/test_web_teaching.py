@@ -105,3 +105,15 @@ def test_no_sheet_before_anyone_failed(classroom):  # noqa: F811
     teacher = classroom("Tülin")
     response = teacher.client.get("/teacher/sheet")
     assert response.status_code == 409 and "No learner has failed a card yet" in response.text
+
+
+def test_the_settings_form_goes_back_to_a_learners_page_and_nowhere_else(taught):
+    teacher, _ayse, _bora, ids, _page = taught
+    page = f"/teacher/learners/{ids['Ayşe']}"
+    teacher.get(page)
+    token = teacher.forms()["/settings"]["csrf"]
+    for back, lands in ((page, page), ("/stats", "/stats"), (page + "/../../x", "/review"),
+                        ("//evil.example" + page, "/review"), ("/teacher/learners/1x", "/review")):
+        response = teacher.client.post("/settings", data={"csrf": token, "back": back, "theme": "dark"},
+                                       follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"] == lands, back
