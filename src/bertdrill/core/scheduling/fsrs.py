@@ -37,9 +37,12 @@ from typing import TYPE_CHECKING, cast
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import (
+    EF_DELTA,
+    EF_FLOOR,
+    EF_START,
     GRADES,
     NEW,
-    Bookkeeping,
+    PASSING,
     Grade,
     NextStates,
     Schedule,
@@ -168,26 +171,34 @@ class FSRS:
         FSRS's memory depends on the days between answers, never on the intervals, so only they change.
         """
         steps = memory_steps(self.retention)
+        initial, next_stability, next_difficulty, next_interval = steps.initial, steps.stability, steps.difficulty, \
+            steps.interval  # looked up once: a switch takes these steps a million times
         stability: float | None = None
         difficulty = 0.0
-        counts, interval, last = Bookkeeping(), 0, date.min
+        repetitions, ef100, lapses, interval, last = 0, EF_START, 0, 0, date.min
         for day, grade in answers:
             checked = check_grade(grade)
             rating = RATING_OF_GRADE[checked]
             if stability is None:  # a new card (py-fsrs's Learning state): its first memory
-                stability, difficulty = steps.initial(rating)
+                stability, difficulty = initial(rating)
             else:  # State.Review, as review_card has it
-                stability = steps.stability(difficulty, stability, (day - last).days, rating)
-                difficulty = steps.difficulty(difficulty, rating)
-            given = steps.interval(stability)
+                stability = next_stability(difficulty, stability, (day - last).days, rating)
+                difficulty = next_difficulty(difficulty, rating)
+            given = next_interval(stability)
             interval = given if adjust is None else adjust(given, interval, checked, day)
-            counts = bookkeeping(counts, checked)  # repetitions, EF and lapses: the grades' alone, as every scheduler
+            # repetitions, EF and lapses: the grades' alone, bookkeeping()'s rule written out as SM-2's replay has it
+            # (a Bookkeeping tuple per answer was a fifth of the replay); tests/test_replay.py holds both to review()
+            if checked >= PASSING:
+                repetitions += 1
+            else:
+                lapses += repetitions >= 1 or lapses >= 1  # is_lapse
+                repetitions = 0
+            ef100 = max(EF_FLOOR, ef100 + EF_DELTA[checked])
             last = day
         if stability is None:
             return NEW
-        return Schedule(repetitions=counts.repetitions, ef100=counts.ef100, interval=interval,
-                        due=last + timedelta(days=interval), lapses=counts.lapses, stability=stability,
-                        difficulty=difficulty)
+        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=last + timedelta(days=interval),
+                        lapses=lapses, stability=stability, difficulty=difficulty)
 
     def retrievability(self, state: Schedule, *, today: date) -> float:
         """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""

@@ -347,6 +347,8 @@ class SpreadCard:
 
     def adjust(self, interval: int, previous: int, grade: int, today: date) -> int:
         """:data:`Adjust` for a replay: the fuzzed interval, no cap (a replay's scheduler has no exam of its own)."""
+        if interval <= 2:
+            return interval  # as interval() has it, without its call: a replay adjusts a million answers
         return self.interval(interval, previous, grade, today, MAX_INTERVAL)
 
     def interval(self, interval: int, previous: int, grade: int, today: date, maximum: int) -> int:
