@@ -247,3 +247,37 @@ def test_the_server_decides_the_record_not_the_client(served, cli):
         (WIDTH, "new", 2, NOW.date()), (PICK, "new", 5, NOW.date()), (PICK, "review", 5, NOW.date().replace(day=4)),
         (CAPITAL, "new", 5, NOW.date().replace(day=5))]
     assert not any(os.environ.get(name, "").startswith("postgresql") for name in ("BERTDRILL_DB",))
+
+
+def test_the_servers_balance_is_kept_between_answers_and_moved_by_each():
+    """The load the balancer reads is read once per learner and study day (then every minute), not per answer, and
+    each answer moves it, as a review session moves its own."""
+    from bertdrill.adapters.store.memory import MemoryStore
+    from bertdrill.app import served
+    from bertdrill.cli.base import scheduler_of
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.lesson import parse
+
+    cards = {card.id: card for card in compile_lesson(parse(LESSON, "web.toml"))}
+    store = MemoryStore(learner="ayse")
+    store.sync(list(cards.values()))
+    forecasts = []
+    real = store.forecast
+
+    def counted(*args, **kwargs):
+        forecasts.append(args)
+        return real(*args, **kwargs)
+
+    store.forecast = counted  # type: ignore[method-assign]
+    ticks = [0.0]
+    balance = served.Balance(lambda: ticks[0])
+    desk = served.Recording(store=store, managing=store, cards=cards.get, lessons=lambda lesson_id: None,
+                            follow=scheduler_of, now=NOW, today=NOW.date(), balance=balance)
+    first = served.record(desk, served.Sent(WIDTH, 4, "288", 1000, "a", "en"), learner_judges=lambda card: False)
+    served.record(desk, served.Sent(PICK, 4, "b", 1000, "b", "en"), learner_judges=lambda card: False)
+    assert len(forecasts) == 1  # the default spread balances: read once for both answers
+    kept = balance._kept
+    assert kept is not None and kept[3] is not None and kept[3].due == {first.after.due: 2}  # both moved in
+    ticks[0] = 61.0
+    served.record(desk, served.Sent(CAPITAL, 4, None, 1000, "c", "en"), learner_judges=lambda card: True)
+    assert len(forecasts) == 2  # a minute on: read again

@@ -13,8 +13,10 @@ tomorrow at most.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from bertdrill.core.cards import Card, NumericCard
@@ -63,6 +65,7 @@ class Recording:
     follow: Callable[[SchedulerChoice], Scheduler]  # the scheduler a stored choice names
     now: datetime
     today: date
+    balance: Balance | None = None  # the learner's kept between answers; None: read for this answer
 
 
 def record(desk: Recording, sent: Sent, *, learner_judges: Callable[[Card], bool]) -> Answer:
@@ -77,19 +80,52 @@ def record(desk: Recording, sent: Sent, *, learner_judges: Callable[[Card], bool
     state = desk.store.state(card.id)
     kind = _kind(desk, state, sent.cram)
     grade = _regraded(desk, card, sent, learner_judges(card))
-    choice = desk.store.scheduler_choice()
-    scheduler = desk.follow(choice)
-    load = Load.of(desk.today, desk.store.forecast(desk.today, LOAD_BALANCE_DAYS + 1)) \
-        if getattr(scheduler, "balancing", False) else None
+    choice, scheduler, load = desk.balance.of(desk) if desk.balance is not None else _balance(desk)
 
     def rescheduler(stored: SchedulerChoice) -> Callable[[Schedule], Schedule]:
         chosen = card_scheduler(scheduler if stored == choice else desk.follow(stored), card.id, load)
         return lambda before: chosen.review(before, grade, today=desk.today)
 
-    return desk.store.answer(card.id, grade=grade, kind=kind, reviewed_at=desk.now, study_day=desk.today,
-                             typed=sent.typed, duration_ms=sent.duration_ms, once_per_day=True,
-                             variant=sent.variant, rescheduler=rescheduler if kind.schedules else None,
-                             request=sent.request)
+    logged = desk.store.answer(card.id, grade=grade, kind=kind, reviewed_at=desk.now, study_day=desk.today,
+                               typed=sent.typed, duration_ms=sent.duration_ms, once_per_day=True,
+                               variant=sent.variant, rescheduler=rescheduler if kind.schedules else None,
+                               request=sent.request)
+    if load is not None:
+        with desk.balance.lock if desk.balance is not None else nullcontext():
+            load.moved(logged.before.due, logged.after.due)
+    return logged
+
+
+def _balance(desk: Recording) -> tuple[SchedulerChoice, Scheduler, Load | None]:
+    """The learner's scheduler choice, its scheduler, and the load its balancer reads (None: it balances nothing)."""
+    choice = desk.store.scheduler_choice()
+    scheduler = desk.follow(choice)
+    load = Load.of(desk.today, desk.store.forecast(desk.today, LOAD_BALANCE_DAYS + 1)) \
+        if getattr(scheduler, "balancing", False) else None
+    return choice, scheduler, load
+
+
+@dataclass
+class Balance:
+    """One learner's scheduler choice and balancer load, kept on the server between their answers and moved by
+    each (as a review session keeps its own), read from the store again on a new study day or after ``fresh``
+    seconds (another window's answers, a switch). The choice an answer commits under is still read in its own
+    transaction; this is what the load balancer picks days by, and saves two reads per answer."""
+
+    monotonic: Callable[[], float]
+    fresh: float = 60.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _kept: tuple[date, SchedulerChoice, Scheduler, Load | None, float] | None = None
+
+    def of(self, desk: Recording) -> tuple[SchedulerChoice, Scheduler, Load | None]:
+        with self.lock:
+            kept = self._kept
+            if kept is not None and kept[0] == desk.today and self.monotonic() - kept[4] < self.fresh:
+                return kept[1], kept[2], kept[3]
+        choice, scheduler, load = _balance(desk)
+        with self.lock:
+            self._kept = (desk.today, choice, scheduler, load, self.monotonic())
+        return choice, scheduler, load
 
 
 def _kind(desk: Recording, state: CardState, cram: bool) -> AnswerKind:

@@ -26,6 +26,7 @@ the server. Teachers get 403 here: the API is a learner's review. Every reply is
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -89,6 +90,8 @@ class ClassApi:
 
     def __init__(self, server: ClassServer):
         self.server = server
+        self._balances: dict[int, served.Balance] = {}  # each learner's, between their answers
+        self._lock = threading.Lock()
 
     # ----------------------------------------------------------------- around every request
 
@@ -140,8 +143,13 @@ class ClassApi:
         store = self.store(member)
         now = self.server.clock()
         lessons = {lesson.id: lesson for lesson in self.server.lessons}
+        with self._lock:
+            balance = self._balances.setdefault(member.id, served.Balance(self.server.monotonic))
+            if len(self._balances) > 10_000:  # a cache, not a record: forget the others
+                self._balances = {member.id: balance}
         return served.Recording(store=store, managing=store, cards=self.server.by_id.get, lessons=lessons.get,
-                                follow=scheduler_of, now=now, today=study_day(now, self.server.limits.rollover_hour))
+                                follow=scheduler_of, now=now, today=study_day(now, self.server.limits.rollover_hour),
+                                balance=balance)
 
     # ----------------------------------------------------------------- login and logout
 
