@@ -113,3 +113,17 @@ def test_a_learner_sees_her_own_stats_only_and_the_teacher_is_sent_to_the_dashbo
     teacher = classroom("Tülin")
     assert teacher.client.get("/stats", follow_redirects=False).headers["location"] == "/teacher"
     assert classroom().client.get("/stats", follow_redirects=False).headers["location"] == "/login"
+
+
+def test_one_chart_module_draws_the_file_with_its_own_colours_and_the_page_without():
+    from bertdrill.cli.workload import chart_svg
+    from bertdrill.core.scheduling.fitted import default_parameters
+    from bertdrill.core.scheduling.workload import best, habits, table
+
+    rows = table(default_parameters(), habits({}, cards=50, new_per_day=5))
+    written, drawn = chart_svg(rows, best(rows)), chart_svg(rows, best(rows), standalone=False, width=480)
+    assert "<style>" in written and "prefers-color-scheme: dark" in written  # a file opened alone, either theme
+    assert "<style" not in drawn and 'width="480"' in drawn  # a page's drawing: the page's style sheet colours it
+    for svg in (written, drawn):
+        shapes = ElementTree.fromstring(svg)
+        assert not [element for element in shapes.iter() if element.get("fill", "").startswith("#")]
