@@ -344,13 +344,16 @@ def main() -> int:
         blocked = folder / "no-cache"
         blocked.write_text("a file: no lesson cache can be made under it\n")
         uncached = dict(env, BERTDRILL_CACHE=str(blocked / "cache"))  # every run parses and verifies the lesson
-        check_time, toml_time, cards_time, cold_check = medians(
-            max(3, args.runs // 2), (bertdrill() + ["check", str(lesson)], env),
-            ([PYTHON, "-c", parse, str(lesson)], env), (bertdrill() + ["cards", "--json", "-f", str(lesson)], env),
-            (bertdrill() + ["check", str(lesson)], uncached))
-        table.ratio(f"bertdrill check, {args.items:,} items", check_time, "tomllib parse", toml_time, 5)
-        table.ratio(f"bertdrill check, {args.items:,} items, no cache", cold_check, "tomllib parse", toml_time, 5)
-        table.ratio(f"bertdrill cards --json, {args.items:,} items", cards_time, "bertdrill check", check_time, 1.5)
+        # By CPU time (user + system from wait4), as every row issue 23 and 25 judge: a shared machine's load
+        # stretches wall times at random.
+        check_run, toml_run, cards_run, cold_run = in_turns(
+            max(3, args.runs // 2), lambda: measure(bertdrill() + ["check", str(lesson)], env),
+            lambda: measure([PYTHON, "-c", parse, str(lesson)], env),
+            lambda: measure(bertdrill() + ["cards", "--json", "-f", str(lesson)], env),
+            lambda: measure(bertdrill() + ["check", str(lesson)], uncached))
+        table.cpu_ratio(f"bertdrill check, {args.items:,} items", check_run, "tomllib parse", toml_run, 5)
+        table.cpu_ratio(f"bertdrill check, {args.items:,} items, no cache", cold_run, "tomllib parse", toml_run, 5)
+        table.cpu_ratio(f"bertdrill cards --json, {args.items:,} items", cards_run, "bertdrill check", check_run, 1.5)
 
         try:
             import genanki  # noqa: F401
@@ -360,11 +363,11 @@ def main() -> int:
             print("  skipped: export anki not available")
         else:
             ours, theirs = export_step(lesson_text, folder, max(3, args.runs // 2))
-            table.ratio(f"export anki, {args.items:,} items (writing)", ours, "genanki directly", theirs, 1.2)
+            table.ratio(f"export anki, {args.items:,} items (writing, CPU)", ours, "genanki directly", theirs, 1.2)
             command = bertdrill() + ["export", "anki", str(lesson), "-o", str(folder / "command.apkg")]
-            (whole,) = medians(max(3, args.runs // 2), (command, env))
-            table.ratio(f"export anki, {args.items:,} items, the whole command", whole,
-                        "genanki writing + bertdrill check", theirs + check_time, 1.5)
+            (whole,) = in_turns(max(3, args.runs // 2), lambda: measure(command, env))
+            table.ratio(f"export anki, {args.items:,} items, the whole command (CPU)", whole.cpu,
+                        "genanki writing + bertdrill check", theirs + check_run.cpu, 1.5)
         if args.lesson_items:
             for name, run, anchor_name, anchor, target in lesson_rows(folder / "startup", args.lesson_items,
                                                                       10_000, max(3, args.runs // 2)):
