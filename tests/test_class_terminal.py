@@ -12,6 +12,7 @@ import os
 import socket
 import stat
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -154,6 +155,28 @@ def test_wrong_password_server_down_and_an_ended_login_are_messages_not_tracebac
     result = cli("review", input="")
     assert result.exit_code == 1 and "log in again with bertdrill login" in result.stderr
     assert cli("review", "--file", "x.toml").exit_code == 1  # the class's lessons are the teacher's
+
+
+def test_a_server_that_never_replies_and_an_expired_login_end_the_review_with_a_message(served, cli, monkeypatch):
+    login = log_in(cli, served, "Ayşe")
+    with served.postgres.connect() as connection:  # thirty days on: the login has expired
+        connection.execute("UPDATE member_login SET expires_at = now() - interval '1 minute'")
+    result = cli("review", input="")
+    assert result.exit_code == 1 and "your login has ended (expired" in result.stderr
+    silent = socket.socket()  # accepts connections (the backlog), and never answers one
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4)
+    try:
+        login_path().write_text(json.dumps({"server": f"http://127.0.0.1:{silent.getsockname()[1]}", "name": "Ayşe",
+                                            "token": login.token}), encoding="utf-8")
+        monkeypatch.setattr("bertdrill.adapters.remote.client.TIMEOUT_SECONDS", 0.5)
+        monkeypatch.setattr("bertdrill.adapters.remote.client.RECONNECT_SECONDS", 1.0)
+        began = time.monotonic()
+        result = cli("review", input="")
+        assert result.exit_code == 1 and "no reply within 0.5 s" in result.stderr
+        assert time.monotonic() - began < 10 and "Traceback" not in result.stderr  # no hang
+    finally:
+        silent.close()
 
 
 def test_a_learners_own_limit_lowers_the_classs(served, cli):

@@ -155,7 +155,7 @@ class Connection:
     """One kept-alive HTTP connection to the server, opened again when it drops."""
 
     def __init__(self, server: str, *, token: str | None = None, language: str = "en",
-                 timeout: float = TIMEOUT_SECONDS, reconnect: float | None = None,
+                 timeout: float | None = None, reconnect: float | None = None,
                  sleep: Callable[[float], None] = time.sleep):
         self.server = server_address(server)
         parts = urlsplit(self.server)
@@ -163,7 +163,7 @@ class Connection:
         self.host, self.port, self.prefix = parts.hostname or "", parts.port, parts.path
         self.token = token
         self.language = language
-        self.timeout = timeout
+        self.timeout = TIMEOUT_SECONDS if timeout is None else timeout
         self.reconnect = RECONNECT_SECONDS if reconnect is None else reconnect
         self.sleep = sleep
         self._http: http.client.HTTPConnection | None = None
@@ -220,7 +220,7 @@ class Connection:
                     self.sleep(min(0.2 * 2 ** min(tries, 4), max(0.0, deadline - time.monotonic())))
                     continue
                 raise StoreError(_("cannot reach the class server at {server}: {reason}").format(
-                    server=self.server, reason=_reason(exc))) from None
+                    server=self.server, reason=_reason(exc, self.timeout))) from None
         return self._reply(status, text, retry_after)
 
     def _reply(self, status: int, text: bytes, retry_after: str | None) -> Any:
@@ -243,9 +243,9 @@ class Connection:
         return found
 
 
-def _reason(exc: BaseException) -> str:
+def _reason(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, TimeoutError | socket.timeout):
-        return _("no reply within {seconds:g} s").format(seconds=TIMEOUT_SECONDS)
+        return _("no reply within {seconds:g} s").format(seconds=timeout)
     if isinstance(exc, ConnectionRefusedError):
         return _("nothing listens there (is the server running?)")
     if isinstance(exc, socket.gaierror):
