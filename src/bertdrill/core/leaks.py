@@ -119,7 +119,10 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
             targets: set[int] = set()
             keys: list[_Key] = [*numbers, *phrases]
             for key in keys:
-                others = (position for position in holders.get(key, []) if position != index)
+                held = holders.get(key)
+                if held is None:
+                    continue  # most of what a text shows is no one's answer
+                others = (position for position in held if position != index)
                 targets.update(others if per_source is None else islice(others, per_source))
             chosen = sorted(targets) if per_source is None else heapq.nsmallest(per_source, targets)
             leaks.extend(Leak(source.item_id, items[position].item_id, where,
@@ -386,8 +389,8 @@ def with_facts(item: Exposure, facts: Mapping[str, ItemFacts], key: str | None =
     known = facts.get(key if key is not None else item.item_id)
     if known is None:
         return item
-    return replace(item, states=item.states | known.states, states_after=item.states_after | known.states_after,
-                   asks={**item.asks, **known.asks})
+    return Exposure(item.item_id, item.question, item.answers, item.shown_after, item.states | known.states,
+                    item.states_after | known.states_after, {**item.asks, **known.asks})
 
 
 def exposure(cards: Sequence[Card], language: str) -> Exposure:
