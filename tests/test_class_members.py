@@ -306,3 +306,25 @@ def test_the_dashboards_wrong_answers_are_read_from_their_own_index(teacher):
         connection.execute("SET enable_seqscan = off")  # a test's log is tiny: any plan would do, but not this one
         plan = "\n".join(row[0] for row in connection.execute(f"EXPLAIN {query}"))
     assert "ix_review_wrong" in plan, plan
+
+
+def test_the_servers_report_read_on_two_connections_is_the_teachers_commands(teacher, cli, facts):
+    """The class server reads the report's learners and cards on two connections at once; the teacher's command
+    (a reader: one connection) reads them in turn. Both see the same class."""
+    cli("class", "add-learner", "Ayşe", "--password", "ayse-password")
+    cli("class", "add-learner", "Bora", "--password", "bora-password")
+    cli("class", "add-teacher", "Tülin", "--password", "tulin-password")
+    with server(teacher) as class_server:
+        gate = class_server.gate()
+        for name, grades in (("Ayşe", (5, 1)), ("Bora", (2, 4, 0))):
+            member, _token = log_in(gate, name, f"{name.lower().replace('ş', 's')}-password")
+            for card, grade in zip(facts, grades, strict=False):
+                answer(class_server.acting_as(member), card, grade)
+        tulin, _token = log_in(gate, "Tülin", "tulin-password")
+        served = class_server.acting_as(tulin).class_report(DAY)
+    with Store.open(teacher.url, read_only=True) as reader:
+        assert isinstance(reader, PostgresStore) and reader.reading
+        read = reader.class_report(DAY)
+    assert [row.learner for row in served.learners] == ["Ayşe", "Bora"]
+    assert sum(card.answers for card in served.cards) == 5
+    assert served == read

@@ -81,7 +81,13 @@ def _count(condition: Any) -> Any:
 
 def report(connection: Connection, database: Database, today: date, *,
            lessons: Collection[str] | None = None) -> ClassReport:
-    """The report of the class on ``today``."""
+    """The report of the class on ``today``, on one connection (:func:`learners` and :func:`cards` are its halves,
+    which a store with a pool of connections may run at once)."""
+    return ClassReport(today=today, learners=learners(connection, today, lessons), cards=cards(connection, today, lessons))
+
+
+def learners(connection: Connection, today: date, lessons: Collection[str] | None = None) -> list[LearnerSummary]:
+    """Every learner's figures, by name: two passes over the log (the counts, the streaks) and one over the schedules."""
     week, month = today - timedelta(days=WEEK - 1), today - timedelta(days=RETENTION_DAYS - 1)
     due_review = (REVIEW.c.kind == "review") & (REVIEW.c.study_day >= month)
     answered = {row[0]: row[1:] for row in connection.execute(_log(select(
@@ -96,7 +102,7 @@ def report(connection: Connection, database: Database, today: date, *,
         .where(CARD.c.removed.is_(False), reviewed_card(), in_lessons(lessons)).group_by(SCHEDULE.c.learner))}
     due = {name: figures[0] for name, figures in counted.items()}
     streaks: dict[str, int] = dict(connection.execute(_streaks(today, lessons)).all())
-    learners = [
+    summaries = [
         LearnerSummary(learner=name, due=int(due.get(name) or 0),
                        answered_week=int(answered.get(name, (0,))[0] or 0),
                        reviews=int(answered.get(name, (0, 0))[1] or 0),
@@ -106,7 +112,7 @@ def report(connection: Connection, database: Database, today: date, *,
                        learned=int(counted.get(name, (0, 0))[1] or 0))
         for name in sorted(set(answered) | set(due))
     ]
-    return ClassReport(today=today, learners=learners, cards=_cards(connection, today, lessons))
+    return summaries
 
 
 def _streaks(today: date, lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
@@ -123,7 +129,8 @@ def _streaks(today: date, lessons: Collection[str] | None) -> Select[*tuple[Any,
             .having(func.max(runs.c.d) >= yesterday))
 
 
-def _cards(connection: Connection, today: date, lessons: Collection[str] | None) -> list[CardSummary]:
+def cards(connection: Connection, today: date, lessons: Collection[str] | None = None) -> list[CardSummary]:
+    """Every card across the class, hardest first: one pass over the log and one over the schedules."""
     learned = (REVIEW.c.kind == "review") & (REVIEW.c.reps_before > 0)
     logged = {row[0]: row[1:] for row in connection.execute(_log(select(
         REVIEW.c.card_id, func.count(), _count(learned), _count(learned & (REVIEW.c.grade < PASSING)))
@@ -138,7 +145,7 @@ def _cards(connection: Connection, today: date, lessons: Collection[str] | None)
         .join_from(CARD, SCHEDULE, SCHEDULE.c.card_id == CARD.c.id)
         .where(CARD.c.removed.is_(False), reviewed_card(), in_lessons(lessons))
         .group_by(CARD.c.id, CARD.c.item_id, CARD.c.lesson_id))
-    cards = [
+    found = [
         CardSummary(card_id=card_id, item_id=item_id, lesson_id=lesson_id,
                     answers=int(logged.get(card_id, (0,))[0]), reviews=int(logged.get(card_id, (0, 0))[1] or 0),
                     lapses=int(logged.get(card_id, (0, 0, 0))[2] or 0), learners=int(learned_count or 0),
@@ -146,7 +153,7 @@ def _cards(connection: Connection, today: date, lessons: Collection[str] | None)
                     stability=float(stability) if stability is not None else None)
         for card_id, item_id, lesson_id, learned_count, failing, ef100, stability in summaries
     ]
-    return sorted(cards, key=_hardness)
+    return sorted(found, key=_hardness)
 
 
 TYPED_WRONG = (f"review.grade < {PASSING} AND review.typed IS NOT NULL AND review.typed <> '' "
