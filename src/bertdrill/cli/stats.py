@@ -34,6 +34,7 @@ from bertdrill.cli.base import (
     print_json,
     texts_language,
 )
+from bertdrill.cli.remote import saved
 from bertdrill.cli.review import card_count, day_count
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
@@ -76,6 +77,11 @@ def stats(
     """Show your progress: review heatmap, streaks, forecast, retention, card states, leeches."""
     from bertdrill.core.scheduling.state import study_day
 
+    if db is None and (login := saved()) is not None:  # logged in to a class: the figures are on its server
+        from bertdrill.core.errors import BertdrillError
+
+        raise BertdrillError(_("you review in the class at {server}: your figures are on its page {server}/stats "
+                               "(--db shows a database of your own)").format(server=login.server))
     _import_rich()
     if chart is not None and not workload:
         from bertdrill.core.errors import BertdrillError
