@@ -16,6 +16,7 @@ from bertdrill.adapters.lessons import read_lesson
 from bertdrill.adapters.store import Store
 from bertdrill.cli.review import LeechChoice, NumbersChoice
 from bertdrill.cli.serve import _desk
+from bertdrill.core.lesson import VariantMode
 from bertdrill.core.variants import draw, read_logged
 from bertdrill.web.app import local_app
 
@@ -113,3 +114,38 @@ def test_the_class_server_asks_each_learner_fresh_numbers_and_logs_the_seed(clas
                                                                  "ORDER BY id")]
 
     answer_and_check(web, lesson, stored)
+
+
+def test_the_teacher_sees_wrong_answers_to_fresh_numbers_under_their_variant(classroom, cli, lesson,  # noqa: F811
+                                                                             monkeypatch):
+    """Two learners answer the same variant wrong (their sittings share a salt, so their first showings draw the
+    same numbers): the dashboard groups them under the card and the variant's values, diagnosed on the variant's
+    own numbers; a third learner asked the card's own numbers is grouped apart, as before; a learner's page says
+    which numbers each wrong answer answered."""
+    monkeypatch.setattr("bertdrill.web.desk.secrets.randbits", lambda bits: 7)
+    asked = []
+    for name in ("Ayşe", "Bora"):
+        web = classroom(name)
+        d = asked_width(web.get("/review"))
+        web.submit("/review/answer", answer=str(d * d + d))  # the factor 4 left out, on the variant's own d
+        web.submit("/review/grade", grade="1")
+        asked.append(d)
+    assert asked[0] == asked[1]
+    d, wrong = asked[0], asked[0] * asked[0] + asked[0]
+    keys = {read_logged(variant)[1] for (variant,) in logged(classroom.postgres, "SELECT variant FROM review")}
+    assert keys == {f"d={d}"}  # each answer logged with the seed and key that drew it
+    assert cli("class", "add-learner", "Cem", "--password", "Cem-password").exit_code == 0
+    classroom.server.numbers = VariantMode.FIXED  # Cem's sitting asks the card's own numbers
+    cem = classroom("Cem")
+    assert "How wide is Small?" in cem.get("/review")
+    cem.submit("/review/answer", answer=str(wrong))  # the same number, wrong for Small's own d (8) otherwise
+    cem.submit("/review/grade", grade="1")
+    teacher = classroom("Tülin")
+    page = teacher.get("/teacher")
+    assert (f"2 learners typed {wrong:,} for d = {d}: {wrong:,} is attention of d = {d} without the factor 4, "
+            "not attention.") in page
+    own = re.findall(rf"1 learner typed {wrong:,}: ([^<]*)<", page)
+    assert len(own) == 1 and f"d = {d}" not in own[0]  # the card's own numbers: diagnosed on Small, grouped apart
+    ids = {name: int(number) for number, name in re.findall(r'<a href="/teacher/learners/(\d+)">([^<]+)</a>', page)}
+    learner = teacher.get(f"/teacher/learners/{ids['Bora']}")
+    assert f"typed {wrong:,} for d = {d}: {wrong:,} is attention of d = {d} without the factor 4" in learner

@@ -18,8 +18,17 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from bertdrill.core.cards import Card, MatchCard, NumericCard
-from bertdrill.core.lesson import Lesson, NumericItem, VariantMode
-from bertdrill.core.variants import derive_seed, draw, variant_card, varied_lesson, wants_variant, with_decoys
+from bertdrill.core.lesson import Lesson, NumericItem, Variant, VariantMode
+from bertdrill.core.variants import (
+    derive_seed,
+    draw,
+    find,
+    from_key,
+    variant_card,
+    varied_lesson,
+    wants_variant,
+    with_decoys,
+)
 
 if TYPE_CHECKING:
     from bertdrill.core.diagnosis import Diagnoser
@@ -77,6 +86,16 @@ class FreshNumbers:
         seed = derive_seed(self.salt, card.id, attempt)
         variant = draw(lesson, seed)
         return variant_card(lesson, card, variant, seed) if variant is not None else card
+
+    def replayed(self, card: Card, key: str) -> tuple[NumericCard, Variant] | None:
+        """``card`` as a log records it was asked: with the variant whose key the log holds (``d=512,f=2048``),
+        rebuilt even if the lesson no longer allows it; None if it cannot be (not a numeric card, or its lesson
+        has no ``[variants]`` any more)."""
+        lesson = self.lessons.get(card.lesson_id)
+        if not isinstance(card, NumericCard) or lesson is None or lesson.variant_space is None:
+            return None
+        variant = find(lesson, key) or from_key(lesson, key)
+        return variant_card(lesson, card, variant), variant
 
     def _sized(self, lesson: Lesson, item_id: str) -> bool:
         """Whether the sizes of a matching table's numbers pair it (:func:`bertdrill.core.leaks.size_orders`)."""

@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from bertdrill.app.session import LeechAction, Limits
+from bertdrill.app.variants import FreshNumbers
 from bertdrill.core import i18n
 from bertdrill.core.cards import Card, compile_lesson
 from bertdrill.core.diagnosis import Diagnoser
@@ -139,8 +140,20 @@ class ClassServer:
         self.cards: list[Card] = [card for lesson in lessons for card in compile_lesson(lesson)]
         self.by_id = {card.id: card for card in self.cards}
         self.diagnosers = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in lessons}
+        self.replay = FreshNumbers(lessons)  # the numbers a logged answer was asked with, for the teacher's pages
         shared = [code for code in lessons[0].languages if all(code in lesson.languages for lesson in lessons)]
         self.languages = shared or list(lessons[0].languages)
+
+    def diagnosed(self, card: Card, typed: str, variant: str | None) -> tuple[str, str | None]:
+        """What the diagnosis says of a wrong answer ``typed`` to ``card``, as the learner saw it, and the values
+        of the fresh numbers it answered (``d = 512, f = 2,048``; None: the card's own): for a variant's key,
+        graded against that variant's own numbers, in the language spoken."""
+        language = i18n.language()
+        asked = self.replay.replayed(card, variant) if variant else None
+        shown = asked[0] if asked is not None else card
+        verdict = grade(shown, typed, language, diagnoser=self.replay.diagnoser(shown, self.diagnosers))
+        values = asked[1].shown(asked[1].varying, language) if asked is not None else variant
+        return verdict.note or verdict.feedback, values
 
     def refresh(self, *, force: bool = False) -> bool:
         """Serve the lessons as published now, if the teacher published a new version since we last looked (at most
@@ -356,16 +369,13 @@ class ClassPages:
             wrong = wrong_answers.result()
         with speaking(pages.page_language(request, self.server.languages)):
             charts = class_charts.dashboard_charts(store, report, activity.result())
-            language = i18n.language()
             hardest = []
             for summary in report.cards[:HARDEST_SHOWN]:
                 card = self.server.by_id.get(summary.card_id)
                 if card is None:
                     continue
-                answers = []
-                for answer in wrong.get(card.id, []):
-                    verdict = grade(card, answer.typed, language, diagnoser=self.server.diagnosers.get(card.lesson_id))
-                    answers.append((answer, verdict.note or verdict.feedback))
+                answers = [(answer, *self.server.diagnosed(card, answer.typed, answer.variant))
+                           for answer in wrong.get(card.id, [])]
                 hardest.append((summary, card, answers))
             return render(request, "teacher.html", member=teacher, report=report, hardest=hardest,
                           total=len([card for card in self.server.cards if card.kind.reviewed]),
@@ -456,9 +466,14 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def learners_typed(learners: int, typed: str, note: str) -> str:
-    return ngettext("{count} learner typed {typed}: {note}", "{count} learners typed {typed}: {note}",
-                    learners).format(count=learners, typed=typed, note=note)
+def learners_typed(learners: int, typed: str, note: str, values: str | None = None) -> str:
+    """"2 learners typed 72: …", or for fresh numbers "2 learners typed 7,084,800 for d = 512, f = 2,048: …"."""
+    if values is None:
+        return ngettext("{count} learner typed {typed}: {note}", "{count} learners typed {typed}: {note}",
+                        learners).format(count=learners, typed=typed, note=note)
+    return ngettext("{count} learner typed {typed} for {values}: {note}",
+                    "{count} learners typed {typed} for {values}: {note}",
+                    learners).format(count=learners, typed=typed, values=values, note=note)
 
 
 def _percent(share: float | None) -> str:

@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bertdrill.core import i18n
-from bertdrill.core.grading import grade
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import study_day
 from bertdrill.web import pages, stats
@@ -57,13 +56,11 @@ class TeachingPages:
         with speaking(pages.page_language(request, server.languages)):
             today = study_day(server.clock(), server.limits.rollover_hour)
             context = stats.progress(store.reading_for(learner), server.by_id, today)
-            language = i18n.language()
             failed = []
             for each in store.failed_most(learner, limit=FAILED_SHOWN):
                 card = server.by_id.get(each.card_id)
-                notes = [(typed, (lambda verdict: verdict.note or verdict.feedback)(grade(
-                    card, typed, language, diagnoser=server.diagnosers.get(card.lesson_id))) if card else "")
-                    for typed in each.typed]
+                notes = [(typed, *(server.diagnosed(card, typed, variant) if card else ("", variant)))
+                         for typed, variant in each.typed]
                 failed.append((each, card, notes))
             return render(request, "learner.html", member=teacher, learner=learner, failed=failed, **context)
 

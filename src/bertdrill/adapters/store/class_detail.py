@@ -18,6 +18,7 @@ from sqlalchemy import Connection, case, func, select
 from bertdrill.adapters.store.database import day_of
 from bertdrill.adapters.store.schema import REVIEW
 from bertdrill.core.scheduling.state import PASSING, AnswerKind
+from bertdrill.core.variants import read_logged
 
 SCHEDULING = (AnswerKind.NEW.value, AnswerKind.REVIEW.value)  # the first answer of a study day: what a grade judges
 
@@ -41,12 +42,14 @@ class Failed:
     failed: int  # first answers of a study day graded below 3
     answers: int  # first answers of a study day
     last_failed: date
-    typed: tuple[str, ...] = ()  # their latest distinct wrong answers, newest first
+    # their latest distinct wrong answers, newest first, each with the key of the fresh numbers it answered
+    # (``d=512,f=2048``; None: the card's own): the same number typed for other numbers is another answer
+    typed: tuple[tuple[str, str | None], ...] = ()
 
 
 def failed_most(connection: Connection, learner: str, *, limit: int = 10, typed: int = 3) -> list[Failed]:
     """The ``limit`` cards ``learner`` failed most (then most recently), each with up to ``typed`` of their wrong
-    answers (answers to a card asked with fresh numbers are left out: they answered other numbers)."""
+    answers (each with the variant it answered, if the card was asked with fresh numbers)."""
     failing = REVIEW.c.grade < PASSING
     mine = (REVIEW.c.learner == learner) & REVIEW.c.kind.in_(SCHEDULING)
     failures: Any = func.sum(case((failing, 1), else_=0))
@@ -57,14 +60,15 @@ def failed_most(connection: Connection, learner: str, *, limit: int = 10, typed:
         .limit(limit)).all()
     if not rows:
         return []
-    wrong: dict[str, list[str]] = {}
-    for card_id, text in connection.execute(
-            select(REVIEW.c.card_id, REVIEW.c.typed)
+    wrong: dict[str, list[tuple[str, str | None]]] = {}
+    for card_id, text, logged in connection.execute(
+            select(REVIEW.c.card_id, REVIEW.c.typed, REVIEW.c.variant)
             .where(REVIEW.c.learner == learner, failing, REVIEW.c.card_id.in_([row[0] for row in rows]),
-                   REVIEW.c.typed.is_not(None), REVIEW.c.typed != "", REVIEW.c.variant.is_(None))
+                   REVIEW.c.typed.is_not(None), REVIEW.c.typed != "")
             .order_by(REVIEW.c.card_id, REVIEW.c.id.desc())):
         kept = wrong.setdefault(card_id, [])
-        if len(kept) < typed and text not in kept:
-            kept.append(text)
+        answer = (text, read_logged(logged)[1] if logged else None)
+        if len(kept) < typed and answer not in kept:
+            kept.append(answer)
     return [Failed(card_id, int(failed), int(answers), day_of(last), tuple(wrong.get(card_id, ())))
             for card_id, failed, answers, last in rows]

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, Select, case, func, literal, select, text
 
 from bertdrill.adapters.store.database import Database, as_utc
-from bertdrill.adapters.store.schema import CARD, REVIEW, SCHEDULE, day_number, in_lessons, reviewed_card
+from bertdrill.adapters.store.schema import CARD, REVIEW, SCHEDULE, day_number, in_lessons, reviewed_card, variant_key
 from bertdrill.core.scheduling.state import PASSING
 
 WEEK = 7  # "answered in the last 7 days": today and the six study days before
@@ -156,50 +156,71 @@ def cards(connection: Connection, today: date, lessons: Collection[str] | None =
     return sorted(found, key=_hardness)
 
 
-TYPED_WRONG = (f"review.grade < {PASSING} AND review.typed IS NOT NULL AND review.typed <> '' "
-               "AND review.variant IS NULL")
-"""SQL: an answer typed wrong to a card's own numbers (answers to fresh numbers answered other numbers), the rows
-:func:`wrong_answers` reads. Constants, not parameters: the planner uses the partial index below only for a
-condition it can see implies the index's, which a prepared statement's generic plan cannot."""
+WRONG = f"review.grade < {PASSING} AND review.typed IS NOT NULL AND review.typed <> ''"
+TYPED_WRONG = f"{WRONG} AND review.variant IS NULL"
+"""SQL: an answer typed wrong to a card's own numbers, the rows :func:`wrong_answers` groups by card. Constants,
+not parameters: the planner uses the partial index below only for a condition it can see implies the index's,
+which a prepared statement's generic plan cannot."""
+VARIANT_WRONG = f"{WRONG} AND review.variant IS NOT NULL"
+"""SQL: an answer typed wrong to fresh numbers (a variant), which :func:`wrong_answers` groups by card and variant."""
 
 
 def index_wrong_answers(connection: Connection) -> None:
-    """The index :func:`wrong_answers` reads instead of the whole log (a class's, on PostgreSQL: ``class init``):
+    """The indexes :func:`wrong_answers` reads instead of the whole log (a class's, on PostgreSQL: ``class init``):
     only the wrong answers, in the order it groups them, so it neither scans nor sorts the log (1M answers: 1.5 s
-    to 0.25 s). Run again, it changes nothing."""
+    to 0.25 s); those to variants apart, so the own numbers' index stays as small and as ordered as it was. Run
+    again, it changes nothing."""
     connection.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_review_wrong ON review (card_id, typed, learner) "
                                f"WHERE {TYPED_WRONG}")
+    connection.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_review_wrong_variant ON review "
+                               f"(card_id, typed, learner, variant) WHERE {VARIANT_WRONG}")
 
 
 @dataclass(frozen=True)
 class WrongAnswer:
-    """An answer typed wrong for a card (graded below 3), and by how many learners."""
+    """An answer typed wrong for a card (graded below 3), and by how many learners; ``variant`` is the key of the
+    fresh numbers it answered (``d=512,f=2048``), None for the card's own."""
 
     card_id: str
     typed: str
     learners: int
     times: int
+    variant: str | None = None
 
 
 def wrong_answers(connection: Connection, *, lessons: Collection[str] | None = None, per_card: int = 3
                   ) -> dict[str, list[WrongAnswer]]:
-    """The most common wrong answers of each card, most learners first (answers to a card asked with fresh
-    numbers are left out: they answered other numbers than the card's own)."""
-    rows = connection.execute(wrong_answers_query(lessons))
+    """The most common wrong answers of each card, most learners first: up to ``per_card`` to its own numbers,
+    then up to ``per_card`` to its variants, each under the variant it answered (the same typed number answers
+    another question with other numbers)."""
     found: dict[str, list[WrongAnswer]] = {}
-    for card_id, typed, who, times in rows:
-        kept = found.setdefault(card_id, [])
-        if len(kept) < per_card:
-            kept.append(WrongAnswer(card_id, typed, int(who), int(times)))
+    for query in (wrong_answers_query(lessons), variant_wrong_answers_query(lessons)):
+        counted: dict[str, int] = {}
+        for card_id, *grouped, typed, who, times in connection.execute(query):
+            if counted.get(card_id, 0) < per_card:
+                counted[card_id] = counted.get(card_id, 0) + 1
+                found.setdefault(card_id, []).append(
+                    WrongAnswer(card_id, typed, int(who), int(times), grouped[0] if grouped else None))
     return found
 
 
 def wrong_answers_query(lessons: Collection[str] | None = None) -> Select[*tuple[Any, ...]]:
-    """Each card's wrong answers (:data:`TYPED_WRONG`), by how many learners typed each, then how often."""
+    """Each card's wrong answers to its own numbers (:data:`TYPED_WRONG`), by how many learners typed each, then
+    how often."""
     learners = func.count(func.distinct(REVIEW.c.learner))
     return (_log(select(REVIEW.c.card_id, REVIEW.c.typed, learners, func.count()).select_from(REVIEW), lessons)
             .where(text(TYPED_WRONG)).group_by(REVIEW.c.card_id, REVIEW.c.typed)
             .order_by(REVIEW.c.card_id, learners.desc(), func.count().desc(), REVIEW.c.typed))
+
+
+def variant_wrong_answers_query(lessons: Collection[str] | None = None) -> Select[*tuple[Any, ...]]:
+    """Each card's wrong answers to fresh numbers (:data:`VARIANT_WRONG`), grouped by the variant's key (answers
+    to the same numbers, whatever seed drew them), by how many learners typed each, then how often."""
+    learners = func.count(func.distinct(REVIEW.c.learner))
+    key = variant_key(REVIEW.c.variant)
+    return (_log(select(REVIEW.c.card_id, key, REVIEW.c.typed, learners, func.count()).select_from(REVIEW), lessons)
+            .where(text(VARIANT_WRONG)).group_by(REVIEW.c.card_id, key, REVIEW.c.typed)
+            .order_by(REVIEW.c.card_id, learners.desc(), func.count().desc(), key, REVIEW.c.typed))
 
 
 def _hardness(card: CardSummary) -> tuple[Any, ...]:

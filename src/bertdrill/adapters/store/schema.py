@@ -341,3 +341,31 @@ def _sqlite_day_number(element: DayNumber, compiler: Any, **options: Any) -> str
 @compiles(DayNumber, "postgresql")
 def _postgresql_day_number(element: DayNumber, compiler: Any, **options: Any) -> str:
     return f"(CAST({compiler.process(element.day, **options)} AS DATE) - DATE '1970-01-01')"
+
+
+class VariantKey(ColumnElement[str]):
+    """The variant's key in a logged ``"seed:key"`` (:func:`bertdrill.core.variants.logged`): :func:`variant_key`."""
+
+    inherit_cache = True
+    _traverse_internals = [("logged", InternalTraversal.dp_clauseelement)]
+    type = String()
+
+    def __init__(self, logged: ColumnElement[Any]):
+        self.logged = logged
+
+
+def variant_key(logged: ColumnElement[Any]) -> VariantKey:
+    """What follows the colon of a logged ``"seed:key"``: answers to the same numbers share it whatever seed drew
+    them (each showing has its own). Each backend has its own way (SQLite's instr, PostgreSQL's split_part)."""
+    return VariantKey(logged)
+
+
+@compiles(VariantKey, "sqlite")
+def _sqlite_variant_key(element: VariantKey, compiler: Any, **options: Any) -> str:
+    logged = compiler.process(element.logged, **options)
+    return f"substr({logged}, instr({logged}, ':') + 1)"
+
+
+@compiles(VariantKey, "postgresql")
+def _postgresql_variant_key(element: VariantKey, compiler: Any, **options: Any) -> str:
+    return f"split_part({compiler.process(element.logged, **options)}, ':', 2)"
