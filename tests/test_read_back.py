@@ -180,6 +180,14 @@ def test_the_check_before_a_figure_is_a_lookup_in_each_tables_index(reviewed_dat
             condition = damage.damaged_condition(table, present, "sqlite")
             plan = connection.execute(f"EXPLAIN QUERY PLAN SELECT 1 FROM main.{table.name} WHERE {condition} LIMIT 1")
             assert any(f"USING INDEX {damage.index_name(table)}" in row[-1] for row in plan), table.name
+    from sqlalchemy import create_engine
+
+    engine = create_engine(f"sqlite:///file:{path}?immutable=1&uri=true")
+    with engine.connect() as connection:  # the one statement the store runs: every table by its index
+        steps = [row[-1] for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {damage.damaged_query(connection)}")]
+    engine.dispose()
+    scans = [step for step in steps if step.startswith("SCAN main.")]
+    assert len(scans) == len(damage.TABLES) and all("_damaged" in step for step in scans), steps
 
 
 def test_a_database_without_its_index_of_damaged_rows_is_still_checked(cli, tmp_path, monkeypatch, reviewed_database):

@@ -227,17 +227,25 @@ def create_indexes(connection: Connection) -> None:
 
 def anything_damaged(connection: Connection) -> bool:
     """Whether some row holds a value bertdrill never writes (word lists aside), by each table's index of
-    damaged rows: a lookup each when nothing is damaged. The tables themselves, not a reader's temporary copies
-    of them (:mod:`.reading`), which hold the same rows or rows bertdrill wrote."""
+    damaged rows: one statement, a lookup per table when nothing is damaged (the class server asks it for each
+    member's request). The tables themselves, not a reader's temporary copies of them (:mod:`.reading`), which
+    hold the same rows or rows bertdrill wrote."""
+    return bool(connection.execute(text(damaged_query(connection))).scalar_one())
+
+
+def damaged_query(connection: Connection) -> str:
+    """``SELECT EXISTS (a damaged row of meta) OR EXISTS (… of lesson) OR …``, each condition said exactly as
+    its table's index says it (:func:`damaged_condition`), so the database reads the index."""
     dialect = connection.dialect.name
-    schema = "main" if dialect == "sqlite" else connection.execute(text("SELECT current_schema()")).scalar_one()
-    for table in TABLES:
-        present = _columns(connection, table.name)
-        if not present:
-            continue
-        found = connection.execute(text(
-            f'SELECT 1 FROM "{schema}".{table.name} WHERE {damaged_condition(table, present, dialect)} LIMIT 1'
-        )).first()
-        if found is not None:
-            return True
-    return False
+    if dialect == "sqlite":
+        schema = "main"
+        present = {table.name: _columns(connection, table.name) for table in TABLES}
+    else:
+        rows = connection.execute(text(
+            "SELECT current_schema(), table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema()")).all()
+        schema = rows[0][0] if rows else "public"
+        present = {table.name: {column for _schema, name, column in rows if name == table.name} for table in TABLES}
+    tests = [f'EXISTS (SELECT 1 FROM "{schema}".{table.name} WHERE {damaged_condition(table, present[table.name], dialect)})'
+             for table in TABLES if present[table.name]]
+    return "SELECT " + (" OR ".join(tests) if tests else "1 = 0")
