@@ -306,3 +306,24 @@ def test_the_servers_balance_is_kept_between_answers_and_moved_by_each():
     ticks[0] = 61.0
     served.record(desk, served.Sent(CAPITAL, 4, None, 1000, "c", "en"), learner_judges=lambda card: True)
     assert len(forecasts) == 2  # a minute on: read again
+
+
+def test_the_teachers_changes_reach_the_terminal(served, cli, tmp_path, monkeypatch):
+    """A lesson edited and published again is what the next terminal review asks; a password reset ends the
+    terminal's login (within the server's 2 s cache of logins)."""
+    log_in(cli, served, "Ayşe")
+    edited = tmp_path / "web.toml"
+    edited.write_text(LESSON.replace("Capital of Türkiye?", "Which city is the capital of Türkiye?"), encoding="utf-8")
+    monkeypatch.setenv("BERTDRILL_DB", served.postgres.url)  # the teacher's commands, on the teacher's database
+    assert "(version 2)" in cli("class", "init", "--file", str(edited)).stdout
+    monkeypatch.delenv("BERTDRILL_DB")
+    with pytest.MonkeyPatch.context() as later:  # the server looks for a new version every 30 s: now, here
+        later.setattr("bertdrill.web.classroom.REFRESH_SECONDS", 0.0)
+        result = cli("review", input="288\n\n2\n\n")
+    assert "Which city is the capital of Türkiye?" in result.output, result.output
+    monkeypatch.setenv("BERTDRILL_DB", served.postgres.url)
+    assert cli("class", "reset-password", "Ayşe").exit_code == 0
+    monkeypatch.delenv("BERTDRILL_DB")
+    time.sleep(2.1)  # the server reads a login again after 2 s
+    result = cli("review", input="")
+    assert result.exit_code == 1 and "log in again with bertdrill login" in result.stderr
