@@ -4,6 +4,7 @@ learner's own SQLite (``serve``) and on the class server (PostgreSQL)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -149,3 +150,11 @@ def test_the_teacher_sees_wrong_answers_to_fresh_numbers_under_their_variant(cla
     ids = {name: int(number) for number, name in re.findall(r'<a href="/teacher/learners/(\d+)">([^<]+)</a>', page)}
     learner = teacher.get(f"/teacher/learners/{ids['Bora']}")
     assert f"typed {wrong:,} for d = {d}: {wrong:,} is attention of d = {d} without the factor 4" in learner
+    report = cli("class", "report")  # the teacher's command says the same
+    assert report.exit_code == 0, report.stderr
+    assert (f"{CARD}: 2 learners typed {wrong:,} for d = {d}: {wrong:,} is attention of d = {d} without the factor "
+            "4, not attention.") in report.stdout
+    found = json.loads(cli("class", "report", "--json").stdout)
+    (card,) = [card for card in found["cards"] if card["card"] == CARD]
+    assert [(row["typed"], row["learners"], row["variant"], row["values"]) for row in card["wrong_answers"]] == [
+        (str(wrong), 1, None, None), (str(wrong), 2, f"d={d}", f"d = {d}")]

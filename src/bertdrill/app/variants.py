@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from bertdrill.core.cards import Card, MatchCard, NumericCard
+from bertdrill.core.i18n import ngettext
 from bertdrill.core.lesson import Lesson, NumericItem, Variant, VariantMode
 from bertdrill.core.variants import (
     derive_seed,
@@ -97,6 +98,19 @@ class FreshNumbers:
         variant = find(lesson, key) or from_key(lesson, key)
         return variant_card(lesson, card, variant), variant
 
+    def diagnosed(self, card: Card, typed: str, key: str | None, named: Mapping[str, Diagnoser],
+                  language: str) -> tuple[str, str | None]:
+        """What the diagnosis says of a logged wrong answer ``typed`` to ``card``, as the learner saw it, and the
+        values of the fresh numbers it answered (``d = 512, f = 2,048``; None: the card's own): for a variant's
+        ``key``, graded against that variant's own numbers (the teacher's pages, ``class report``)."""
+        from bertdrill.core.grading import grade  # only for a teacher's report: it costs an import
+
+        asked = self.replayed(card, key) if key else None
+        shown = asked[0] if asked is not None else card
+        verdict = grade(shown, typed, language, diagnoser=self.diagnoser(shown, named))
+        values = asked[1].shown(asked[1].varying, language) if asked is not None else key
+        return verdict.note or verdict.feedback, values
+
     def _sized(self, lesson: Lesson, item_id: str) -> bool:
         """Whether the sizes of a matching table's numbers pair it (:func:`bertdrill.core.leaks.size_orders`)."""
         key = (lesson.id, item_id)
@@ -128,3 +142,13 @@ class FreshNumbers:
             lesson = self.lesson_of(card)
             self._diagnosers[key] = Diagnoser.for_lesson(lesson) if lesson is not None else None
         return self._diagnosers[key]
+
+
+def learners_typed(learners: int, typed: str, note: str, values: str | None = None) -> str:
+    """"2 learners typed 72: …", or for fresh numbers "2 learners typed 7,084,800 for d = 512, f = 2,048: …"."""
+    if values is None:
+        return ngettext("{count} learner typed {typed}: {note}", "{count} learners typed {typed}: {note}",
+                        learners).format(count=learners, typed=typed, note=note)
+    return ngettext("{count} learner typed {typed} for {values}: {note}",
+                    "{count} learners typed {typed} for {values}: {note}",
+                    learners).format(count=learners, typed=typed, values=values, note=note)

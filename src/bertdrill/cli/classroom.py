@@ -29,10 +29,12 @@ from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
-    from bertdrill.adapters.store import CardSummary, ClassReport, PostgresStore
+    from bertdrill.adapters.store import CardSummary, ClassReport, PostgresStore, Store, WrongAnswer
     from bertdrill.core.lesson import Lesson
+
+    Diagnosed = tuple[WrongAnswer, str, str | None]  # a wrong answer, its diagnosis, its variant's values (None: own)
 
 class_app = typer.Typer(
     help="A class on one PostgreSQL database: set it up, add learners, see what the class knows.",
@@ -208,11 +210,33 @@ def report(
         today = study_day(clock()(), rollover_hour)
         found = store.class_report(today, lessons=[lesson_id] if lesson_id else None)
         where = store.where
+        wrong = diagnosed_wrong(store, [lesson_id] if lesson_id else None)
     if as_json:
-        print_json(as_data(found, where))
+        print_json(as_data(found, where, wrong))
         return
-    for line in as_lines(found, where):
+    for line in as_lines(found, where, wrong):
         out.print(escape(line))
+
+
+def diagnosed_wrong(store: Store, lessons: Sequence[str] | None) -> dict[str, list[Diagnosed]]:
+    """Each card's most common wrong answers in a class, with the diagnosis of each and, for fresh numbers, the
+    variant's values, as the dashboard shows them; none for a database with no published lessons."""
+    from bertdrill.adapters.store import PostgresStore
+    from bertdrill.app.variants import FreshNumbers
+    from bertdrill.core import i18n
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.diagnosis import Diagnoser
+    from bertdrill.core.lesson import parse
+
+    if not isinstance(store, PostgresStore) or not (published := store.published_lessons()):
+        return {}
+    texts = [parse(lesson.source, f"{lesson.path} (published version {lesson.version})") for lesson in published]
+    by_id = {card.id: card for lesson in texts for card in compile_lesson(lesson)}
+    named = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in texts}
+    replay, language = FreshNumbers(texts), i18n.language()
+    return {card_id: [(answer, *replay.diagnosed(by_id[card_id], answer.typed, answer.variant, named, language))
+                      for answer in answers]
+            for card_id, answers in store.wrong_answers(lessons=lessons).items() if card_id in by_id}
 
 
 def hardest_items(db: str | None, count: int) -> list[tuple[str, str]]:
@@ -255,8 +279,10 @@ def _percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
 
-def as_data(found: ClassReport, where: str) -> dict[str, object]:
+def as_data(found: ClassReport, where: str, wrong: Mapping[str, list[Diagnosed]] | None = None
+            ) -> dict[str, object]:
     """The report as JSON: the same figures the screen shows."""
+    wrong = wrong or {}
     return {
         "study_day": found.today.isoformat(),
         "database": where,
@@ -267,13 +293,17 @@ def as_data(found: ClassReport, where: str) -> dict[str, object]:
         "cards": [{"card": card.card_id, "lesson": card.lesson_id, "item": card.item_id, "answers": card.answers,
                    "lapse_rate": card.lapse_rate, "learners": card.learners, "failed_last_time": card.failing,
                    "failed_share": card.failed_share, "ef": round(card.ef100 / 100, 2) if card.ef100 else None,
-                   "stability_days": round(card.stability, 2) if card.stability is not None else None}
+                   "stability_days": round(card.stability, 2) if card.stability is not None else None,
+                   "wrong_answers": [{"typed": answer.typed, "learners": answer.learners, "times": answer.times,
+                                      "variant": answer.variant, "values": values, "diagnosis": note}
+                                     for answer, note, values in wrong.get(card.card_id, [])]}
                   for card in found.cards],
     }
 
 
-def as_lines(found: ClassReport, where: str) -> list[str]:
-    """The report as text: a table of learners, then the cards, hardest first."""
+def as_lines(found: ClassReport, where: str, wrong: Mapping[str, list[Diagnosed]] | None = None) -> list[str]:
+    """The report as text: a table of learners, then the cards, hardest first, then their most common wrong
+    answers (a class's), diagnosed."""
     if not found.learners:
         return [_("No learners in {where} yet: add them with bertdrill class add-learner NAME").format(where=where)]
     lines = [_("Class report for study day {day}: {learners} learners, {cards} cards ({where})").format(
@@ -294,4 +324,13 @@ def as_lines(found: ClassReport, where: str) -> list[str]:
         ease = f"{card.ef100 / 100:.2f}" if card.ef100 is not None else "-"
         lines.append(f"{card.card_id:<{width}}  {card.answers:>7}  {_percent(card.lapse_rate):>10}  {failed:>16}  "
                      f"{ease:>4}")
-    return lines
+    return lines + _wrong_lines(found, wrong or {})
+
+
+def _wrong_lines(found: ClassReport, wrong: Mapping[str, list[Diagnosed]]) -> list[str]:
+    """"web/width@small: 2 learners typed 272 for d = 16: …", hardest card first."""
+    from bertdrill.app.variants import learners_typed
+
+    lines = [f"{card.card_id}: {learners_typed(answer.learners, answer.typed, note, values)}"
+             for card in found.cards for answer, note, values in wrong.get(card.card_id, [])]
+    return ["", _("Most common wrong answers, and what the lesson's diagnosis says of them"), *lines] if lines else []

@@ -32,13 +32,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from bertdrill.app.session import LeechAction, Limits
-from bertdrill.app.variants import FreshNumbers
+from bertdrill.app.variants import FreshNumbers, learners_typed
 from bertdrill.core import i18n
 from bertdrill.core.cards import Card, compile_lesson
 from bertdrill.core.diagnosis import Diagnoser
 from bertdrill.core.errors import StoreError
-from bertdrill.core.grading import grade
-from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.i18n import _
 from bertdrill.core.lesson import Lesson, VariantMode, parse
 from bertdrill.core.scheduling.state import study_day
 from bertdrill.web import class_charts, pages
@@ -145,15 +144,8 @@ class ClassServer:
         self.languages = shared or list(lessons[0].languages)
 
     def diagnosed(self, card: Card, typed: str, variant: str | None) -> tuple[str, str | None]:
-        """What the diagnosis says of a wrong answer ``typed`` to ``card``, as the learner saw it, and the values
-        of the fresh numbers it answered (``d = 512, f = 2,048``; None: the card's own): for a variant's key,
-        graded against that variant's own numbers, in the language spoken."""
-        language = i18n.language()
-        asked = self.replay.replayed(card, variant) if variant else None
-        shown = asked[0] if asked is not None else card
-        verdict = grade(shown, typed, language, diagnoser=self.replay.diagnoser(shown, self.diagnosers))
-        values = asked[1].shown(asked[1].varying, language) if asked is not None else variant
-        return verdict.note or verdict.feedback, values
+        """:meth:`FreshNumbers.diagnosed` of a logged wrong answer, in the language spoken."""
+        return self.replay.diagnosed(card, typed, variant, self.diagnosers, i18n.language())
 
     def refresh(self, *, force: bool = False) -> bool:
         """Serve the lessons as published now, if the teacher published a new version since we last looked (at most
@@ -464,16 +456,6 @@ class MemberPages:
 def spreadsheet_safe(text: str) -> str:
     """A cell a spreadsheet shows as text: a name starting with = + - @ (a formula to Excel) gets a quote first."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def learners_typed(learners: int, typed: str, note: str, values: str | None = None) -> str:
-    """"2 learners typed 72: …", or for fresh numbers "2 learners typed 7,084,800 for d = 512, f = 2,048: …"."""
-    if values is None:
-        return ngettext("{count} learner typed {typed}: {note}", "{count} learners typed {typed}: {note}",
-                        learners).format(count=learners, typed=typed, note=note)
-    return ngettext("{count} learner typed {typed} for {values}: {note}",
-                    "{count} learners typed {typed} for {values}: {note}",
-                    learners).format(count=learners, typed=typed, values=values, note=note)
 
 
 def _percent(share: float | None) -> str:

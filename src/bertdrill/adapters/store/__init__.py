@@ -102,7 +102,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "ANSWER_KINDS", "BUSY_TIMEOUT_MS", "CardSummary", "ClassReport", "LearnerSummary", "PostgresStore", "SQLiteStore", "CARD_STATES", "EF_START", "KEEP", "LEECH_LAPSES", "LOCK_TIMEOUT", "MATURE_DAYS",
+    "ANSWER_KINDS", "BUSY_TIMEOUT_MS", "CardSummary", "ClassReport", "LearnerSummary", "WrongAnswer", "PostgresStore", "SQLiteStore", "CARD_STATES", "EF_START", "KEEP", "LEECH_LAPSES", "LOCK_TIMEOUT", "MATURE_DAYS",
     "MIGRATIONS", "SCHEMA_VERSION", "TYPED_MAX", "Answer", "CardRow", "CardState", "FittedParametersRow", "DayCounts", "LessonRow",
     "Meta", "Retention", "ReviewRow", "ScheduleRow", "SchedulerRow", "Status", "Store", "SyncReport", "database_url", "describe",
     "engine",
