@@ -1,7 +1,7 @@
 """The class server under load over loopback HTTP, then audited; beside the same answers written straight to the store.
 
     python benchmarks/class_server.py [--learners 50] [--answers 200] [--rate 50] [--lockstep]
-        [--skip-saturation] [--skip-offered] [--skip-baseline] [--skip-dashboard | --only-dashboard]
+        [--skip-saturation] [--skip-offered] [--skip-baseline] [--skip-dashboard | --only-dashboard] [--dashboard-variants PERCENT]
 
 Needs a PostgreSQL server (``$BERTDRILL_TEST_POSTGRES``, else 127.0.0.1:5432); its database and roles are
 named ``bertdrill_bench_*`` and dropped at the end. Only 127.0.0.1 is ever contacted.
@@ -288,12 +288,15 @@ SELECT 'member:' || (1000 + g), c.id, (hashtext(g || c.id) & 7) % 4, 130 + (hash
        CAST(:today AS date) + (hashtext(g || '-' || c.id) & 15) - 8, 1
 FROM generate_series(1, :learners) g, card c;
 INSERT INTO review (learner, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms, reps_before,
-                    ef100_before, interval_before, lapses_before, reps_after, ef100_after, interval_after, lapses_after)
+                    ef100_before, interval_before, lapses_before, reps_after, ef100_after, interval_after, lapses_after,
+                    variant)
 SELECT 'member:' || (1000 + g), c.id, CAST(:today AS date) - (:per - 1 - n) * 60 / :per + TIME '09:00',
        CAST(:today AS date) - (:per - 1 - n) * 60 / :per,
        CASE WHEN n < :cards THEN 'new' ELSE 'review' END, (hashtext(g || ':' || n) & 7) % 6,
        CASE WHEN (hashtext(g || ':' || n) & 7) % 6 < 3 THEN 'wrong ' || (hashtext(c.id || n) & 3) ELSE 'right' END,
-       4000, n / :cards, 250, 6, 0, n / :cards + 1, 250, 15, 0
+       4000, n / :cards, 250, 6, 0, n / :cards + 1, 250, 15, 0,
+       CASE WHEN abs(hashtext(g || '/' || n)) % 100 < :variants
+            THEN (hashtext(n || '/' || g) & 65535) || ':' || 'd=' || (16 + 8 * (hashtext(c.id || g) & 3)) END
 FROM generate_series(1, :learners) g, generate_series(0, :per - 1) n
 JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM card) c ON c.k = n % :cards
 """
@@ -301,7 +304,8 @@ JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM card) c ON c.k = 
 
 def dashboard_run(args, cli) -> None:
     """The teacher's dashboard (GET /teacher, in process) on ``--dashboard-learners`` members with
-    ``--dashboard-reviews`` answers in all, written by SQL; median of 3, wall and CPU."""
+    ``--dashboard-reviews`` answers in all, written by SQL (``--dashboard-variants`` percent of them to fresh
+    numbers); median of 3, wall and CPU."""
     import warnings
 
     from sqlalchemy import create_engine, text
@@ -333,7 +337,8 @@ def dashboard_run(args, cli) -> None:
                 if statement.strip():
                     connection.execute(text(statement), {
                         "today": today, "learners": args.dashboard_learners, "cards": args.dashboard_cards,
-                        "per": args.dashboard_reviews // args.dashboard_learners})
+                        "per": args.dashboard_reviews // args.dashboard_learners,
+                        "variants": args.dashboard_variants})
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.exec_driver_sql("VACUUM ANALYZE")
             reviews = connection.exec_driver_sql("SELECT count(*) FROM review").scalar_one()
@@ -386,6 +391,9 @@ def main() -> int:
     parser.add_argument("--dashboard-learners", type=int, default=1000)
     parser.add_argument("--dashboard-reviews", type=int, default=1_000_000)
     parser.add_argument("--dashboard-cards", type=int, default=32)
+    parser.add_argument("--dashboard-variants", type=int, default=0,
+                        help="percent of the dashboard's answers logged as asked with fresh numbers (a seed and one "
+                             "of 4 variants' keys), so both of its wrong-answer indexes are read")
     parser.add_argument("--skip-dashboard", action="store_true")
     parser.add_argument("--only-dashboard", action="store_true")
     args = parser.parse_args()

@@ -169,7 +169,8 @@ def index_wrong_answers(connection: Connection) -> None:
     """The indexes :func:`wrong_answers` reads instead of the whole log (a class's, on PostgreSQL: ``class init``):
     only the wrong answers, in the order it groups them, so it neither scans nor sorts the log (1M answers: 1.5 s
     to 0.25 s); those to variants apart, so the own numbers' index stays as small and as ordered as it was. Run
-    again, it changes nothing."""
+    again, it changes nothing. (An index on the variant's key rather than the logged text was slower: PostgreSQL
+    reads the table beside an expression index; on 187,000 wrong answers to variants, 0.32 s against 0.17 s.)"""
     connection.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_review_wrong ON review (card_id, typed, learner) "
                                f"WHERE {TYPED_WRONG}")
     connection.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_review_wrong_variant ON review "
