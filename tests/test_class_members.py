@@ -333,3 +333,22 @@ def test_the_servers_report_read_on_two_connections_is_the_teachers_commands(tea
     assert [row.learner for row in served.learners] == ["Ayşe", "Bora"]
     assert sum(card.answers for card in served.cards) == 5
     assert served == read
+
+
+@pytest.mark.parametrize("logged", ["123:d=512,f=2048", ":d=16", "7:", ""])
+def test_the_variants_key_is_read_alike_by_both_backends_and_the_core(teacher, logged):
+    """The dashboard groups wrong answers to fresh numbers by the key in a logged "seed:key", in SQL; each backend
+    must read the key as :func:`bertdrill.core.variants.read_logged` does, or one would group what the other splits."""
+    from sqlalchemy import create_engine, literal, select
+
+    from bertdrill.adapters.store.schema import variant_key
+    from bertdrill.core.variants import read_logged
+
+    query = select(variant_key(literal(logged)))
+    engines = [create_engine("sqlite://"), create_engine(teacher.url.replace("postgresql://", "postgresql+psycopg://"))]
+    try:
+        found = [engine.connect().execute(query).scalar_one() for engine in engines]
+    finally:
+        for engine in engines:
+            engine.dispose()
+    assert found == [read_logged(logged)[1]] * 2

@@ -108,7 +108,7 @@ class FreshNumbers:
         asked = self.replayed(card, key) if key else None
         shown = asked[0] if asked is not None else card
         verdict = grade(shown, typed, language, diagnoser=self.diagnoser(shown, named))
-        values = asked[1].shown(asked[1].varying, language) if asked is not None else key
+        values = asked[1].shown(asked[1].varying, language) if asked is not None else key or None
         return verdict.note or verdict.feedback, values
 
     def _sized(self, lesson: Lesson, item_id: str) -> bool:
