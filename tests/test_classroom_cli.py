@@ -91,6 +91,14 @@ def test_a_class_from_init_to_report(teacher, class_server, cli, facts):
     assert text[8].split()[:6] == [facts[2].id, "2", "-", "1/1", "100%", "1.96"]
 
 
+def test_the_report_counts_one_learner_and_one_card_in_the_singular(teacher, class_server, cli, facts):
+    add(cli, class_server, "ayse")
+    first = cli("class", "report", "--lesson", "no-such-lesson").stdout.splitlines()[0]
+    assert first.startswith("Class report for study day 2025-03-03: 1 learner, 0 cards ("), first
+    turkish = cli("class", "report", "--lang", "tr").stdout.splitlines()[0]
+    assert ": 1 öğrenci, " in turkish and " kart (" in turkish, turkish
+
+
 def test_a_learner_sees_only_themselves(teacher, class_server, cli, facts):
     ayse, as_ayse = add(cli, class_server, "ayse")
     bora, as_bora = add(cli, class_server, "bora")

@@ -306,8 +306,10 @@ def as_lines(found: ClassReport, where: str, wrong: Mapping[str, list[Diagnosed]
     answers (a class's), diagnosed."""
     if not found.learners:
         return [_("No learners in {where} yet: add them with bertdrill class add-learner NAME").format(where=where)]
-    lines = [_("Class report for study day {day}: {learners} learners, {cards} cards ({where})").format(
-        day=found.today.isoformat(), learners=len(found.learners), cards=len(found.cards), where=where), ""]
+    learners = ngettext("{count} learner", "{count} learners", len(found.learners)).format(count=len(found.learners))
+    cards = ngettext("{count} card", "{count} cards", len(found.cards)).format(count=len(found.cards))
+    lines = [_("Class report for study day {day}: {learners}, {cards} ({where})").format(
+        day=found.today.isoformat(), learners=learners, cards=cards, where=where), ""]
     width = max(len(_("learner")), *(len(row.learner) for row in found.learners))
     lines.append(f"{_('learner'):<{width}}  {_('due'):>5}  {_('7 days'):>6}  {_('retention'):>9}  "
                  f"{_('streak'):>6}  {_('last active')}")
