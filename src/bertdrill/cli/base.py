@@ -326,9 +326,11 @@ def load(paths: list[Path] | None) -> list[Lesson]:
     import gc
 
     from bertdrill.adapters.lessons import load_lessons
+    from bertdrill.core import collector
 
-    lessons = load_lessons(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
-                           cache=lesson_cache())
+    with collector.paused():  # a parsed lesson is many small objects, none of them garbage
+        lessons = load_lessons(list(paths) if paths else None,
+                               track=lambda files: progress(files, _("Reading lessons")), cache=lesson_cache())
     # The lessons live as long as the command: the cycle collector need not walk them again each time the
     # cards built from them fill a generation (a quarter of compiling 100,000 items' cards went to that).
     gc.freeze()

@@ -51,6 +51,7 @@ def check(
     other away are listed for lesson files named on the command line (or with
     --leaks), and never fail (sheets keep them apart).
     """
+    from bertdrill.core import collector
     from bertdrill.core.cards import compile_lesson, giveaways
     from bertdrill.core.errors import LessonErrors
     from bertdrill.core.leaks import lesson_leaks, size_orders
@@ -58,51 +59,53 @@ def check(
 
     warned = 0
     wrong = []
-    for lesson in load(paths):
-        cards = compile_lesson(lesson)
-        if found := variant_errors(lesson):
-            wrong += found
-            continue
-        if run_solutions:
-            found = solution_errors(lesson.path, cards)
-            if found:
+    # The cards, exposures and leaks found are many small objects holding no cycles, as the lessons are.
+    with collector.paused():
+        for lesson in load(paths):
+            cards = compile_lesson(lesson)
+            if found := variant_errors(lesson):
                 wrong += found
                 continue
-        items = ngettext("{count} item", "{count} items", len(lesson.items)).format(count=number(len(lesson.items)))
-        counted = ngettext("{count} card", "{count} cards", len(cards)).format(count=number(len(cards)))
-        verified = ngettext("{count} number verified", "{count} numbers verified", lesson.verified).format(
-            count=number(lesson.verified))
-        out.print(_("✓ {lesson} ({file}): {items}, {cards}, {verified}; languages {languages}").format(
-            lesson=escape(lesson.id), file=escape(_short(lesson.path)), items=items, cards=counted, verified=verified,
-            languages=", ".join(lesson.languages)))
-        if variants := lesson.allowed_variants():
-            out.print(escape(ngettext("  fresh numbers: {count} variant allowed by [variants], its numbers proven",
-                                      "  fresh numbers: {count} variants allowed by [variants], each one's numbers "
-                                      "proven", len(variants)).format(count=number(len(variants)))))
-        seen: set[tuple[str, str, str]] = set()
-        for card in cards:
-            for language, words in giveaways(card):
-                if (card.item_id, language, words) in seen:
-                    continue  # one item's cards share a prompt: say it once
-                seen.add((card.item_id, language, words))
-                warned += 1
-                typer.echo(_("{path}:{line}: warning: item {item}: the prompt gives its answer away "
-                             "({words!r} in {language})").format(
-                    path=_short(lesson.path), line=card.line, item=card.item_id, words=words, language=language), err=True)
-        # Questions that give each other away are worth knowing, not failing: sheets keep them apart.
-        # One line per item, place and clue, naming the first few items it gives away: a lesson that repeats
-        # a phrase in every item gets a line per item, not one per pair.
-        if not (leaks if leaks is not None else bool(paths)):
-            continue
-        lines = {item.id: item.line for item in lesson.items}
-        path = _short(lesson.path)
-        for (source, where, clue), targets in _grouped(lesson_leaks(cards, lesson.languages, per_source=_TARGETS_SHOWN + 1, lesson=lesson)).items():
-            shown = ", ".join(targets[:_TARGETS_SHOWN]) + (", …" if len(targets) > _TARGETS_SHOWN else "")
-            typer.echo(_leak_warning(where).format(path=path, line=lines[source], source=source, target=shown,
-                                                   clue=clue), err=True)
-        for order in size_orders(lesson, lesson.languages[0]):
-            typer.echo(_size_warning(order, path, lines[order.item_id], has_variants=bool(lesson.allowed_variants())),
-                       err=True)
+            if run_solutions:
+                found = solution_errors(lesson.path, cards)
+                if found:
+                    wrong += found
+                    continue
+            items = ngettext("{count} item", "{count} items", len(lesson.items)).format(count=number(len(lesson.items)))
+            counted = ngettext("{count} card", "{count} cards", len(cards)).format(count=number(len(cards)))
+            verified = ngettext("{count} number verified", "{count} numbers verified", lesson.verified).format(
+                count=number(lesson.verified))
+            out.print(_("✓ {lesson} ({file}): {items}, {cards}, {verified}; languages {languages}").format(
+                lesson=escape(lesson.id), file=escape(_short(lesson.path)), items=items, cards=counted, verified=verified,
+                languages=", ".join(lesson.languages)))
+            if variants := lesson.allowed_variants():
+                out.print(escape(ngettext("  fresh numbers: {count} variant allowed by [variants], its numbers proven",
+                                          "  fresh numbers: {count} variants allowed by [variants], each one's numbers "
+                                          "proven", len(variants)).format(count=number(len(variants)))))
+            seen: set[tuple[str, str, str]] = set()
+            for card in cards:
+                for language, words in giveaways(card):
+                    if (card.item_id, language, words) in seen:
+                        continue  # one item's cards share a prompt: say it once
+                    seen.add((card.item_id, language, words))
+                    warned += 1
+                    typer.echo(_("{path}:{line}: warning: item {item}: the prompt gives its answer away "
+                                 "({words!r} in {language})").format(
+                        path=_short(lesson.path), line=card.line, item=card.item_id, words=words, language=language), err=True)
+            # Questions that give each other away are worth knowing, not failing: sheets keep them apart.
+            # One line per item, place and clue, naming the first few items it gives away: a lesson that repeats
+            # a phrase in every item gets a line per item, not one per pair.
+            if not (leaks if leaks is not None else bool(paths)):
+                continue
+            lines = {item.id: item.line for item in lesson.items}
+            path = _short(lesson.path)
+            for (source, where, clue), targets in _grouped(lesson_leaks(cards, lesson.languages, per_source=_TARGETS_SHOWN + 1, lesson=lesson)).items():
+                shown = ", ".join(targets[:_TARGETS_SHOWN]) + (", …" if len(targets) > _TARGETS_SHOWN else "")
+                typer.echo(_leak_warning(where).format(path=path, line=lines[source], source=source, target=shown,
+                                                       clue=clue), err=True)
+            for order in size_orders(lesson, lesson.languages[0]):
+                typer.echo(_size_warning(order, path, lines[order.item_id], has_variants=bool(lesson.allowed_variants())),
+                           err=True)
     if wrong:
         raise LessonErrors(wrong)
     if warned and strict:

@@ -111,22 +111,18 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
         for clue in found:
             holders.setdefault(clue.key, []).append(position)
     leaks: list[Leak] = []
+    held_keys = holders.keys()
     for index, source in enumerate(items):
         for where, texts, facts in ((Where.QUESTION, source.question, source.states),
                                     (Where.ANSWER, source.shown_after, source.states_after)):
-            numbers, phrases = _read(texts, thousands)
-            phrases |= facts  # a fact is looked up like a phrase
+            shown = _read(texts, thousands) | facts  # a fact is looked up like a phrase
             targets: set[int] = set()
-            keys: list[_Key] = [*numbers, *phrases]
-            for key in keys:
-                held = holders.get(key)
-                if held is None:
-                    continue  # most of what a text shows is no one's answer
-                others = (position for position in held if position != index)
+            for key in held_keys & shown:  # most of what a text shows is no one's answer
+                others = (position for position in holders[key] if position != index)
                 targets.update(others if per_source is None else islice(others, per_source))
             chosen = sorted(targets) if per_source is None else heapq.nsmallest(per_source, targets)
             leaks.extend(Leak(source.item_id, items[position].item_id, where,
-                              _first_found(clues[position], numbers, phrases)) for position in chosen)
+                              _first_found(clues[position], shown)) for position in chosen)
     return leaks
 
 
@@ -154,8 +150,8 @@ class Clashes:
         for item in items:
             for clue in _clues(item.answers, thousands) + _fact_clues(item):
                 held.setdefault(clue.key, []).append(item.item_id)
-            numbers, phrases = _read((*item.question, *item.shown_after), thousands)
-            keys: list[_Key] = [*numbers, *phrases, *item.states, *item.states_after]
+            keys: list[_Key] = [*_read((*item.question, *item.shown_after), thousands), *item.states,
+                                *item.states_after]
             for key in keys:
                 shown.setdefault(key, []).append(item.item_id)
         return cls(tuple((tuple(shown[key]), tuple(holders)) for key, holders in held.items() if key in shown))
@@ -295,18 +291,24 @@ def _fact_clues(item: Exposure) -> list[_Clue]:
     return [_Clue(text, phrase=fact) for fact, text in item.asks.items()]
 
 
-def _read(texts: Iterable[str], thousands: str) -> tuple[set[str], set[tuple[str, ...]]]:
-    numbers: set[str] = set()
-    phrases: set[tuple[str, ...]] = set()
+def _read(texts: Iterable[str], thousands: str) -> frozenset[_Key]:
+    """The numbers and phrases the texts show, as clue keys (a number is a str, a phrase a tuple: never equal)."""
+    shown: frozenset[_Key] = frozenset()
     for text in texts:
-        numbers.update(value for _, value in _text_numbers(text, thousands))
-        phrases.update(phrase for _, phrase in _text_phrases(text))
-    return numbers, phrases
+        shown |= _text_keys(text, thousands)
+    return shown
 
 
-def _first_found(clues: list[_Clue], numbers: set[str], phrases: set[tuple[str, ...]]) -> str:
+@functools.lru_cache(maxsize=1 << 15)
+def _text_keys(text: str, thousands: str) -> frozenset[_Key]:
+    keys: list[_Key] = [value for _, value in _text_numbers(text, thousands)]
+    keys += [phrase for _, phrase in _text_phrases(text)]
+    return frozenset(keys)
+
+
+def _first_found(clues: list[_Clue], shown: frozenset[_Key]) -> str:
     """The first of a target's clues that the source shows (the caller knows one is there)."""
-    return next(clue.text for clue in clues if clue.key in numbers or clue.key in phrases)
+    return next(clue.text for clue in clues if clue.key in shown)
 
 
 @functools.lru_cache(maxsize=16)
@@ -322,12 +324,19 @@ def _number_pattern(thousands: str) -> re.Pattern[str]:
 
 def _numbers(text: str, thousands: str) -> list[tuple[str, str]]:
     """Each number as written, with its digits: ``3,072`` and ``3072`` are both ``"3072"``."""
-    return [(match.group(1), _NOT_DIGIT.sub("", match.group(1)).lstrip("0") or "0")
-            for match in _number_pattern(thousands).finditer(text)]
+    found = []
+    for match in _number_pattern(thousands).finditer(text):
+        written = match.group(1)
+        digits = written if written.isdigit() else _NOT_DIGIT.sub("", written)  # most are not grouped
+        found.append((written, digits.lstrip("0") or "0"))
+    return found
 
 
 _NOT_DIGIT = re.compile(r"\D")
 _WORD = re.compile(r"[^\W_]+")
+# An ASCII word (_WORD's match there) is long when it has MIN_LETTERS letters and no digit; the second branch
+# takes every other word whole.
+_ASCII_WORD = re.compile(rf"([a-z]{{{MIN_LETTERS},}})(?![a-z0-9])|[a-z0-9]+")
 
 
 def _words(text: str) -> list[tuple[str, tuple[int, int]]]:
@@ -335,11 +344,8 @@ def _words(text: str) -> list[tuple[str, tuple[int, int]]]:
     Turkish), with their spans; a short word or a number stands as "" so no phrase runs across it."""
     words = []
     if text.isascii():  # casefold is lower there, and keeps every offset: fold the whole text at once
-        for match in _WORD.finditer(text.lower()):
-            word = match.group()
-            long_word = len(word) >= MIN_LETTERS and (word.isalpha() or not any(character.isdigit() for character in word))
-            words.append((word if long_word else "", match.span()))
-        return words
+        # the pattern tells the long words (group 1) from the rest, with no Python per character
+        return [(match.group(1) or "", match.span()) for match in _ASCII_WORD.finditer(text.lower())]
     for match in _WORD.finditer(text):
         word = match.group().replace("İ", "i").casefold()
         # a letter is never a digit: isalpha() settles most words without a look at each character

@@ -98,21 +98,24 @@ def gives_away(prompt: str, answers: Iterable[str], language: str) -> str | None
     answer as whole words, ignoring case, articles and punctuation. One- and two-letter text answers
     are not looked for: they occur in any sentence.
     """
-    words = _casefold(prompt, language).replace("-", " ").split()
-    tokens = [word.strip(_PUNCTUATION) for word in words]
-    key = f" {choice_key(_casefold(prompt, language), language)} "
-    numbers: list[tuple[str, str]] | None = None  # the prompt's numbers, in order: read once, on the first need
+    folded = _casefold(prompt, language)
+    # the prompt's numbers (in order) and its words as a key: each read once, on the first answer that needs it
+    numbers: list[tuple[str, str]] | None = None
+    key: str | None = None
     for answer in answers:
         text = _casefold(answer, language).strip().rstrip(".")
         value = _number(text, language)
         if value is not None:
             if numbers is None:
-                numbers = list(_numbers_in(tokens, words, language))
+                words = folded.replace("-", " ").split()
+                numbers = list(_numbers_in([word.strip(_PUNCTUATION) for word in words], words, language))
             found = next((shown for number, shown in numbers if number == value), None)
             if found is not None:
                 return found
             continue
         wanted = choice_key(text, language)
+        if key is None:
+            key = f" {choice_key(folded, language)} "
         if len(wanted) >= 3 and f" {wanted} " in key:
             return wanted
     return None
@@ -156,6 +159,7 @@ def _number(text: str, language: str) -> str | None:
     return None if value is None else str(value)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a lesson's answers repeat ("4", "768"): each is folded once
 def _casefold(text: str, language: str) -> str:
     if turkic_case(language):
         text = text.replace("İ", "i").replace("I", "ı")

@@ -31,9 +31,7 @@ than the export, so Anki keeps the user's version.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hashlib
 import html
 import itertools
@@ -43,7 +41,7 @@ import sqlite3
 import time
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, assert_never
@@ -51,7 +49,7 @@ from typing import BinaryIO, NamedTuple, assert_never
 import genanki
 
 from bertdrill.adapters.export.files import Input, check_writable, write_atomic
-from bertdrill.core import formula
+from bertdrill.core import collector, formula
 from bertdrill.core.cards import (
     BlankCard,
     Card,
@@ -595,23 +593,6 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
         archive.writestr("media", "{}")
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cycle collector while making many small objects that hold no cycles.
-
-    The collector runs after every few hundred new objects and, every so often, walks
-    everything alive, the parsed lessons included, so a large export would set it off again
-    and again for nothing. Mercurial's ``util.nogc`` does the same when it reads large files.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def check_target(path: Path, *, inputs: Iterable[Input] = ()) -> None:
     """Fail early, before any work, on an output path that cannot become an Anki package (or is an input)."""
     check_writable(path, example="lessons.apkg", inputs=inputs)
@@ -637,7 +618,7 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
     if not lessons:
         raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
-    with _collector_paused():
+    with collector.paused():
         package = build(lessons, language, modified, track, say_in)
         now = time.time()
         write_atomic(path, lambda target: write_package(package, target, now), example="lessons.apkg",

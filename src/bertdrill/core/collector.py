@@ -1,0 +1,25 @@
+"""Pausing Python's cycle collector while a command makes many objects that hold no cycles."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """Pause Python's cycle collector while making many small objects that hold no cycles.
+
+    The collector runs after every few hundred new objects and, every so often, walks
+    everything alive, the parsed lessons included, so parsing, checking or exporting a large
+    lesson would set it off again and again for nothing (a ninth of ``check``'s CPU time on
+    10,000 items). Mercurial's ``util.nogc`` does the same when it reads large files.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
