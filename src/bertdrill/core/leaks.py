@@ -346,8 +346,12 @@ def _words(text: str) -> list[tuple[str, tuple[int, int]]]:
     if text.isascii():  # casefold is lower there, and keeps every offset: fold the whole text at once
         # the pattern tells the long words (group 1) from the rest, with no Python per character
         return [(match.group(1) or "", match.span()) for match in _ASCII_WORD.finditer(text.lower())]
+    folded = text.replace("İ", "i").casefold()
+    # Folding never shortens a character: the same length means each one folded to one, and the words keep
+    # their offsets (ß folds to ss: such a text folds word by word). The words are still found in the text.
+    whole = len(folded) == len(text)
     for match in _WORD.finditer(text):
-        word = match.group().replace("İ", "i").casefold()
+        word = folded[match.start():match.end()] if whole else match.group().replace("İ", "i").casefold()
         # a letter is never a digit: isalpha() settles most words without a look at each character
         long_word = len(word) >= MIN_LETTERS and (word.isalpha() or not any(character.isdigit() for character in word))
         words.append((word if long_word else "", match.span()))
