@@ -124,3 +124,14 @@ def test_an_exam_plan_needs_fsrs(cli, monkeypatch):
     assert result.exit_code == 1
     assert result.stderr == ("Error: an exam plan needs FSRS's predicted recall: switch with `bertdrill scheduler "
                              "fsrs` (or `--fit`) first\n")
+
+
+def test_the_outlook_counts_one_card_in_the_singular_and_more_in_the_plural():
+    from bertdrill.cli.exam import Outlook
+
+    lessons = (("mini", 1, 0.9, 0, EXAM, 0.9), ("big", 12, 0.8, 3, EXAM, 0.9))
+    shown = Outlook(EXAM, 0.9, lessons).lines()
+    assert shown[2:] == ["  mini: 90.0 % over 1 card, 0 below the target",
+                         "  big: 80.0 % over 12 cards, 3 below the target"]
+    own = Outlook(None, None, lessons[:1]).lines()
+    assert own[2] == "  mini, exam on 2026-06-01: 90.0 % over 1 card, 0 below the target 0.90"

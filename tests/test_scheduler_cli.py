@@ -266,3 +266,16 @@ def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
         with nullcontext(learners[ayse]) as own:
             own.switch_scheduler(SchedulerChoice(), sm2.SM2())
             assert {card.id: own.state(card.id).schedule for card in cards} == before
+
+
+def test_a_switch_of_one_card_with_one_answer_says_both_in_the_singular(cli, isolated_home, monkeypatch):
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("BERTDRILL_NOW", NOW)
+    logs = learner_store(isolated_home / "bertdrill.db", count=1, days=2)
+    assert [len(log) for log in logs.values()] == [1] and len(schedules(isolated_home / "bertdrill.db")) == 1
+    result = cli("scheduler", "fsrs")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == ("Switched to FSRS, desired retention 0.90: 1 card rescheduled from "
+                                             "1 answer in their log.")
+    turkish = cli("scheduler", "sm2", "--lang", "tr").stdout.splitlines()[0]
+    assert ": 1 kart, kayıtlarındaki 1 yanıt temel alınarak " in turkish, turkish

@@ -60,7 +60,7 @@ def test_a_learners_page_says_what_she_failed_and_what_she_typed(taught):
     page = teacher.get(f"/teacher/learners/{ids['Ayşe']}")
     assert teacher.status == 200 and "<h1>Ayşe" in page
     failed = page[page.index("What they fail most"):page.index(" in all")]
-    assert "<code>web/width@small</code>" in failed and "failed 1 of 1 times; last on 2025-03-03" in failed
+    assert "<code>web/width@small</code>" in failed and "failed 1 of 1 time; last on 2025-03-03" in failed
     assert "typed 72: 72 is attention of Small without the factor 4, not attention." in failed
     assert "web/pick" not in failed  # she passed it
     assert "typed 8" not in page  # Bora's answer is on his page, not hers

@@ -15,8 +15,9 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from bertdrill.cli.base import clock, decimal, err, number, out, progress
+from bertdrill.cli.review import card_count, day_count
 from bertdrill.core.errors import BertdrillError
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from bertdrill.ports import ReviewStore, SyncCard
@@ -76,15 +77,15 @@ def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: f
                                         track=lambda ids: progress(ids, _("Planning every card for the exam")))
         if day is None:
             if lesson is None:
-                out.print(_("Exam plan ended: {cards} cards rescheduled by FSRS alone.").format(
-                    cards=number(switch.cards)))
+                out.print(_("Exam plan ended: {cards} rescheduled by FSRS alone.").format(
+                    cards=card_count(switch.cards)))
             else:
-                out.print(_("Exam plan of {lesson} ended: {cards} cards rescheduled.").format(
-                    lesson=lesson, cards=number(switch.cards)))
+                out.print(_("Exam plan of {lesson} ended: {cards} rescheduled.").format(
+                    lesson=lesson, cards=card_count(switch.cards)))
             return
         if lesson is None:
-            out.print(_("Exam on {day}: {cards} cards replanned so their predicted recall on the day reaches "
-                        "{target}.").format(day=day.isoformat(), cards=number(switch.cards),
+            out.print(_("Exam on {day}: {cards} replanned so their predicted recall on the day reaches "
+                        "{target}.").format(day=day.isoformat(), cards=card_count(switch.cards),
                                             target=f"{wanted_target:.2f}"))
         else:
             out.print(_("Exam of {lesson} on {day}: its cards replanned so their predicted recall on the day "
@@ -100,15 +101,21 @@ def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: f
                 and (lesson_of(card.id) == lesson if lesson is not None else lesson_of(card.id) not in own)]
     states = [(card.id, store.state(card.id).schedule) for card in reviewed]
     found = plan(scheduler, states, today, reviews_per_day=limit, new_per_day=new)
-    out.print(_("Before the exam: {reviews} reviews in {days} days if you answer each Good (your limits: {limit} "
-                "reviews and {new} new cards a day).").format(reviews=number(found.reviews),
-                                                              days=number(found.days), limit=number(limit),
-                                                              new=number(new)))
+    out.print(_("Before the exam: {reviews} in {days} if you answer each Good (your limits: {limit} and {new} a "
+                "day).").format(reviews=review_count(found.reviews), days=day_count(found.days),
+                                limit=review_count(limit), new=ngettext("{count} new card", "{count} new cards", new)
+                                .format(count=number(new))))
     if found.cannot:
-        err.print(_("At today's pace {count} cards cannot reach {target} by the exam, for example:").format(
+        err.print(ngettext("At today's pace {count} card cannot reach {target} by the exam, for example:",
+                           "At today's pace {count} cards cannot reach {target} by the exam, for example:",
+                           len(found.cannot)).format(
             count=number(len(found.cannot)), target=f"{wanted_target:.2f}"))
         for card_id in found.cannot[:SHOWN]:
             err.print(f"  {card_id}", markup=False)
+
+
+def review_count(count: int) -> str:
+    return ngettext("{count} review", "{count} reviews", count).format(count=number(count))
 
 
 @dataclass(frozen=True)
@@ -133,14 +140,14 @@ class Outlook:
             shown = ["", _("Exam on {day}: predicted recall on the day if you review nothing more (target {target})")
                      .format(day=self.exam.isoformat(), target=decimal(self.target or 0, 2))]
             for lesson, count, mean, below, _day, _target in self.lessons:
-                shown.append("  " + _("{lesson}: {recall} over {cards} cards, {below} below the target").format(
-                    lesson=lesson, recall=f"{decimal(mean * 100, 1)} %", cards=number(count), below=number(below)))
+                shown.append("  " + _("{lesson}: {recall} over {cards}, {below} below the target").format(
+                    lesson=lesson, recall=f"{decimal(mean * 100, 1)} %", cards=card_count(count), below=number(below)))
             return shown
         shown = ["", _("Exams: predicted recall on each lesson's exam day if you review nothing more")]
         for lesson, count, mean, below, day, target in self.lessons:
-            shown.append("  " + _("{lesson}, exam on {day}: {recall} over {cards} cards, {below} below the target "
+            shown.append("  " + _("{lesson}, exam on {day}: {recall} over {cards}, {below} below the target "
                                   "{target}").format(lesson=lesson, day=day.isoformat(),
-                                                     recall=f"{decimal(mean * 100, 1)} %", cards=number(count),
+                                                     recall=f"{decimal(mean * 100, 1)} %", cards=card_count(count),
                                                      below=number(below), target=decimal(target, 2)))
         return shown
 

@@ -6,8 +6,20 @@ from typing import TYPE_CHECKING, Annotated, assert_never
 
 import typer
 
-from bertdrill.cli.base import DbOption, LangOption, LearnerOption, RolloverOption, app, clock, err, out, progress
-from bertdrill.core.i18n import _
+from bertdrill.cli.base import (
+    DbOption,
+    LangOption,
+    LearnerOption,
+    RolloverOption,
+    app,
+    clock,
+    err,
+    number,
+    out,
+    progress,
+)
+from bertdrill.cli.review import card_count
+from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 
@@ -77,8 +89,9 @@ def scheduler_command(
                                         track=lambda cards: progress(cards, _("Replaying the review log")))
         due_after = store.due_count(today)
     stored = switch.choice or wanted
-    out.print(_("Switched to {scheduler}: {cards} cards rescheduled from {answers} answers in their log.").format(
-        scheduler=describe(stored), cards=f"{switch.cards:,}", answers=f"{switch.answers:,}"))
+    answers = ngettext("{count} answer", "{count} answers", switch.answers).format(count=number(switch.answers))
+    out.print(_("Switched to {scheduler}: {cards} rescheduled from {answers} in their log.").format(
+        scheduler=describe(stored), cards=card_count(switch.cards), answers=answers))
     out.print(_("Due today: {after} (before the switch: {before}).").format(
         after=f"{due_after:,}", before=f"{due_before:,}"))
     out.print(_("To undo, switch back: {command}").format(command=describe_command(current, stored)))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bertdrill.cli.base import decimal, err, number, out
+from bertdrill.cli.review import card_count
 from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:
@@ -50,8 +51,8 @@ def lines(rows: Sequence[Workload], best: Workload, current: float | None, habit
 
     whose = _("your fitted FSRS parameters") if fitted else _("FSRS's default parameters (fit yours: "
                                                                  "bertdrill scheduler fsrs --fit)")
-    shown = [_("What each desired retention costs: a year of {cards} cards, {new} new a day, simulated by fsrs-rs "
-               "with {whose} and your own answer times.").format(cards=number(habits.cards),
+    shown = [_("What each desired retention costs: a year of {cards}, {new} new a day, simulated by fsrs-rs "
+               "with {whose} and your own answer times.").format(cards=card_count(habits.cards),
                                                                   new=number(habits.new_per_day), whose=whose), ""]
     columns = (_("retention"), _("reviews/day"), _("minutes/day"), _("remembered"), _("per minute"))
     widths = [max(width, len(title) + 2) for title, width in zip(columns, WIDTHS)]  # room for longer words
