@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover
 from bertdrill import __version__
 from bertdrill.core import i18n
 from bertdrill.core.errors import BertdrillError, LessonErrors
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -296,6 +296,14 @@ def number(value: int) -> str:
     from bertdrill.core.languages import thousands_separator
 
     return f"{value:,}".replace(",", thousands_separator(i18n.language()))
+
+
+def day_count(count: int) -> str:
+    return ngettext("{count} day", "{count} days", count).format(count=number(count))
+
+
+def card_count(count: int) -> str:
+    return ngettext("{count} card", "{count} cards", count).format(count=number(count))
 
 
 def decimal(value: float, places: int) -> str:

@@ -14,8 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bertdrill.cli.base import clock, decimal, err, number, out, progress
-from bertdrill.cli.review import card_count, day_count
+from bertdrill.cli.base import card_count, clock, day_count, decimal, err, number, out, progress
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _, ngettext
 

@@ -34,9 +34,11 @@ from bertdrill.cli.base import (
     NewOption,
     RolloverOption,
     app,
+    card_count,
     chosen_lessons,
     chosen_scheduler,
     clock,
+    day_count,
     escape,
     managing,
     number,
@@ -823,14 +825,6 @@ def day_words(day: date, today: date) -> str:
     if ahead < 0:
         return _("{date} ({days} ago)").format(date=day.isoformat(), days=day_count(-ahead))
     return _("in {days} ({date})").format(days=day_count(ahead), date=day.isoformat())
-
-
-def day_count(count: int) -> str:
-    return ngettext("{count} day", "{count} days", count).format(count=number(count))
-
-
-def card_count(count: int) -> str:
-    return ngettext("{count} card", "{count} cards", count).format(count=number(count))
 
 
 @contextmanager

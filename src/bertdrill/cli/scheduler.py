@@ -12,13 +12,13 @@ from bertdrill.cli.base import (
     LearnerOption,
     RolloverOption,
     app,
+    card_count,
     clock,
     err,
     number,
     out,
     progress,
 )
-from bertdrill.cli.review import card_count
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 from bertdrill.core.scheduling.registry import SchedulerName, Spreading

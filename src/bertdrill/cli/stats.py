@@ -23,9 +23,11 @@ from bertdrill.cli.base import (
     LessonOption,
     RolloverOption,
     app,
+    card_count,
     cards_by_id,
     chosen_lessons,
     clock,
+    day_count,
     decimal,
     load_indexed,
     number,
@@ -35,7 +37,6 @@ from bertdrill.cli.base import (
     texts_language,
 )
 from bertdrill.cli.remote import saved
-from bertdrill.cli.review import card_count, day_count
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 

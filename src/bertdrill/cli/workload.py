@@ -9,8 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bertdrill.cli.base import decimal, err, number, out
-from bertdrill.cli.review import card_count
+from bertdrill.cli.base import card_count, decimal, err, number, out
 from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:

@@ -127,7 +127,7 @@ def retention_chart(figures: Figures) -> Markup:
 
 
 def streak_words(figures: Figures) -> str:
-    from bertdrill.cli.review import day_count
+    from bertdrill.cli.base import day_count
 
     current, longest = figures.streak
     return _("  {current} now · longest {longest}").format(current=day_count(current), longest=day_count(longest)).strip()
