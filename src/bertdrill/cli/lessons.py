@@ -59,8 +59,9 @@ def check(
 
     warned = 0
     wrong = []
-    # The cards, exposures and leaks found are many small objects holding no cycles, as the lessons are.
-    with collector.paused():
+    # The cards, exposures and leaks found are many small objects holding no cycles, as the lessons are; the
+    # command ends after them, so they are frozen rather than walked once more.
+    with collector.paused(freeze=True):
         for lesson in load(paths):
             cards = compile_lesson(lesson)
             if found := variant_errors(lesson):
