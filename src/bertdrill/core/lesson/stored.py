@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import gc
 import hashlib
 import json
 import types
@@ -24,7 +23,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from bertdrill.core import formula
+from bertdrill.core import collector, formula
 from bertdrill.core.errors import FormulaError
 from bertdrill.core.formula import Formula
 from bertdrill.core.lesson import model, variants
@@ -51,15 +50,12 @@ def encode(lesson: Lesson) -> bytes:
 
 def decode(data: bytes, path: str) -> Lesson:
     """The lesson :func:`encode` wrote, as read from ``path``; :class:`Unreadable` for anything else."""
-    collecting = gc.isenabled()
-    gc.disable()  # a lesson is many small objects, none of them garbage: collecting while building them triples the time
-    try:
-        lesson: Lesson = _lesson_codec()[1](json.loads(data))
-    except (ValueError, TypeError, KeyError, IndexError, RecursionError, FormulaError, ZeroDivisionError) as exc:
-        raise Unreadable(f"not a stored lesson: {exc}") from None
-    finally:
-        if collecting:
-            gc.enable()
+    # A lesson is many small objects, none of them garbage: collecting while building them triples the time.
+    with collector.paused():
+        try:
+            lesson: Lesson = _lesson_codec()[1](json.loads(data))
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError, FormulaError, ZeroDivisionError) as exc:
+            raise Unreadable(f"not a stored lesson: {exc}") from None
     return dataclasses.replace(lesson, path=path)
 
 
@@ -78,19 +74,15 @@ def encode_head(lesson: Lesson) -> bytes:
 
 def decode_head(data: bytes, path: str) -> Lesson:
     """The head :func:`encode_head` wrote: the lesson with no items, knowing what its items ask."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        fields, asked = json.loads(data)
-        lesson: Lesson = _lesson_codec()[1](fields)
-        if lesson.items or type(asked) is not list or any(
-                type(pair) is not list or len(pair) != 2 or {type(part) for part in pair} != {str} for pair in asked):
-            raise TypeError("not a lesson's head")
-    except (ValueError, TypeError, KeyError, IndexError, RecursionError, FormulaError, ZeroDivisionError) as exc:
-        raise Unreadable(f"not a stored lesson: {exc}") from None
-    finally:
-        if collecting:
-            gc.enable()
+    with collector.paused():
+        try:
+            fields, asked = json.loads(data)
+            lesson: Lesson = _lesson_codec()[1](fields)
+            if lesson.items or type(asked) is not list or any(
+                    type(pair) is not list or len(pair) != 2 or {type(part) for part in pair} != {str} for pair in asked):
+                raise TypeError("not a lesson's head")
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError, FormulaError, ZeroDivisionError) as exc:
+            raise Unreadable(f"not a stored lesson: {exc}") from None
     return dataclasses.replace(lesson, path=path).known_to_ask(tuple((pair[0], pair[1]) for pair in asked))
 
 
