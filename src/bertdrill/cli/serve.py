@@ -7,7 +7,6 @@ imported here and nowhere else.
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,7 @@ from bertdrill.cli.base import (
 )
 from bertdrill.cli.review import LeechChoice, LeechOption, NumbersChoice, NumbersOption
 from bertdrill.core.errors import BertdrillError
+from bertdrill.core.hosts import is_loopback
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
 
@@ -68,7 +68,7 @@ def serve(
     if postgresql.is_postgres(database_url(db)):
         _serve_class(db, host, port, new, limit, rollover_hour, leech_action, numbers)
         return
-    if not _loopback(host):
+    if not is_loopback(host):
         raise BertdrillError(_("{host} is not a loopback address: a review page with no login listens on "
                                "127.0.0.1 (or ::1) only").format(host=host))
     desk = _desk(db, paths, lesson_id, learner, new, limit, rollover_hour, leech_action, numbers)
@@ -118,15 +118,6 @@ def _web_modules() -> tuple[Callable[[Desk], ASGIApp], Callable[[ASGIApp, socket
 
 
 _WEB_PACKAGES = {"starlette", "jinja2", "uvicorn"}
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -14,7 +14,6 @@ message a learner can act on (the server down, the login ended, the card refused
 from __future__ import annotations
 
 import http.client
-import ipaddress
 import json
 import os
 import socket
@@ -31,6 +30,7 @@ from urllib.parse import urlencode, urlsplit
 
 from bertdrill.adapters.remote.wire import WireError, decode, encode
 from bertdrill.core.errors import StoreError
+from bertdrill.core.hosts import is_loopback
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.actions import CardAction
@@ -105,19 +105,10 @@ def server_address(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
         raise StoreError(_("{url!r} is not a class server's address such as https://class.example.org").format(
             url=text))
-    if parts.scheme == "http" and not _loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
         raise StoreError(_("{url} is plain http: a password and a login would cross the network in clear; use the "
                            "https address of the class server").format(url=text))
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def login_path(environ: Mapping[str, str] = os.environ) -> Path:
