@@ -167,7 +167,8 @@ def test_the_start_up_path_imports_no_heavy_library():
     assert result.stdout.strip() == str(["bertdrill.adapters", "bertdrill.adapters.catalogs",
                                          "bertdrill.adapters.export", "bertdrill.adapters.export.sheets",
                                          "bertdrill.adapters.export.sheets.formats", "bertdrill.core",
-                                         "bertdrill.core.errors", "bertdrill.core.i18n", "bertdrill.core.kinds",
+                                         "bertdrill.core.errors", "bertdrill.core.hosts", "bertdrill.core.i18n",
+                                         "bertdrill.core.kinds",
                                          "bertdrill.core.limits", "bertdrill.core.scheduling",
                                          "bertdrill.core.scheduling.registry"])
     shown = subprocess.run([sys.executable, "-m", "bertdrill", "--help"], capture_output=True, text=True, check=True)
