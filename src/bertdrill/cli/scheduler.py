@@ -19,6 +19,7 @@ from bertdrill.cli.base import (
     out,
     progress,
 )
+from bertdrill.cli.remote import saved
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
 from bertdrill.core.scheduling.registry import SchedulerName, Spreading
@@ -62,6 +63,12 @@ def scheduler_command(
     from bertdrill.core.scheduling.registry import registered
     from bertdrill.core.scheduling.state import study_day
 
+    if db is None and learner is None and (login := saved()) is not None:
+        # Logged in to a class: its server keeps this learner's scheduler, and the terminal cannot reach it yet;
+        # showing or switching the learner's own file instead would say something false about the class.
+        raise BertdrillError(_("you review in the class at {server}, whose server keeps your scheduler: the "
+                               "terminal cannot show or switch it yet (--db acts on a database of your own)").format(
+                                   server=login.server))
     if name is None and spread is not None:  # the spread alone changes: the scheduler stays
         with Store.open(db, read_only=True, learner=learner) as store:
             name = store.scheduler_choice().name
