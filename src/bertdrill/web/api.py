@@ -163,15 +163,8 @@ class ClassApi:
             return await run_in_threadpool(self._login, request, name, password)
 
     def _login(self, request: Request, name: str, password: str) -> Response:
-        from bertdrill.adapters.store.members import name_key
-        from bertdrill.core.errors import StoreError
-
         with speaking(pages.page_language(request, self.server.languages)):
-            try:
-                key = name_key(name)
-            except StoreError:
-                key = name
-            wait = self.server.throttle.wait(key, client_address(request))
+            wait = self.server.throttle.wait(name, client_address(request))
             if wait:
                 refused = _error(429, _("too many failed logins: try again in {seconds} s").format(seconds=round(wait)))
                 refused.headers["Retry-After"] = str(round(wait))
@@ -181,7 +174,7 @@ class ClassApi:
             except BertdrillError as exc:
                 return _error(503, str(exc))
             if found is None:
-                self.server.throttle.failed(key, client_address(request))
+                self.server.throttle.failed(name, client_address(request))
                 return _error(401, _("that name and password do not match a member of the class"))
             member, token = found
             if member.is_teacher:

@@ -91,18 +91,28 @@ class Throttle:
             table.setdefault(key, found)
         return found
 
+    @staticmethod
+    def _name(typed: str) -> str:
+        """A login's name as the class matches it (``AYŞE`` is ``Ayşe``), so guesses in other cases count alike."""
+        from bertdrill.adapters.store.members import name_key
+
+        try:
+            return name_key(typed)
+        except StoreError:  # not a name a member can have: counted as typed
+            return typed
+
     def wait(self, name: str, address: str) -> float:
-        """Seconds until a login for ``name`` from ``address`` may be tried (0: now)."""
+        """Seconds until a login for ``name`` (as typed) from ``address`` may be tried (0: now)."""
         with self._lock:
             now = self.clock()
             waits = [self.window - (now - queue[0]) for queue, most in (
-                (self._recent(self._names, name), self.per_name),
+                (self._recent(self._names, self._name(name)), self.per_name),
                 (self._recent(self._addresses, address), self.per_address)) if len(queue) >= most]
             return max(1.0, max(waits)) if waits else 0.0
 
     def failed(self, name: str, address: str) -> None:
         with self._lock:
-            self._recent(self._names, name).append(self.clock())
+            self._recent(self._names, self._name(name)).append(self.clock())
             self._recent(self._addresses, address).append(self.clock())
 
 
@@ -276,25 +286,18 @@ class ClassPages:
         return await run_in_threadpool(self._login, request, form)
 
     def _login(self, request: Request, form: FormData) -> Response:
-        from bertdrill.adapters.store.members import name_key
-        from bertdrill.core.errors import StoreError
-
         with speaking(pages.page_language(request, self.server.languages)):
             check_csrf(request, form)
             name = field(form, "name", limit=NAME_LIMIT, too_long=413)
             password = field(form, "password", limit=PASSWORD_LIMIT, too_long=413)
-            try:
-                key = name_key(name)
-            except StoreError:
-                key = name
-            wait = self.server.throttle.wait(key, client_address(request))
+            wait = self.server.throttle.wait(name, client_address(request))
             if wait:
                 refused = render(request, "login.html", 429, name=name, failed=False, wait=round(wait))
                 refused.headers["Retry-After"] = str(round(wait))
                 return refused
             found = self.server.store.gate().log_in(name, password)
             if found is None:
-                self.server.throttle.failed(key, client_address(request))
+                self.server.throttle.failed(name, client_address(request))
                 return render(request, "login.html", 401, name=name, failed=True)
             member, token = found
             response = RedirectResponse("/teacher" if member.is_teacher else "/review", status_code=303)
