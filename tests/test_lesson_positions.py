@@ -104,3 +104,18 @@ def test_an_error_after_a_title_with_triple_quotes_names_its_own_line():
     with pytest.raises(LessonErrors) as raised:
         parse(text, str(broken))
     assert [error.line for error in raised.value.errors] == [43]
+
+
+@pytest.mark.parametrize("header", ["[items]", "[[items]]", "[items.extra]", "[extra.part]"])
+def test_an_unknown_table_is_reported_on_its_own_header_line(header):
+    """An unknown top-level table is named on the line of its header, not line 1 (a typo such as [[items]] for
+    [[item]] was reported on the file's first line)."""
+    from bertdrill.core.errors import LessonErrors
+    from bertdrill.core.lesson import parse
+
+    text = f'[lesson]\nid = "x"\nlanguages = ["en"]\ntitle = {{ en = "X" }}\n\n{header}\nkind = "numeric"\n'
+    with pytest.raises(LessonErrors) as raised:
+        parse(text, "typo.toml")
+    unknown = [error for error in raised.value.errors if "unknown table" in error.message]
+    assert [error.line for error in unknown] == [6], raised.value.errors
+    assert Lines(text).key("", header.strip("[]").split(".")[0]) == 6

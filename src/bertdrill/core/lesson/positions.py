@@ -62,7 +62,14 @@ class Lines:
                 self.keys.setdefault((current, _plain(key.group(1))), number)
 
     def key(self, table: str, key: str, default: int | None = None) -> int | None:
-        return self.keys.get((table, key), self.tables.get(table, default))
+        """The line of ``key`` in ``table``: its ``key =`` line, else the first header of a table it names
+        (``[items]``, ``[lesson.extra]``, ``[[items]]``), else the table's own header."""
+        found = self.keys.get((table, key))
+        if found is not None:
+            return found
+        below = f"{table}.{key}" if table else key
+        headers = [number for name, number in self.tables.items() if name == below or name.startswith(below + ".")]
+        return min(headers) if headers else self.tables.get(table, default)
 
     def item(self, index: int) -> int:
         return self.items[index] if index < len(self.items) else 1
