@@ -40,6 +40,8 @@ EXPECTED = {
     "huge-expression": (23, "formula 'share': formula too long (99,999 characters; at mos"),
     "import-call": (23, "formula 'share': call to __import__() is not allowed in form"),
     "lambda": (23, "formula 'share': lambda not allowed in formulas"),
+    "lesson-extra-table": (6, "[lesson]: unknown key 'extra' (expected one of: id, languages, title, summary, "),
+    "lesson-unknown-key": (5, "[lesson]: unknown key 'sumary' (expected one of: id, languages, title, summary"),
     "languages-not-a-list": (3, 'lesson languages must be a non-empty list such as ["en", "tr'),
     "match-unknown-value": (59, "item 'table': unknown name 'layers'; did you mean 'layer'? i"),
     "missing-item-id": (31, 'item has no id'),

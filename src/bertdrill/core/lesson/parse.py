@@ -33,6 +33,7 @@ card's ``data-tags`` attribute: a quote, ``<`` or ``&`` there would be markup, s
 MAX_TEXT = 20_000
 RESERVED_NAMES = frozenset({"set"})
 """Names bertdrill defines: ``{set}`` in a text is the parameter set's title, never a value."""
+LESSON_KEYS = ("id", "languages", "title", "summary", "source", "tags")  # [lesson]'s fields
 
 
 def parse(text: str, path: str = "<lesson>") -> Lesson:
@@ -103,6 +104,7 @@ class Parser:
         if not isinstance(header, dict):
             self.fail(1, _('missing [lesson] table with id, languages and title'))
             return None
+        self.header_keys(header)
         try:
             lesson_id = self.ident(header.get("id"), self.lines.key("lesson", "id"), _('lesson id'))
             self.languages = self.language_list(header.get("languages"))
@@ -125,6 +127,15 @@ class Parser:
                 pass
         return Lesson(lesson_id, self.path, self.languages, title, summary, source, tags,
                       params, formulas, items, formula_lines, sheet=sheet, variant_space=space, names=names)
+
+    def header_keys(self, header: dict[str, Any]) -> None:
+        """A key of ``[lesson]`` that is none of its fields (a typo such as ``titel``, a ``[lesson.extra]`` table) is
+        an error on its own line: read silently, it would be a setting the author believes is in force."""
+        for key in header:
+            if key not in LESSON_KEYS:
+                self.fail(self.lines.key("lesson", key, self.lines.tables.get("lesson", 1)),
+                          _("[lesson]: unknown key {key!r} (expected one of: {names})").format(
+                              key=key, names=", ".join(LESSON_KEYS)))
 
     def name_table(self, table: object, params: dict[str, ParamSet], formulas: dict[str, formula.Formula]
                    ) -> dict[str, dict[str, str]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bertdrill.core.errors import DateRangeError
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.scheduling.state import (
     EF_DELTA,
     EF_FLOOR,
@@ -86,8 +86,7 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
     try:
         due = today + timedelta(days=interval)
     except OverflowError:
-        raise DateRangeError(_("due date {today} + {interval} days is past {last}").format(
-            today=today, interval=interval, last=date.max)) from None
+        raise past_the_calendar(today, interval) from None
     return Schedule(
         repetitions=counts.repetitions,
         ef100=counts.ef100,
@@ -95,6 +94,12 @@ def review(schedule: Schedule, quality: int, *, today: date) -> Schedule:
         due=due,
         lapses=counts.lapses,
     )
+
+
+def past_the_calendar(day: date, interval: int) -> DateRangeError:
+    return DateRangeError(ngettext("due date {today} + {interval} day is past {last}",
+                                   "due date {today} + {interval} days is past {last}", interval).format(
+        today=day, interval=interval, last=date.max))
 
 
 def next_states(schedule: Schedule, *, today: date) -> NextStates:
@@ -141,6 +146,5 @@ class SM2:
         try:
             due = last + timedelta(days=interval)
         except OverflowError:
-            raise DateRangeError(_("due date {today} + {interval} days is past {last}").format(
-                today=last, interval=interval, last=date.max)) from None
+                raise past_the_calendar(last, interval) from None
         return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=due, lapses=lapses)
