@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bertdrill.core.errors import DateRangeError
-from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.i18n import ngettext
 from bertdrill.core.scheduling.state import (
     EF_DELTA,
     EF_FLOOR,
