@@ -229,6 +229,36 @@ class Switch:
     choice: SchedulerChoice | None = None  # the choice as stored (a new fitted set has its number)
 
 
+@dataclass(frozen=True)
+class SchedulerAsked:
+    """What a learner asks to change of their scheduler, as ``bertdrill scheduler [NAME] [--retention R] [--fit]
+    [--parameters SET] [--spread S]`` says it (the class server's form and API take the same); None and False
+    keep what is in use (:mod:`bertdrill.app.scheduling`)."""
+
+    name: SchedulerName | None = None
+    retention: float | None = None
+    fit: bool = False
+    parameters: str | None = None  # the number of a stored set, or "default"
+    spread: Spreading | None = None
+
+    @property
+    def shows(self) -> bool:
+        """Nothing to change: show the choice in use."""
+        return self.name is None and self.spread is None
+
+
+@dataclass(frozen=True)
+class Switched:
+    """What asking for a scheduler did: the choice before, and as stored after; the cards due today before and
+    after. ``switch`` None: the choice asked for is the one in use, so nothing was replayed (or counted)."""
+
+    before: SchedulerChoice
+    after: SchedulerChoice
+    switch: Switch | None = None
+    due_before: int = 0
+    due_after: int = 0
+
+
 CardLog = list[tuple[date, int]]
 """One card's answers as (study day, grade), oldest first: what a replay reads."""
 

@@ -27,7 +27,7 @@ from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from bertdrill.ports import CardLog, FittedSet, ReviewStore, SchedulerChoice
+    from bertdrill.ports import FittedSet, SchedulerChoice, Switched
 
 
 @app.command("scheduler")
@@ -55,116 +55,57 @@ def scheduler_command(
 
     Switching never loses progress, and switching back restores the old schedules exactly.
     """
-    from dataclasses import replace
-
     from bertdrill.adapters.store import Store
+    from bertdrill.app.scheduling import check, switch
     from bertdrill.cli.base import scheduler_of
     from bertdrill.core.errors import BertdrillError
-    from bertdrill.core.scheduling.registry import registered
     from bertdrill.core.scheduling.state import study_day
+    from bertdrill.ports import SchedulerAsked
 
+    asked = SchedulerAsked(name, retention, fit, parameters, spread)
+    if asked.shows:
+        check(asked)  # a setting of FSRS needs FSRS named
     if db is None and learner is None and (login := saved()) is not None:
         # Logged in to a class: its server keeps this learner's scheduler, and the terminal cannot reach it yet;
         # showing or switching the learner's own file instead would say something false about the class.
         raise BertdrillError(_("you review in the class at {server}, whose server keeps your scheduler: the "
                                "terminal cannot show or switch it yet (--db acts on a database of your own)").format(
                                    server=login.server))
-    if name is None and spread is not None:  # the spread alone changes: the scheduler stays
-        with Store.open(db, read_only=True, learner=learner) as store:
-            name = store.scheduler_choice().name
-    if name is None or not registered(name).has_retention:
-        for given, option in ((retention is not None, "--retention"), (fit, "--fit"), (parameters is not None,
-                                                                                     "--parameters")):
-            if given:
-                raise BertdrillError(_("{option} is a setting of FSRS: use it with `bertdrill scheduler fsrs`").format(
-                    option=option))
-    if fit and parameters is not None:
-        raise BertdrillError(_("--fit makes a new parameter set; --parameters picks a stored one: give one of them"))
-    with Store.open(db, read_only=name is None, learner=learner) as store:
-        current = store.scheduler_choice()
-        if name is None:
-            show(current, store.fitted_sets())
+    with Store.open(db, read_only=asked.shows, learner=learner) as store:
+        if asked.shows:
+            for line in shown(store.scheduler_choice(), store.fitted_sets()):
+                out.print(line, markup=False)
             return
-        wanted = wanted_choice(store, current, name, retention, fit, parameters)
-        wanted = replace(wanted, spread=current.spread if spread is None else spread)
-        if wanted == current:
-            out.print(_("Already using {scheduler}: nothing to change.").format(scheduler=describe(current)))
-            return
-        today = study_day(clock()(), rollover_hour)
-        due_before = store.due_count(today)
-        switch = store.switch_scheduler(wanted, scheduler_of(wanted),
-                                        track=lambda cards: progress(cards, _("Replaying the review log")))
-        due_after = store.due_count(today)
-    stored = switch.choice or wanted
-    answers = ngettext("{count} answer", "{count} answers", switch.answers).format(count=number(switch.answers))
-    out.print(_("Switched to {scheduler}: {cards} rescheduled from {answers} in their log.").format(
-        scheduler=describe(stored), cards=card_count(switch.cards), answers=answers))
-    out.print(_("Due today: {after} (before the switch: {before}).").format(
-        after=f"{due_after:,}", before=f"{due_before:,}"))
-    out.print(_("To undo, switch back: {command}").format(command=describe_command(current, stored)))
+        now = clock()()
+        done = switch(store, asked, study_day(now, rollover_hour), scheduler_of, now=now, track=progress,
+                      notice=err.print)
+    for line in switched_lines(done):
+        out.print(line, markup=False)
 
 
-def wanted_choice(store: ReviewStore, current: SchedulerChoice, name: SchedulerName, retention: float | None,
-                  fit: bool, parameters: str | None) -> SchedulerChoice:
-    """The choice the options ask for. FSRS keeps the parameters in use unless ``--fit`` or ``--parameters``."""
-    from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, check_retention
-    from bertdrill.core.scheduling.registry import registered
-    from bertdrill.ports import SchedulerChoice
-
-    if not registered(name).has_retention:
-        return SchedulerChoice(name)  # SM-2 predicts no recall: an exam plan ends with FSRS
-    kept = retention if retention is not None else current.retention if current.name is name else None
-    chosen = check_retention(DEFAULT_RETENTION if kept is None else kept)
-    fitted: FittedSet | None
-    if fit:
-        fitted = fit_log(store)
-    elif parameters is not None:
-        fitted = stored_set(store, parameters)
-    else:
-        fitted = current.fitted if current.name is name else None
-    return SchedulerChoice(name, chosen, fitted, current.exam, current.exam_target,
-                           lesson_exams=current.lesson_exams)  # an exam plan stays
+def switched_lines(done: Switched) -> list[str]:
+    """What a switch did, as ``bertdrill scheduler`` prints it (the class server's page shows the same)."""
+    if done.switch is None:
+        return [_("Already using {scheduler}: nothing to change.").format(scheduler=describe(done.before))]
+    switched = done.switch
+    answers = ngettext("{count} answer", "{count} answers", switched.answers).format(count=number(switched.answers))
+    return [_("Switched to {scheduler}: {cards} rescheduled from {answers} in their log.").format(
+                scheduler=describe(done.after), cards=card_count(switched.cards), answers=answers),
+            _("Due today: {after} (before the switch: {before}).").format(
+                after=f"{done.due_after:,}", before=f"{done.due_before:,}"),
+            _("To undo, switch back: {command}").format(command=describe_command(done.before, done.after))]
 
 
-def fit_log(store: ReviewStore) -> FittedSet:
-    """A new parameter set fitted to the learner's whole log (numbered when stored), or NotEnoughHistory."""
-    from datetime import UTC
-
-    from bertdrill.core.scheduling.fitted import fit
-    from bertdrill.ports import FittedSet
-
-    logs: list[CardLog] = []
-    store.card_logs(logs.append, track=lambda cards: progress(cards, _("Reading the review log")))
-    err.print(_("Fitting FSRS's parameters to your reviews (fsrs-rs)..."))
-    result = fit(logs)
-    return FittedSet(0, result.parameters, result.reviews, clock()().astimezone(UTC))
-
-
-def stored_set(store: ReviewStore, wanted: str) -> FittedSet | None:
-    """The learner's stored set named by ``--parameters`` (a number, or ``default`` for None)."""
-    from bertdrill.core.errors import BertdrillError
-
-    if wanted.strip().casefold() == "default":
-        return None
-    sets = {each.number: each for each in store.fitted_sets()}
-    try:
-        return sets[int(wanted)]
-    except (ValueError, KeyError):
-        numbers = ", ".join(str(number) for number in sorted(sets)) or _("none yet: `bertdrill scheduler fsrs --fit`")
-        raise BertdrillError(_("--parameters takes `default` or the number of a fitted set ({numbers}), got {value!r}")
-                             .format(numbers=numbers, value=wanted)) from None
-
-
-def show(current: SchedulerChoice, sets: Sequence[FittedSet]) -> None:
-    out.print(_("Scheduler: {scheduler}.").format(scheduler=describe(current)))
-    out.print(_("Intervals: {spread} (change with `bertdrill scheduler --spread balance|fuzz|off`).").format(
-        spread=spread_words(current.spread)))
-    out.print(_("Switch with `bertdrill scheduler fsrs [--retention R] [--fit]` or `bertdrill scheduler sm2`."))
+def shown(current: SchedulerChoice, sets: Sequence[FittedSet]) -> list[str]:
+    """The choice in use and the learner's fitted sets, as ``bertdrill scheduler`` prints them."""
+    lines = [_("Scheduler: {scheduler}.").format(scheduler=describe(current)),
+             _("Intervals: {spread} (change with `bertdrill scheduler --spread balance|fuzz|off`).").format(
+                 spread=spread_words(current.spread)),
+             _("Switch with `bertdrill scheduler fsrs [--retention R] [--fit]` or `bertdrill scheduler sm2`.")]
     if sets:
-        out.print("")
-        out.print(_("Fitted parameter sets (switch with `bertdrill scheduler fsrs --parameters N`):"))
-        for each in sets:
-            out.print("  " + fitted_line(each), markup=False)
+        lines += ["", _("Fitted parameter sets (switch with `bertdrill scheduler fsrs --parameters N`):")]
+        lines += ["  " + fitted_line(each) for each in sets]
+    return lines
 
 
 def fitted_line(each: FittedSet) -> str:

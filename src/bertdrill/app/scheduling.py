@@ -1,0 +1,115 @@
+"""Choosing a learner's scheduler: what ``bertdrill scheduler`` (on a store of one's own, or through the class
+server) and the class server's scheduler form ask for, made into the choice to store, and switched to.
+
+One implementation for every interface: the options are checked (:func:`check`), the choice they ask for is
+worked out from the one in use (:func:`wanted_choice`: FSRS keeps its retention and parameters unless told
+otherwise, an exam plan stays), a new parameter set is fitted to the learner's own log by fsrs-rs
+(:func:`fit_log`; below the minimum history, :class:`~bertdrill.core.scheduling.fitted.NotEnoughHistory` says
+how many reviews are missing, and nothing changes), and the store's all-or-nothing replay switches to it
+(:func:`switch`). Nothing here prints: the interfaces pass what shows progress and notices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+
+from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
+from bertdrill.core.scheduling.registry import registered
+from bertdrill.ports import FittedSet, SchedulerAsked, SchedulerChoice, Switched
+
+if TYPE_CHECKING:
+    from bertdrill.ports import CardLog, ReviewStore, Scheduler
+
+Track = Callable[[list[str], str], Iterable[str]]
+"""Shows progress over a list of card ids, under a label (the CLI's bar); yields the ids."""
+
+
+def quiet(ids: list[str], label: str) -> Iterable[str]:
+    return iter(ids)
+
+
+class ChoiceError(BertdrillError):
+    """Options that ask for no scheduler choice (a setting of FSRS with SM-2, a set that does not exist)."""
+
+
+def check(asked: SchedulerAsked) -> None:
+    """ChoiceError for options that cannot go together (``name`` None: no scheduler named, so no setting of
+    FSRS either; :func:`switch` checks with the name in use when only the spread is asked for)."""
+    if asked.name is None or not registered(asked.name).has_retention:
+        for given, option in ((asked.retention is not None, "--retention"), (asked.fit, "--fit"),
+                              (asked.parameters is not None, "--parameters")):
+            if given:
+                raise ChoiceError(_("{option} is a setting of FSRS: use it with `bertdrill scheduler fsrs`").format(
+                    option=option))
+    if asked.fit and asked.parameters is not None:
+        raise ChoiceError(_("--fit makes a new parameter set; --parameters picks a stored one: give one of them"))
+
+
+def switch(store: ReviewStore, asked: SchedulerAsked, today: date, follow: Callable[[SchedulerChoice], Scheduler], *,
+           now: datetime, track: Track = quiet, notice: Callable[[str], None] = lambda text: None) -> Switched:
+    """Store the choice ``asked`` for, every card's schedule replayed from its log under ``follow(choice)``
+    (one transaction: all or nothing); ``today`` is the study day the due counts are of, ``now`` when a fit
+    is made. ChoiceError, RetentionError or NotEnoughHistory (nothing changed) for what cannot be done."""
+    current = store.scheduler_choice()
+    named = replace(asked, name=current.name if asked.name is None else asked.name)  # a spread alone keeps it
+    check(named)
+    wanted = wanted_choice(store, current, named, now=now, track=track, notice=notice)
+    wanted = replace(wanted, spread=current.spread if asked.spread is None else asked.spread)
+    if wanted == current:
+        return Switched(current, current)
+    due_before = store.due_count(today)
+    done = store.switch_scheduler(wanted, follow(wanted),
+                                  track=lambda cards: track(cards, _("Replaying the review log")))
+    return Switched(current, done.choice or wanted, done, due_before, store.due_count(today))
+
+
+def wanted_choice(store: ReviewStore, current: SchedulerChoice, asked: SchedulerAsked, *, now: datetime, track: Track = quiet,
+                  notice: Callable[[str], None] = lambda text: None) -> SchedulerChoice:
+    """The choice the options ask for (``asked.name`` given). FSRS keeps the retention and parameters in use
+    unless ``fit`` or ``parameters`` say otherwise; an exam plan stays."""
+    from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, check_retention
+
+    name = asked.name
+    assert name is not None
+    if not registered(name).has_retention:
+        return SchedulerChoice(name)  # SM-2 predicts no recall: an exam plan ends with FSRS
+    kept = asked.retention if asked.retention is not None else current.retention if current.name is name else None
+    chosen = check_retention(DEFAULT_RETENTION if kept is None else kept)
+    fitted: FittedSet | None
+    if asked.fit:
+        fitted = fit_log(store, now=now, track=track, notice=notice)
+    elif asked.parameters is not None:
+        fitted = stored_set(store, asked.parameters)
+    else:
+        fitted = current.fitted if current.name is name else None
+    return SchedulerChoice(name, chosen, fitted, current.exam, current.exam_target,
+                           lesson_exams=current.lesson_exams)  # an exam plan stays
+
+
+def fit_log(store: ReviewStore, *, now: datetime, track: Track = quiet,
+            notice: Callable[[str], None] = lambda text: None) -> FittedSet:
+    """A new parameter set fitted to the learner's whole log (numbered when stored), or NotEnoughHistory."""
+    from bertdrill.core.scheduling.fitted import fit
+
+    logs: list[CardLog] = []
+    store.card_logs(logs.append, track=lambda cards: track(cards, _("Reading the review log")))
+    notice(_("Fitting FSRS's parameters to your reviews (fsrs-rs)..."))
+    result = fit(logs)
+    return FittedSet(0, result.parameters, result.reviews, now.astimezone(UTC))
+
+
+def stored_set(store: ReviewStore, wanted: str) -> FittedSet | None:
+    """The learner's stored set named by ``--parameters`` (a number, or ``default`` for None)."""
+    if wanted.strip().casefold() == "default":
+        return None
+    sets = {each.number: each for each in store.fitted_sets()}
+    try:
+        return sets[int(wanted)]
+    except (ValueError, KeyError):
+        numbers = ", ".join(str(number) for number in sorted(sets)) or _("none yet: `bertdrill scheduler fsrs --fit`")
+        raise ChoiceError(_("--parameters takes `default` or the number of a fitted set ({numbers}), got {value!r}")
+                          .format(numbers=numbers, value=wanted)) from None
