@@ -8,6 +8,7 @@ import pytest
 import typer.main
 
 from bertdrill.cli import app
+from bertdrill.cli.base import BertdrillGroup
 
 
 def _leaves(command, path=()):
@@ -90,6 +91,7 @@ def test_help_lists_every_command_in_typers_order(cli):
     """The commands first, then the groups, each in the order its module registered it, as typer lists them."""
     listed = [line.split()[0] for line in cli("--help").stdout.split("Commands:\n")[1].splitlines() if line.strip()]
     root = typer.main.get_command(app)
+    assert isinstance(root, BertdrillGroup)
     assert listed == list(root.commands) == [name for name in root.commands if name not in GROUPS] + GROUPS
 
 
