@@ -269,7 +269,7 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         stream.write(b"half a package")
         raise OSError(28, "No space left on device")
 
-    with pytest.raises(BertdrillError, match="cannot write .*bert.apkg: No space left on device"):
+    with pytest.raises(BertdrillError, match="cannot write .*bert.apkg: the disk is full"):
         write_atomic(target, fails_halfway)
     assert target.read_bytes() == b"the previous export"
     assert [p.name for p in tmp_path.iterdir()] == ["bert.apkg"]

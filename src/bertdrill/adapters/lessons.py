@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from bertdrill import __version__
 from bertdrill.core import collector
 from bertdrill.core.digests import cards_digest
-from bertdrill.core.errors import BertdrillError, LessonError, LessonErrors
+from bertdrill.core.errors import BertdrillError, LessonError, LessonErrors, os_reason
 from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import Item, Lesson, parse, stored
@@ -91,7 +91,7 @@ def _read(path: Path) -> bytes:
     except PermissionError:
         raise LessonErrors([LessonError(name, None, _("permission denied"))]) from None
     except OSError as exc:
-        raise LessonErrors([LessonError(name, None, _("cannot read: {reason}").format(reason=exc.strerror or exc))]) from None
+        raise LessonErrors([LessonError(name, None, _("cannot read: {reason}").format(reason=os_reason(exc)))]) from None
     return data
 
 

@@ -27,7 +27,7 @@ from bertdrill.cli.base import (
     out,
 )
 from bertdrill.cli.review import LeechChoice, LeechOption, NumbersChoice, NumbersOption
-from bertdrill.core.errors import BertdrillError
+from bertdrill.core.errors import BertdrillError, os_reason
 from bertdrill.core.hosts import is_loopback
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER
@@ -132,7 +132,7 @@ def _listen(host: str, port: int) -> socket.socket:
     except OSError as exc:
         listener.close()
         raise BertdrillError(_("cannot listen on {host} port {port}: {reason}").format(
-            host=host, port=port, reason=exc.strerror or exc)) from None
+            host=host, port=port, reason=os_reason(exc))) from None
     listener.listen(128)
     return listener
 

@@ -144,7 +144,7 @@ def read_roster(value: str) -> list[str]:
     import csv
 
     from bertdrill.adapters.export.sheets.model import MAX_STUDENTS
-    from bertdrill.core.errors import BertdrillError
+    from bertdrill.core.errors import BertdrillError, os_reason
     from bertdrill.core.text import CONTROL
 
     if value.strip().isdigit():
@@ -161,7 +161,7 @@ def read_roster(value: str) -> list[str]:
                              .format(path=value)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BertdrillError(_("--students {path}: cannot read it as UTF-8 text: {reason}").format(
-            path=value, reason=getattr(exc, "strerror", None) or exc)) from None
+            path=value, reason=os_reason(exc) if isinstance(exc, OSError) else exc)) from None
     names: list[str] = []
     seen: dict[str, int] = {}
     for line, row in enumerate(csv.reader(text.splitlines()), start=1):

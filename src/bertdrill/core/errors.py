@@ -6,6 +6,10 @@ into ``Error: ...`` and an exit code, so the library never prints.
 
 from __future__ import annotations
 
+import errno
+
+from bertdrill.core.i18n import _
+
 
 class BertdrillError(Exception):
     """Base class for every anticipated failure."""
@@ -51,3 +55,35 @@ class StoreError(BertdrillError):
 
 class DateRangeError(BertdrillError, OverflowError):
     """A date bertdrill works out falls past the calendar's end (``date.max``, in year 9999)."""
+
+
+def os_reason(exc: OSError) -> str:
+    """Why the system refused a file or a socket, in the learner's language: the one wording of every OSError
+    a message shows (``exc.strerror`` is English whatever ``--lang`` says)."""
+    match exc:
+        case PermissionError():
+            return _("permission denied")
+        case FileNotFoundError():
+            return _("the folder does not exist")
+        case NotADirectoryError() | FileExistsError():  # mkdir through a file says "File exists"
+            return _("a part of the path is not a folder")
+        case IsADirectoryError():
+            return _("it is a folder")
+    match exc.errno:
+        case errno.ENOSPC | errno.EDQUOT:
+            return _("the disk is full")
+        case errno.EROFS:
+            return _("the file system is read-only")
+        case errno.ENAMETOOLONG:
+            return _("the name is too long")
+        case errno.ELOOP:
+            return _("a symbolic link points back to itself")
+        case errno.EADDRINUSE:
+            return _("another program is using that port")
+        case errno.EADDRNOTAVAIL:
+            return _("this machine has no such address")
+        case errno.ECONNRESET | errno.EPIPE | errno.ECONNABORTED:
+            return _("the connection was cut")
+        case errno.ENETUNREACH | errno.EHOSTUNREACH:
+            return _("the network cannot reach it")
+    return exc.strerror or str(exc)

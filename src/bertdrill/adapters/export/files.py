@@ -25,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO, assert_never
 
-from bertdrill.core.errors import BertdrillError
+from bertdrill.core.errors import BertdrillError, os_reason
 from bertdrill.core.i18n import _
 
 
@@ -63,7 +63,7 @@ def check_writable(path: Path, *, example: str = "out.html", inputs: Iterable[In
     except (FileNotFoundError, NotADirectoryError):  # a new file; a missing folder is told below
         mode = None
     except OSError as exc:
-        raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
+        raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=os_reason(exc))) from None
     if mode is not None and not stat.S_ISREG(mode):
         what = _not_a_file(mode)
         if stat.S_ISDIR(mode):
@@ -92,7 +92,7 @@ def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, exa
     try:
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
-        raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
+        raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=os_reason(exc))) from None
     try:
         with os.fdopen(handle, "wb") as out:
             os.fchmod(out.fileno(), _mode_for(target) if mode is None else mode)  # mkstemp's: only the owner's
@@ -107,7 +107,7 @@ def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, exa
     except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=_reason(exc))) from None
+            raise WriteError(_("cannot write {path}: {reason}").format(path=str(path), reason=os_reason(exc))) from None
         raise
 
 
@@ -164,14 +164,3 @@ def _not_a_file(mode: int) -> str:
     return _("it is not a regular file")
 
 
-def _reason(exc: OSError) -> str:
-    match exc:
-        case PermissionError():
-            return _("permission denied")
-        case FileNotFoundError():
-            return _("the folder does not exist")
-        case NotADirectoryError():
-            return _("a part of the path is not a folder")
-        case IsADirectoryError():
-            return _("it is a folder")
-    return exc.strerror or str(exc)

@@ -29,7 +29,7 @@ from typing import Any, Self
 from urllib.parse import urlencode, urlsplit
 
 from bertdrill.adapters.remote.wire import WireError, decode, encode
-from bertdrill.core.errors import StoreError
+from bertdrill.core.errors import StoreError, os_reason
 from bertdrill.core.hosts import is_loopback
 from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
@@ -129,11 +129,11 @@ def saved_login(path: Path) -> Login | None:
     """The login kept at ``path``; None when there is none. A file that is not one is an error naming it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file there; a home that is a file is told by its user
         return None
     except (OSError, ValueError) as exc:
         raise StoreError(_("{path}: not a bertdrill login ({reason}); remove it, or run bertdrill logout").format(
-            path=path, reason=exc)) from None
+            path=path, reason=os_reason(exc) if isinstance(exc, OSError) else exc)) from None
     if not isinstance(data, dict) or not all(isinstance(data.get(key), str) for key in ("server", "name", "token")):
         raise StoreError(_("{path}: not a bertdrill login; remove it, or run bertdrill logout").format(path=path))
     return Login(data["server"], data["name"], data["token"])
@@ -243,6 +243,8 @@ def _reason(exc: BaseException, timeout: float) -> str:
         return _("no such host")
     if isinstance(exc, ssl.SSLError):
         return _("its TLS certificate is not trusted ({reason})").format(reason=exc.reason or exc)
+    if isinstance(exc, OSError):
+        return os_reason(exc)
     return str(exc) or type(exc).__name__
 
 

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import errno
 import functools
-import os
 import shutil
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -69,7 +67,7 @@ from bertdrill.adapters.store.sqlite import (
     engine,
     lock_timeout_from_environment,
 )
-from bertdrill.core.errors import StoreError
+from bertdrill.core.errors import StoreError, os_reason
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES
 from bertdrill.ports import (
@@ -227,7 +225,7 @@ class SQLiteStore(Store, SQLiteDatabase):
             folder = next(parent for parent in path.parents if parent.exists())
             if not folder.is_dir():  # the file could never be made: say so, as a writer would
                 raise StoreError(_("cannot create the folder for the database {path}: {value}").format(
-                    path=path, value=os.strerror(errno.ENOTDIR)))
+                    path=path, value=os_reason(NotADirectoryError())))
         on_disk = path is not None and path.exists()  # else an empty database in memory: no one's file
         if path is None or not path.exists():
             opened = URL.create("sqlite", database=":memory:")

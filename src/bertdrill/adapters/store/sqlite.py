@@ -43,7 +43,7 @@ from sqlalchemy.pool import StaticPool
 
 from bertdrill.adapters.store.database import Backend, Database, learner_name, login_name, utc, utc_text  # noqa: F401 (utc: re-exported)
 from bertdrill.adapters.store.reading import refuse_writes
-from bertdrill.core.errors import StoreError
+from bertdrill.core.errors import StoreError, os_reason
 from bertdrill.core.i18n import _
 
 LOCK_TIMEOUT = 10.0  # seconds to wait for another program's lock before giving up ($BERTDRILL_LOCK_TIMEOUT)
@@ -172,7 +172,7 @@ def _check_file(url: URL, *, read_only: bool = False) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(_('cannot create the folder for the database {path}: {value}').format(path=path, value=exc.strerror or exc)) from None
+        raise StoreError(_('cannot create the folder for the database {path}: {value}').format(path=path, value=os_reason(exc))) from None
     if path.exists() and not read_only and not os.access(path, os.W_OK):
         raise StoreError(read_only_message(path))
     if not read_only and not os.access(path.parent, os.W_OK):

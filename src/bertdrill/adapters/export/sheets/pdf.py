@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from bertdrill.core.errors import BertdrillError
+from bertdrill.core.i18n import _
 
 INSTALL = "pip install 'bertdrill[pdf]'"
 # The fonts WeasyPrint embeds carry a "modified" time stamp; fontTools takes it from
@@ -30,10 +31,10 @@ def render(sections: str | Sequence[str], *, duplex: bool = True) -> bytes:
     try:
         from weasyprint import HTML
     except ImportError:
-        raise BertdrillError(f"PDF output needs WeasyPrint: {INSTALL}") from None
+        raise BertdrillError(_("PDF output needs WeasyPrint: {install}").format(install=INSTALL)) from None
     except OSError as exc:  # installed, but its system libraries (Pango) are missing
-        raise BertdrillError(f"PDF output needs WeasyPrint's system libraries (Pango): {exc}; "
-                             "see https://doc.courtbouillon.org/weasyprint/stable/first_steps.html") from None
+        raise BertdrillError(_("PDF output needs WeasyPrint's system libraries (Pango): {reason}; see {page}").format(
+            reason=exc, page="https://doc.courtbouillon.org/weasyprint/stable/first_steps.html")) from None
     # WeasyPrint logs what it skips or substitutes as warnings; the CSS is ours, not the user's.
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     if isinstance(sections, str):
