@@ -23,7 +23,8 @@ import pytest
 from postgres import Server
 from test_web import LESSON
 
-from bertdrill.adapters.remote.client import Connection, Login, login_path, saved_login
+from bertdrill.adapters.remote.client import Connection
+from bertdrill.adapters.remote.login import Login, login_path, saved_login
 from bertdrill.adapters.store import PostgresStore
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.state import AnswerKind

@@ -28,13 +28,14 @@ from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:
-    from bertdrill.adapters.remote.client import ClassInfo, Login
+    from bertdrill.adapters.remote.client import ClassInfo
+    from bertdrill.adapters.remote.login import Login
     from bertdrill.core.lesson import Lesson
 
 
 def saved() -> Login | None:
     """The learner's saved login, if they logged in to a class (an unreadable file is an error naming it)."""
-    from bertdrill.adapters.remote.client import login_path, saved_login
+    from bertdrill.adapters.remote.login import login_path, saved_login
 
     return saved_login(login_path())
 
@@ -53,7 +54,8 @@ def login(
     login the server gives back is kept, in a file only you can read. `bertdrill logout` ends it.
     """
     from bertdrill.adapters.export.files import write_atomic
-    from bertdrill.adapters.remote.client import log_in, login_bytes, login_path, server_address
+    from bertdrill.adapters.remote.client import log_in, server_address
+    from bertdrill.adapters.remote.login import login_bytes, login_path
 
     address = server_address(server)
     member = name if name is not None else typer.prompt(_("Name"))
@@ -81,7 +83,8 @@ def _password(prompt: str) -> str:
 @app.command()
 def logout(lang: LangOption = "") -> None:
     """End your login to the class server (on the server too) and forget it here."""
-    from bertdrill.adapters.remote.client import log_out, login_path
+    from bertdrill.adapters.remote.client import log_out
+    from bertdrill.adapters.remote.login import login_path
     from bertdrill.core.errors import StoreError
 
     found = saved()

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     from bertdrill.adapters.lessons import LessonIndex
-    from bertdrill.adapters.remote.client import Login
+    from bertdrill.adapters.remote.login import Login
     from bertdrill.app.session import Entry, Outcome, Session
     from bertdrill.core.cards import Card
     from bertdrill.core.diagnosis import Diagnoser

@@ -1,7 +1,8 @@
 """The class server, seen from a learner's terminal: logging in, and the review store that speaks to it.
 
 - :mod:`.wire`: the records of the ports as JSON, shared with the server's API (:mod:`bertdrill.web.api`);
-- :mod:`.client`: the login, the saved token, and :class:`~.client.ClassStore`, the
+- :mod:`.login`: the saved login (the token a login gave), read by every ``review`` and ``status``;
+- :mod:`.client`: logging in and out, and :class:`~.client.ClassStore`, the
   :class:`bertdrill.ports.ReviewStore` whose every read and write is a request to the server: the learner holds
   no database credentials, and the server decides every record (:mod:`bertdrill.app.served`).
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import ssl
 import time
@@ -23,11 +22,11 @@ import uuid
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlencode, urlsplit
 
+from bertdrill.adapters.remote.login import Login
 from bertdrill.adapters.remote.wire import WireError, decode, encode
 from bertdrill.core.errors import StoreError, os_reason
 from bertdrill.core.hosts import is_loopback
@@ -59,18 +58,8 @@ from bertdrill.ports import (
 
 TIMEOUT_SECONDS = 10.0  # connecting, and each read of a reply: no request hangs
 RECONNECT_SECONDS = 20.0  # how long a read or an answer is sent again while the server cannot be reached
-LOGIN_FILE = "login.json"
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # the class's lessons are the biggest reply
 CHOICE_SECONDS = 30.0  # how long the learner's scheduler choice is taken as read, for the previews
-
-
-@dataclass(frozen=True)
-class Login:
-    """A login to a class server: its address, the member's name, and the token (never the password)."""
-
-    server: str  # https://class.example.org (no trailing slash)
-    name: str
-    token: str
 
 
 @dataclass(frozen=True)
@@ -109,34 +98,6 @@ def server_address(text: str) -> str:
         raise StoreError(_("{url} is plain http: a password and a login would cross the network in clear; use the "
                            "https address of the class server").format(url=text))
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
-
-
-def login_path(environ: Mapping[str, str] = os.environ) -> Path:
-    """Where the login is kept: ``$BERTDRILL_HOME/login.json``, else the user's config folder (XDG)."""
-    if home := environ.get("BERTDRILL_HOME"):
-        return Path(home) / LOGIN_FILE
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("bertdrill", appauthor=False)) / LOGIN_FILE
-
-
-def login_bytes(login: Login) -> bytes:
-    return json.dumps({"server": login.server, "name": login.name, "token": login.token}, ensure_ascii=False,
-                      indent=2).encode("utf-8") + b"\n"
-
-
-def saved_login(path: Path) -> Login | None:
-    """The login kept at ``path``; None when there is none. A file that is not one is an error naming it."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, NotADirectoryError):  # no file there; a home that is a file is told by its user
-        return None
-    except (OSError, ValueError) as exc:
-        raise StoreError(_("{path}: not a bertdrill login ({reason}); remove it, or run bertdrill logout").format(
-            path=path, reason=os_reason(exc) if isinstance(exc, OSError) else exc)) from None
-    if not isinstance(data, dict) or not all(isinstance(data.get(key), str) for key in ("server", "name", "token")):
-        raise StoreError(_("{path}: not a bertdrill login; remove it, or run bertdrill logout").format(path=path))
-    return Login(data["server"], data["name"], data["token"])
 
 
 # --------------------------------------------------------------------------- requests
