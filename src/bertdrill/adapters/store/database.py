@@ -44,6 +44,7 @@ class Database(ABC):
     where: str  # the database as a person would name it
     learner: str
     greatest = "max"  # SQL: the largest of several values
+    tallied = False  # the log's answers are also counted in ``answer_tally`` (schema 13, SQLite only)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -41,7 +41,7 @@ from sqlalchemy.schema import CreateColumn, CreateTable
 from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 Step = Callable[[Connection], None]
 """One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
@@ -69,18 +69,20 @@ def _add(table: Table, column: Column[Any]) -> Step:
 
 def _sql(statements: str) -> list[Step]:
     """Statements both dialects spell alike, separated by ``;``; ``:learner`` is bound to the store's learner."""
+    return [_statement(statement) for statement in statements.split(";") if statement.strip()]
 
-    def run(statement: str) -> Step:
-        def step(connection: Connection) -> None:
-            database: Database = connection.info["database"]
-            if ":learner" in statement:
-                connection.execute(text(statement), {"learner": database.learner})
-            else:
-                connection.exec_driver_sql(statement)
 
-        return step
+def _statement(statement: str) -> Step:
+    """One statement (a trigger's, whose body holds several, included); ``:learner`` is bound to the store's learner."""
 
-    return [run(statement) for statement in statements.split(";") if statement.strip()]
+    def step(connection: Connection) -> None:
+        database: Database = connection.info["database"]
+        if ":learner" in statement:
+            connection.execute(text(statement), {"learner": database.learner})
+        else:
+            connection.exec_driver_sql(statement)
+
+    return step
 
 
 def _per_backend(steps: Mapping[Backend, Sequence[Step]]) -> list[Step]:
@@ -353,6 +355,49 @@ def _version_12() -> list[Step]:
     return [damage.create_indexes]
 
 
+# Schema version 13, SQLite only: the log's answers counted by learner, study day, lesson, kind and maturity, kept
+# by triggers on every write to the log, whoever writes it. MATURE_DAYS (21) and PASSING (3) as at this version:
+# a version that changes either writes the table again.
+def _tallied(row: str) -> str:
+    """The tally's key of the log's row ``NEW`` or ``OLD`` (its card's lesson; '' for a card no longer there)."""
+    return (f"{row}.learner, {row}.study_day, coalesce((SELECT lesson_id FROM card WHERE id = {row}.card_id), ''), "
+            f"{row}.kind, {row}.interval_before >= 21")
+
+
+def _count_in(row: str) -> str:
+    return (f"INSERT INTO answer_tally (learner, study_day, lesson_id, kind, mature, answers, passed) "
+            f"VALUES ({_tallied(row)}, 1, {row}.grade >= 3) "
+            f"ON CONFLICT (learner, study_day, lesson_id, kind, mature) "
+            f"DO UPDATE SET answers = answers + 1, passed = passed + excluded.passed;")
+
+
+def _count_out(row: str) -> str:
+    key = f"(learner, study_day, lesson_id, kind, mature) = ({_tallied(row)})"
+    return (f"UPDATE answer_tally SET answers = answers - 1, passed = passed - ({row}.grade >= 3) WHERE {key}; "
+            f"DELETE FROM answer_tally WHERE {key} AND answers = 0;")
+
+
+def _version_13() -> list[Step]:
+    """What ``stats`` reads of every answer (the retention over the whole log, the answers per day and in all)
+    as a running count, so it reads a row per day and lesson instead of a million answers. SQLite only, where a
+    learner keeps years of answers in one file; the triggers keep the count exact on every insert, delete and
+    update of the log, a hand edit's included. A class's PostgreSQL counts from its log, as before."""
+    tables = MetaData()
+    tally = Table("answer_tally", tables, _text("learner", primary_key=True), Column("study_day", Date, primary_key=True),
+                  _text("lesson_id", primary_key=True), _text("kind", primary_key=True),
+                  Column("mature", Boolean, primary_key=True), _integer("answers"), _integer("passed"))
+    counted = "UPDATE OF learner, card_id, study_day, kind, grade, interval_before"
+    statements = [
+        "INSERT INTO answer_tally (learner, study_day, lesson_id, kind, mature, answers, passed) "
+        "SELECT r.learner, r.study_day, coalesce(c.lesson_id, ''), r.kind, r.interval_before >= 21, count(*), "
+        "sum(r.grade >= 3) FROM review r LEFT JOIN card c ON c.id = r.card_id GROUP BY 1, 2, 3, 4, 5",
+        f"CREATE TRIGGER answer_tally_insert AFTER INSERT ON review BEGIN {_count_in('NEW')} END",
+        f"CREATE TRIGGER answer_tally_delete AFTER DELETE ON review BEGIN {_count_out('OLD')} END",
+        f"CREATE TRIGGER answer_tally_update AFTER {counted} ON review BEGIN {_count_out('OLD')} {_count_in('NEW')} END",
+    ]
+    return _per_backend({Backend.sqlite: [_create(tally), *map(_statement, statements)], Backend.postgresql: []})
+
+
 def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], None]:
     """A version's migration; its steps are built when it runs (every open reads this module, few migrate)."""
 
@@ -366,7 +411,7 @@ def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], No
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     version: _migration(steps) for version, steps in enumerate(
         (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
-         _version_9, _version_10, _version_11, _version_12), start=1)}
+         _version_9, _version_10, _version_11, _version_12, _version_13), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

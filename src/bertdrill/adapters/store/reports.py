@@ -5,7 +5,7 @@ Every statement is built from the tables (:mod:`.schema`), like the review's.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -19,6 +19,7 @@ from bertdrill.adapters.store.schema import (
     REVIEW,
     SCHEDULE,
     STATE,
+    TALLY,
     active,
     in_lessons,
     mine_with_cards,
@@ -55,6 +56,12 @@ class Reports(Database):
             return None
         held = {row[0] for row in self.read(_HELD_LESSONS)}
         return None if held <= set(lessons) else lessons
+
+    def _tally(self, columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+        """``columns`` over the learner's count of answers per day, lesson and kind (:attr:`tallied` stores only):
+        a row per study day and lesson where the log has an answer per answer."""
+        mine = columns.where(TALLY.c.learner == LEARNER)
+        return mine if lessons is None else mine.where(TALLY.c.lesson_id.in_(list(lessons)))
 
     def day_counts(self, day: date, *, lessons: Collection[str] | None = None) -> DayCounts:
         """How many answers of each kind the log holds for a study day, for some lessons or all.
@@ -95,6 +102,14 @@ class Reports(Database):
 
     def reviews_per_day(self, since: date, until: date, *, lessons: Collection[str] | None = None) -> dict[date, int]:
         """Answers of every kind per study day in [since, until], for a heatmap; days without answers are absent."""
+        if not self.tallied:
+            return self._reviews_per_day_from_log(since, until, lessons)
+        query = (self._tally(select(TALLY.c.study_day, func.sum(TALLY.c.answers)), lessons)
+                 .where(TALLY.c.study_day.between(since, until)).group_by(TALLY.c.study_day)
+                 .order_by(TALLY.c.study_day))
+        return {day_of(day): int(count) for day, count in self.read(query)}
+
+    def _reviews_per_day_from_log(self, since: date, until: date, lessons: Collection[str] | None) -> dict[date, int]:
         query = (self._log(select(REVIEW.c.study_day, func.count()), lessons)
                  .where(REVIEW.c.study_day.between(since, until)).group_by(REVIEW.c.study_day)
                  .order_by(REVIEW.c.study_day))
@@ -155,12 +170,19 @@ class Reports(Database):
         Only ``review`` answers count: a new card's first answer, same-day re-drills and practice
         checks say nothing about recall after an interval.
         """
+        if self.tallied:  # a row per day and lesson: a million answers are not read
+            query = (self._tally(select(TALLY.c.mature, func.sum(TALLY.c.passed), func.sum(TALLY.c.answers)), lessons)
+                     .where(TALLY.c.kind == AnswerKind.REVIEW.value, TALLY.c.study_day >= (since or date.min))
+                     .group_by(TALLY.c.mature))
+            return _retention(self.read(query))
+        return self._retention_from_log(since, lessons)
+
+    def _retention_from_log(self, since: date | None, lessons: Collection[str] | None) -> Retention:
         mature = (REVIEW.c.interval_before >= MATURE_DAYS).label("mature")
         query = (self._log(select(mature, func.sum(case((REVIEW.c.grade >= PASSING, 1), else_=0)), func.count()), lessons)
-                 .where(REVIEW.c.kind == "review", REVIEW.c.study_day >= (since or date.min)).group_by(mature))
-        found = {bool(is_mature): (int(passed), int(total)) for is_mature, passed, total in self.read(query)}
-        young, old = found.get(False, (0, 0)), found.get(True, (0, 0))
-        return Retention(young[0], young[1], old[0], old[1])
+                 .where(REVIEW.c.kind == AnswerKind.REVIEW.value, REVIEW.c.study_day >= (since or date.min))
+                 .group_by(mature))
+        return _retention(self.read(query))
 
     def card_states(self, today: date, *, lessons: Collection[str] | None = None) -> dict[CardStage, int]:
         """How many of the cards a review shows are in each state: new, learning, young, mature, suspended,
@@ -181,6 +203,11 @@ class Reports(Database):
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
+        if self.tallied:
+            return int(self._first(self._tally(select(func.coalesce(func.sum(TALLY.c.answers), 0)), lessons)))
+        return self._answer_count_from_log(lessons)
+
+    def _answer_count_from_log(self, lessons: Collection[str] | None) -> int:
         return int(self._first(self._log(select(func.count()).select_from(REVIEW), lessons)))
 
     def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
@@ -215,3 +242,10 @@ class Reports(Database):
         query = (STATE.where(condition, CARD.c.removed.is_(False), in_lessons(lessons))
                  .order_by(*order, SCHEDULE.c.card_id).limit(limit))
         return [state_of(row) for row in self.read(query)]
+
+
+def _retention(rows: Sequence[Sequence[Any]]) -> Retention:
+    """Retention from rows of (mature, passed, total)."""
+    found = {bool(is_mature): (int(passed), int(total)) for is_mature, passed, total in rows}
+    young, old = found.get(False, (0, 0)), found.get(True, (0, 0))
+    return Retention(young[0], young[1], old[0], old[1])

@@ -207,6 +207,20 @@ class ActionRow(SQLModel, table=True):
     suspended_after: bool
 
 
+class AnswerTallyRow(SQLModel, table=True):
+    """The log's answers counted by learner, study day, lesson, kind and maturity (v13, SQLite only): kept by
+    triggers on the log (:func:`bertdrill.adapters.store.migrations._version_13`), read by ``stats``."""
+
+    __tablename__ = "answer_tally"
+    learner: str = Field(primary_key=True)
+    study_day: date = Field(primary_key=True)
+    lesson_id: str = Field(primary_key=True)  # the card's lesson; '' for an answer whose card is gone
+    kind: str = Field(primary_key=True)  # the answer's kind, as review.kind
+    mature: bool = Field(primary_key=True)  # interval_before >= MATURE_DAYS
+    answers: int
+    passed: int  # graded PASSING or more
+
+
 # --------------------------------------------------------------------------- shared by the queries
 
 def from_review(lessons: Collection[str] | None) -> str:
@@ -243,8 +257,9 @@ def _table(model: type[SQLModel]) -> Table:
     return cast(Table, model.__table__)  # type: ignore[attr-defined]  # SQLModel sets it on table=True models
 
 
-META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER, FITTED, ACTION, LESSON_EXAM = (_table(model) for model in (
-    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow, FittedParametersRow, ActionRow, LessonExamRow))
+META, LESSON, CARD, SCHEDULE, REVIEW, SCHEDULER, FITTED, ACTION, LESSON_EXAM, TALLY = (_table(model) for model in (
+    Meta, LessonRow, CardRow, ScheduleRow, ReviewRow, SchedulerRow, FittedParametersRow, ActionRow, LessonExamRow,
+    AnswerTallyRow))
 
 LEARNER: BindParameter[str] = bindparam("learner", type_=String())
 """The store's learner: every statement over a learner's rows binds it."""

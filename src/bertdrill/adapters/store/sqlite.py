@@ -218,6 +218,7 @@ class SQLiteDatabase(Database):
     """
 
     backend = Backend.sqlite
+    tallied = True  # the triggers of schema 13 count every answer in answer_tally
 
     def __init__(self, engine: Engine, *, lock_timeout: float = LOCK_TIMEOUT, learner: str | None = None):
         self.engine = engine
