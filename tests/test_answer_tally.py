@@ -10,11 +10,13 @@ import sqlite3
 from contextlib import closing
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import Store
+from bertdrill.core.cards import Card
 from bertdrill.core.scheduling.state import MATURE_DAYS, PASSING, AnswerKind, Schedule
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -24,13 +26,13 @@ COUNTED = """SELECT r.learner, r.study_day, coalesce(c.lesson_id, ''), r.kind, r
              FROM review r LEFT JOIN card c ON c.id = r.card_id GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5"""
 
 
-def tally(path: Path) -> list[tuple[object, ...]]:
+def tally(path: Path) -> list[tuple[Any, ...]]:
     with closing(sqlite3.connect(path)) as connection:
         return connection.execute("SELECT learner, study_day, lesson_id, kind, mature, answers, passed "
                                   "FROM answer_tally ORDER BY 1, 2, 3, 4, 5").fetchall()
 
 
-def counted(path: Path) -> list[tuple[object, ...]]:
+def counted(path: Path) -> list[tuple[Any, ...]]:
     """The log counted as the tally counts it, by a query of its own."""
     with closing(sqlite3.connect(path)) as connection:
         return connection.execute(COUNTED, {"mature": MATURE_DAYS, "passing": int(PASSING)}).fetchall()
@@ -47,7 +49,7 @@ def cards():
     return all_cards(load_lessons())
 
 
-def answer_at_random(db: Store, cards: list, rng: random.Random, count: int) -> list[int]:
+def answer_at_random(db: Store, cards: list[Card], rng: random.Random, count: int) -> list[int]:
     ids = []
     reviewed = [card for card in cards if card.kind.reviewed]
     for number in range(count):
