@@ -550,6 +550,31 @@ def test_status_streaks_and_forecast(db, cards):
         DAY - timedelta(days=3): 1, DAY - timedelta(days=2): 1, DAY - timedelta(days=1): 1, DAY: 1}
 
 
+def test_status_counts_only_the_cards_a_review_shows(db, cards):
+    """status counts over the schedules alone, less the cards left out: a removed card, a practice card and
+    another lesson's cards are in no count; a suspended or buried card is learned, or new, but never due or
+    new today; every count agrees with the queue a review builds."""
+    other = [dataclasses.replace(card, id=card.id.replace("bert-basics/", "other/"), lesson_id="other")
+             for card in cards if card.kind.reviewed][:4]
+    db.sync(other, now=MORNING)
+    reviewed = [card for card in cards if card.kind.reviewed]
+    due, gone, suspended, buried, new_buried = (card.id for card in reviewed[:5])
+    for card_id in (due, gone, suspended, buried, other[0].id, other[1].id):
+        review(db, card_id, 4, day=DAY - timedelta(days=5))
+    db.sync([card for card in cards if card.id != gone], now=MORNING)  # removed, its history kept
+    db.set_flags(suspended, suspended=True)
+    db.set_flags(buried, buried_until=DAY + timedelta(days=1))
+    db.set_flags(new_buried, buried_until=DAY + timedelta(days=1))
+    practice = [card.id for card in cards if not card.kind.reviewed]
+    assert practice  # the shipped lesson has a practice card: it is never counted
+    mine = ["bert-basics"]
+    status = db.status(DAY, lessons=mine)
+    assert (status.due_now, status.learned) == (1, 3) == (len(db.due_ids(DAY, lessons=mine)), 3)
+    assert status.new_cards == len(reviewed) - 5 == len(db.new_ids(DAY, limit=1000, lessons=mine))
+    everything = db.status(DAY)
+    assert (everything.due_now, everything.learned, everything.new_cards) == (3, 5, len(reviewed) - 5 + 2)
+
+
 def test_a_day_with_nothing_due_keeps_the_streak(db, cards):
     """issue 21: the streak broke on a day with nothing due. A run counts the days studied; a day between them
     breaks it only when a card was due on it and waited."""

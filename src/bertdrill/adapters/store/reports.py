@@ -9,7 +9,7 @@ from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import Date, Select, and_, case, func, literal, select
+from sqlalchemy import Date, Select, and_, case, func, literal, not_, or_, select
 
 from bertdrill.adapters.store.database import Database, as_date, day_of
 from bertdrill.adapters.store.schema import (
@@ -21,10 +21,12 @@ from bertdrill.adapters.store.schema import (
     STATE,
     TALLY,
     active,
+    available,
     in_lessons,
     mine_with_cards,
     reviewed_card,
     state_of,
+    unindexed,
 )
 from bertdrill.core.scheduling.state import LEECH_LAPSES, PASSING, AnswerKind, CardStage
 from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
@@ -35,6 +37,21 @@ _HELD_LESSONS = select(CARD.c.lesson_id).distinct()
 def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
     """``columns`` over the learner's schedules with their cards, of some lessons or all."""
     return columns.select_from(mine_with_cards()).where(in_lessons(lessons))
+
+
+def _status_columns(today: date) -> Select[*tuple[Any, ...]]:
+    """Due now, new and learned, counted over schedules (available or not: a learned card is learned)."""
+    def counted(*conditions: Any) -> Any:
+        return func.coalesce(func.sum(case((and_(*conditions), 1), else_=0)), 0)
+
+    return select(counted(SCHEDULE.c.due <= today, available(today)), counted(SCHEDULE.c.due.is_(None),
+                  available(today)), counted(SCHEDULE.c.due.is_not(None)))
+
+
+def _cards_with_schedules() -> Any:
+    """The cards, each with the learner's schedule of it: a pass over the cards, each schedule found by its key
+    (the card's id kept off the card's index, so SQLite's planner walks the cards, not the schedules)."""
+    return CARD.join(SCHEDULE, (SCHEDULE.c.learner == LEARNER) & (SCHEDULE.c.card_id == unindexed(CARD.c.id)))
 
 
 class Reports(Database):
@@ -82,16 +99,30 @@ class Reports(Database):
         next_due = self._first(_cards(select(func.min(SCHEDULE.c.due)), lessons).where(
             SCHEDULE.c.due > today, active(today)))
 
-        def counted(*conditions: Any) -> Any:
-            return func.coalesce(func.sum(case((and_(*conditions), 1), else_=0)), 0)
-
-        # the three counts in one pass over the cards (three queries walked the schedules and their cards thrice)
-        due_now, new_cards, learned = self.read(_cards(select(
-            counted(SCHEDULE.c.due <= today, active(today)), counted(SCHEDULE.c.due.is_(None), active(today)),
-            counted(SCHEDULE.c.due.is_not(None))), lessons).where(CARD.c.removed.is_(False), reviewed_card()))[0]
-        return Status(due_now=int(due_now), new_cards=int(new_cards), learned=int(learned),
+        due_now, new_cards, learned = self._status_counts(today, lessons)
+        return Status(due_now=due_now, new_cards=new_cards, learned=learned,
                       next_due=as_date(next_due),
                       streak=self.streaks(today, lessons=lessons)[0], counts=self.day_counts(today, lessons=lessons))
+
+    def _status_counts(self, today: date, lessons: Collection[str] | None) -> tuple[int, int, int]:
+        """Cards due now, new cards and learned cards, of the cards a review of these lessons shows.
+
+        Counted over the learner's schedules alone, less the schedules of the cards left out (removed, never
+        reviewed, of other lessons): joining each of 100,000 schedules to its card cost two lookups a row (65 ms
+        of every ``status``), where the schedules alone are one pass and the cards left out are found by a pass
+        over the cards, their few schedules through the schedule's key. Every schedule has its card (a foreign
+        key), so the difference is the join's count.
+        """
+        def counts(query: Select[*tuple[Any, ...]]) -> tuple[int, int, int]:
+            due_now, new_cards, learned = self.read(query)[0]
+            return int(due_now), int(new_cards), int(learned)
+
+        every = counts(_status_columns(today).where(SCHEDULE.c.learner == LEARNER))
+        scope = self._scope(lessons)  # usually every lesson held: no lesson to leave out
+        left_out = counts(_status_columns(today).select_from(_cards_with_schedules()).where(
+            or_(CARD.c.removed.is_not(False), not_(reviewed_card()), *(
+                () if scope is None else (CARD.c.lesson_id.not_in(list(scope)),)))))
+        return every[0] - left_out[0], every[1] - left_out[1], every[2] - left_out[2]
 
     def _count(self, lessons: Collection[str] | None, *conditions: Any) -> int:
         return int(self._first(_cards(select(func.count()), lessons).where(*conditions)))

@@ -284,12 +284,21 @@ def reviewed_card() -> ColumnElement[bool]:
     return CARD.c.kind.not_in([kind.value for kind in Kind if not kind.reviewed])
 
 
+def available(today: Any) -> ColumnElement[bool]:
+    """The schedule's part of :func:`active`: not suspended, not buried past ``today``."""
+    free: ColumnElement[bool] = (SCHEDULE.c.suspended.is_(False)  # a comparison with Any is Any
+                                 & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today)))
+    return free
+
+
+def shown_card() -> ColumnElement[bool]:
+    """The card's part of :func:`active`: not removed, and one a review session shows."""
+    return CARD.c.removed.is_(False) & reviewed_card()
+
+
 def active(today: Any) -> ColumnElement[bool]:
     """A card the learner can be shown on ``today``: not suspended, not buried past it, not removed, reviewed."""
-    shown: ColumnElement[bool] = (SCHEDULE.c.suspended.is_(False)
-                                  & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today))
-                                  & CARD.c.removed.is_(False) & reviewed_card())  # a comparison with Any is Any
-    return shown
+    return available(today) & shown_card()
 
 
 def in_lessons(lessons: Collection[str] | None) -> ColumnElement[bool]:
