@@ -196,6 +196,18 @@ class FittedSet:
 
 
 @dataclass(frozen=True)
+class PublishedLesson:
+    """A lesson as a class's teacher published it: the class's store keeps every version, its server sends the
+    one in use to a learner's terminal."""
+
+    lesson_id: str
+    version: int  # 1, 2, ... per lesson
+    path: str  # the file's name when published, for messages
+    source: str  # the lesson file's text
+    published_at: datetime  # UTC
+
+
+@dataclass(frozen=True)
 class LessonExam:
     """An exam date for one lesson's cards (``bertdrill review --exam DAY --lesson L``)."""
 

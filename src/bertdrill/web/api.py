@@ -198,7 +198,8 @@ class ClassApi:
                 "new": limits.new, "reviews": limits.reviews, "leech_action": self.server.leech_action.value,
                 "languages": list(self.server.languages),
                 "lessons": [{"lesson_id": lesson.lesson_id, "version": lesson.version, "path": lesson.path,
-                             "source": lesson.source} for lesson in self.server.published]}
+                             "source": lesson.source, "published_at": lesson.published_at}
+                            for lesson in self.server.published]}
 
     def answer(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
         grade = data.get("grade")

@@ -45,6 +45,7 @@ from bertdrill.ports import (
     DayCounts,
     FittedSet,
     Keep,
+    PublishedLesson,
     Retention,
     ReviewStore,
     Scheduler,
@@ -60,14 +61,6 @@ TIMEOUT_SECONDS = 10.0  # connecting, and each read of a reply: no request hangs
 RECONNECT_SECONDS = 20.0  # how long a read or an answer is sent again while the server cannot be reached
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # the class's lessons are the biggest reply
 CHOICE_SECONDS = 30.0  # how long the learner's scheduler choice is taken as read, for the previews
-
-
-@dataclass(frozen=True)
-class PublishedLesson:
-    lesson_id: str
-    version: int
-    path: str
-    source: str
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,7 @@ from bertdrill.ports import (
     CardManagement,
     CardState,
     DayCounts,
+    PublishedLesson,
     Retention,
     ReviewStore,
     Status,
@@ -467,7 +468,7 @@ class PostgresStore(Store, PostgresDatabase):
     def published_versions(self) -> dict[str, int]:
         return self._run(members.published_versions)
 
-    def published_lessons(self) -> list[members.PublishedLesson]:
+    def published_lessons(self) -> list[PublishedLesson]:
         """The newest version of every lesson the teacher published (empty: none yet)."""
         return self._run(members.published)
 

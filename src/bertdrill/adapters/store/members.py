@@ -31,6 +31,7 @@ from sqlmodel import Field, SQLModel
 from bertdrill.adapters.store.schema import UTCTime
 from bertdrill.core.errors import StoreError
 from bertdrill.core.i18n import _
+from bertdrill.ports import PublishedLesson
 
 NAME_MAX = 100  # characters of a member's display name
 PASSWORD_MIN = 8
@@ -126,15 +127,6 @@ class Member:
     @property
     def is_teacher(self) -> bool:
         return self.role is MemberRole.TEACHER
-
-
-@dataclass(frozen=True)
-class PublishedLesson:
-    lesson_id: str
-    version: int
-    path: str
-    source: str
-    published_at: datetime
 
 
 # --------------------------------------------------------------------------- names and passwords (no SQL)
