@@ -31,7 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bertdrill.adapters.export import anki as bertdrill_anki
-from bertdrill.adapters.export.files import write_atomic
+from bertdrill.adapters.export.files import Replace, write_atomic
 from bertdrill.core.cards import BlankCard, compile_lesson
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.kinds import Kind
@@ -270,7 +270,7 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         raise OSError(28, "No space left on device")
 
     with pytest.raises(BertdrillError, match="cannot write .*bert.apkg: the disk is full"):
-        write_atomic(target, fails_halfway)
+        write_atomic(target, fails_halfway, replace=Replace.ANY)
     assert target.read_bytes() == b"the previous export"
     assert [p.name for p in tmp_path.iterdir()] == ["bert.apkg"]
 

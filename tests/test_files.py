@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from bertdrill.adapters.export.files import WriteError, check_writable, write_atomic
+from bertdrill.adapters.export.files import Replace, WriteError, check_writable, write_atomic
 
 
 def _umask() -> int:
@@ -22,14 +22,14 @@ def _umask() -> int:
 def test_replaces_and_leaves_nothing_behind(tmp_path):
     target = tmp_path / "quiz.html"
     target.write_text("old")
-    write_atomic(target, "new ğ".encode())
+    write_atomic(target, "new ğ".encode(), replace=Replace.ANY)
     assert target.read_text(encoding="utf-8") == "new ğ"
     assert os.listdir(tmp_path) == ["quiz.html"]
 
 
 def test_a_new_file_gets_what_open_would_give(tmp_path):
     target = tmp_path / "quiz.html"
-    write_atomic(target, b"new")
+    write_atomic(target, b"new", replace=Replace.ANY)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~_umask()
 
 
@@ -39,7 +39,7 @@ def test_the_mode_of_a_replaced_file_is_kept(tmp_path, mode):
     target = tmp_path / "quiz.html"
     target.write_text("old")
     target.chmod(mode)
-    write_atomic(target, b"new")
+    write_atomic(target, b"new", replace=Replace.ANY)
     assert target.read_bytes() == b"new" and stat.S_IMODE(target.stat().st_mode) == mode
 
 
@@ -52,7 +52,7 @@ def test_a_writer_function_that_fails_leaves_the_old_file(tmp_path):
         raise OSError(28, "No space left on device")
 
     with pytest.raises(WriteError, match="the disk is full"):
-        write_atomic(target, fails)
+        write_atomic(target, fails, replace=Replace.ANY)
     assert target.read_bytes() == b"before" and os.listdir(tmp_path) == ["bert.apkg"]
 
 
@@ -60,7 +60,7 @@ def test_a_writer_function_that_fails_leaves_the_old_file(tmp_path):
 def test_a_device_is_refused_and_left_alone(device):
     before = os.stat(device)
     with pytest.raises(WriteError, match=f"cannot write {device}: it is a device, not a regular file"):
-        write_atomic(__import__("pathlib").Path(device), b"x")
+        write_atomic(__import__("pathlib").Path(device), b"x", replace=Replace.ANY)
     after = os.stat(device)
     assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
 
@@ -72,7 +72,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
 
     def attempt():
         with pytest.raises(WriteError, match="named pipe"):
-            write_atomic(fifo, b"x")
+            write_atomic(fifo, b"x", replace=Replace.ANY)
         done.set()
 
     worker = threading.Thread(target=attempt, daemon=True)
@@ -89,13 +89,13 @@ def test_a_socket_is_refused(tmp_path):
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(path))
         with pytest.raises(WriteError, match="socket"):
-            write_atomic(path, b"x")
+            write_atomic(path, b"x", replace=Replace.ANY)
     assert stat.S_ISSOCK(path.lstat().st_mode)
 
 
 def test_a_folder_is_refused_with_an_example(tmp_path):
     with pytest.raises(WriteError, match=f"it is a folder; give a file name such as {tmp_path / 'quiz.html'}"):
-        write_atomic(tmp_path, b"x", example="quiz.html")
+        write_atomic(tmp_path, b"x", example="quiz.html", replace=Replace.ANY)
 
 
 def test_a_symlink_is_followed_and_stays_a_link(tmp_path):
@@ -106,7 +106,7 @@ def test_a_symlink_is_followed_and_stays_a_link(tmp_path):
     real.chmod(0o600)
     link = tmp_path / "quiz.html"
     link.symlink_to(real)
-    write_atomic(link, b"new")
+    write_atomic(link, b"new", replace=Replace.ANY)
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert real.read_bytes() == b"new" and stat.S_IMODE(real.stat().st_mode) == 0o600
     assert sorted(os.listdir(real.parent)) == ["quiz.html"]
@@ -116,7 +116,7 @@ def test_a_dangling_symlink_creates_its_target(tmp_path):
     real = tmp_path / "made.html"
     link = tmp_path / "link.html"
     link.symlink_to(real)
-    write_atomic(link, b"new")
+    write_atomic(link, b"new", replace=Replace.ANY)
     assert link.is_symlink() and real.read_bytes() == b"new"
 
 
@@ -124,7 +124,7 @@ def test_a_symlink_to_a_device_is_refused(tmp_path):
     link = tmp_path / "null.html"
     link.symlink_to("/dev/null")
     with pytest.raises(WriteError, match="it is a device"):
-        check_writable(link)
+        check_writable(link, replace=Replace.ANY)
     assert link.is_symlink()
 
 
@@ -145,7 +145,7 @@ def test_sheet_keeps_a_private_file_private(cli, tmp_path):
     target = tmp_path / "quiz.html"
     target.write_text("old")
     target.chmod(0o600)
-    result = cli("sheet", "-o", str(target), "--seed", "1")
+    result = cli("sheet", "-o", str(target), "--seed", "1", "--force")
     assert result.exit_code == 0, result.stderr
     assert stat.S_IMODE(target.stat().st_mode) == 0o600 and "<html" in target.read_text(encoding="utf-8")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bertdrill.adapters import lessons as lesson_files
-from bertdrill.adapters.export.files import write_atomic
+from bertdrill.adapters.export.files import Replace, write_atomic
 from bertdrill.adapters.lessons import CACHE_FORMAT, LessonCache, index_of, read_index, read_lesson
 from bertdrill.core.cards import compile_lesson
 from bertdrill.core.errors import LessonErrors
@@ -24,7 +25,7 @@ LESSONS = [SHIPPED, REPO / "tests" / "lessons" / "minimal.toml", REPO / "tests" 
 
 @pytest.fixture
 def cache(tmp_path) -> LessonCache:
-    return LessonCache(tmp_path / "cache", write_atomic)
+    return LessonCache(tmp_path / "cache", functools.partial(write_atomic, replace=Replace.ANY))
 
 
 def entries(cache: LessonCache) -> list[Path]:
@@ -174,7 +175,7 @@ def test_a_cache_that_cannot_be_written_never_fails_a_read(tmp_path):
     blocked.write_text("not a folder")
     lesson_path = tmp_path / "lesson.toml"
     lesson_path.write_bytes(SHIPPED.read_bytes())
-    assert read_lesson(lesson_path, LessonCache(blocked / "cache", write_atomic)).id == "bert-basics"
+    assert read_lesson(lesson_path, LessonCache(blocked / "cache", functools.partial(write_atomic, replace=Replace.ANY))).id == "bert-basics"
 
 
 def test_writers_at_once_leave_one_whole_entry(cache, tmp_path):

@@ -93,7 +93,7 @@ def test_a_split_sheet_or_a_separate_key_checks_every_file_it_writes(cli, lesson
 
 def test_the_shipped_lessons_are_inputs_when_no_lesson_is_named(tmp_path):
     # Not tried by writing over them: a regression would replace the repository's own lesson.
-    from bertdrill.adapters.export.files import InputKind, check_writable
+    from bertdrill.adapters.export.files import InputKind, Replace, check_writable
     from bertdrill.adapters.lessons import shipped_paths
     from bertdrill.cli.base import inputs
     from bertdrill.core.errors import BertdrillError
@@ -103,7 +103,7 @@ def test_the_shipped_lessons_are_inputs_when_no_lesson_is_named(tmp_path):
     link = tmp_path / "shipped.md"
     link.symlink_to(shipped_paths()[0])
     with pytest.raises(BertdrillError, match="which this command reads"):
-        check_writable(link, inputs=read)
+        check_writable(link, replace=Replace.ANY, inputs=read)  # even with --force
 
 
 def test_an_output_beside_the_inputs_is_written(cli, tmp_path, lesson, database):

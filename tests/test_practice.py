@@ -82,7 +82,8 @@ def test_cli_start_then_check(cli, tmp_path, card):
     starter = target.read_text(encoding="utf-8")
     assert "# Verilen ayarlarla gömme" in starter
     assert starter.endswith(card.code["tr"]) and "# buraya yaz" in starter
-    assert cli("practice", "start", "-o", str(target)).exit_code == 1  # never overwrites silently
+    assert cli("practice", "start", "-o", str(target), "--lang", "tr").exit_code == 0  # as written: replaced
+    assert target.read_text(encoding="utf-8") == starter
     unedited = cli("practice", "check", str(target))  # issue 21: the starter as written records nothing
     assert unedited.exit_code == 1
     assert "is the starter code as written" in unedited.stdout and "Nothing was recorded." in unedited.stdout
@@ -91,6 +92,9 @@ def test_cli_start_then_check(cli, tmp_path, card):
     target.write_text(starter + "\n# thinking...\n", encoding="utf-8")  # a comment added is still the starter
     assert "Nothing was recorded." in cli("practice", "check", str(target)).stdout
     target.write_text(starter + "x = 1\n", encoding="utf-8")
+    refused = cli("practice", "start", "-o", str(target))  # the learner wrote in it: theirs, never replaced
+    assert refused.exit_code == 1 and "is not a file bertdrill wrote; use --force" in refused.stderr
+    assert target.read_text(encoding="utf-8") == starter + "x = 1\n"
     failed = cli("practice", "check", str(target))
     assert failed.exit_code == 1
     assert "✗ Your script printed nothing." in failed.stdout

@@ -353,6 +353,9 @@ LearnerOption = Annotated[str | None, typer.Option(
     help="Whose reviews (default: $BERTDRILL_LEARNER, else your login name; in a class, your database role).")]
 FilesOption = Annotated[list[Path] | None, typer.Option(
     "--file", "-f", metavar="FILE", show_default=False, help="Use these lesson files instead of the shipped lessons.")]
+ForceOption = Annotated[bool, typer.Option(
+    "--force", help="Replace the output file even if it is not one bertdrill wrote (without it, such a file is "
+                    "refused and left as it was).")]
 LessonOption = Annotated[str | None, typer.Option("--lesson", show_default=False, help="Only this lesson (id).")]
 NewOption = Annotated[int, typer.Option(
     "--new", min=0, envvar="BERTDRILL_NEW_PER_DAY", help="New cards per study day.")]
@@ -459,10 +462,13 @@ def database_files(db: str | None) -> list[Input]:
 def lesson_cache() -> LessonCache:
     """The cache of verified lessons (:class:`bertdrill.adapters.lessons.LessonCache`), written through the one
     atomic writer."""
-    from bertdrill.adapters.export.files import write_atomic
+    import functools
+
+    from bertdrill.adapters.export.files import Replace, write_atomic
     from bertdrill.adapters.lessons import LessonCache, cache_folder
 
-    return LessonCache(cache_folder(), write_atomic)
+    # Its entries are bertdrill's own files, in a folder of its own: one that is there is replaced.
+    return LessonCache(cache_folder(), functools.partial(write_atomic, replace=Replace.ANY))
 
 
 def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AFTER) -> Iterator[T]:

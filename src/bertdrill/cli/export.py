@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from bertdrill.cli.base import (
+    ForceOption,
     LessonsArgument,
     app,
     choose_language,
@@ -44,6 +45,7 @@ def anki(
         "--lang", "-l", metavar="LANG|all", callback=_notes_language, is_eager=True, show_default=False,
         help="Language of the notes and of the messages (default: $BERTDRILL_LANG, else the locale's, else en); "
              "'all' puts each language of a lesson in its own subdeck.")] = "",
+    force: ForceOption = False,
 ) -> None:
     """Export lessons as an Anki package that updates in place when re-imported.
 
@@ -52,12 +54,14 @@ def anki(
     """
     from bertdrill.adapters.catalogs import translations
     from bertdrill.adapters.export.anki import check_target, export
+    from bertdrill.adapters.export.files import Replace
 
-    read = inputs(paths)
-    check_target(output, inputs=read)  # before reading the lessons, which can take a while
+    read, replace = inputs(paths), Replace.forced(force)
+    check_target(output, replace=replace, inputs=read)  # before reading the lessons, which can take a while
     lessons = load(paths)
     package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang, refuse=False),
-                     track=lambda cards: progress(cards, _("Making notes")), say_in=translations(), inputs=read)
+                     track=lambda cards: progress(cards, _("Making notes")), say_in=translations(), inputs=read,
+                     replace=replace)
     kinds = ", ".join(f"{number(count)} {kind_name(Kind(kind))}" for kind, count in sorted(package.kinds.items()))
     notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
     decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))

@@ -11,6 +11,7 @@ import typer
 from bertdrill.cli.base import (
     DbOption,
     FilesOption,
+    ForceOption,
     LangOption,
     LearnerOption,
     RolloverOption,
@@ -63,26 +64,26 @@ def practice_card(cards: Sequence[Card], item: str | None) -> PracticeCard:
 def start(
     item: Annotated[str | None, typer.Argument(metavar="[ITEM]", help="Practice item id (default: the only one).")] = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the starter code.")] = Path("model.py"),
-    force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
+    force: ForceOption = False,
     lang: LangOption = "",
     paths: FilesOption = None,
 ) -> None:
     """Write the exercise's starter code, with the task as a comment."""
-    from bertdrill.adapters.export.files import check_writable, write_atomic
+    from bertdrill.adapters.export.files import Replace, check_writable, write_atomic
+    from bertdrill.adapters.export.marks import Mark, seal
     from bertdrill.adapters.lessons import all_cards
 
-    read = inputs(paths)
-    check_writable(output, example="model.py", inputs=read)
+    # A starter bertdrill wrote and nobody changed is replaced; one the learner wrote in is theirs (--force).
+    read, replace = inputs(paths), Replace.forced(force)
+    check_writable(output, replace=replace, example="model.py", inputs=read)
     lessons = load(paths)
     lang = texts_language(lessons, lang)
     card = practice_card(all_cards(lessons), item)
-    if output.exists() and not force:
-        raise BertdrillError(_("{file} exists; use --force to overwrite it, or -o to choose another file").format(
-            file=output))
     task = "\n".join(f"# {line}" for para in card.prompt[lang].splitlines() for line in textwrap.wrap(para, 76) or [""])
     check_it = _("Check it with: bertdrill practice check {file}").format(file=output)
     text = f"{task}\n# {check_it}\n\n{card.code[lang]}"
-    write_atomic(output, text.encode("utf-8"), example="model.py", inputs=read)  # a regular file, its mode kept
+    write_atomic(output, seal(Mark.SCRIPT, text.encode("utf-8")), replace=replace, example="model.py",
+                 inputs=read)  # a regular file, its mode kept
     out.print(_("Wrote {file}. Edit it, then run: bertdrill practice check {file}").format(file=escape(str(output))))
 
 

@@ -53,7 +53,7 @@ def login(
     The password is asked without showing it (read from standard input when that is not a terminal); only the
     login the server gives back is kept, in a file only you can read. `bertdrill logout` ends it.
     """
-    from bertdrill.adapters.export.files import write_atomic
+    from bertdrill.adapters.export.files import Replace, write_atomic
     from bertdrill.adapters.remote.client import log_in, server_address
     from bertdrill.adapters.remote.login import login_bytes, login_path
 
@@ -63,7 +63,8 @@ def login(
     found = log_in(address, member, password, language=i18n.language())
     path = login_path()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_atomic(path, login_bytes(found), example="login.json", mode=0o600)
+    # bertdrill's own file in its own folder: a login there before is replaced by this one.
+    write_atomic(path, login_bytes(found), replace=Replace.ANY, example="login.json", mode=0o600)
     out.print(_("Logged in to {server} as {name}. bertdrill review now reviews your cards in the class; "
                 "bertdrill logout ends it.").format(server=found.server, name=found.name))
 

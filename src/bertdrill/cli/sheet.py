@@ -11,6 +11,7 @@ from bertdrill.adapters.catalogs import use
 from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat, format_for
 from bertdrill.cli.base import (
     DbOption,
+    ForceOption,
     LangOption,
     LessonsArgument,
     app,
@@ -69,11 +70,12 @@ def sheet(
                                              "(from the class's reviews in --db; see bertdrill class report).")] = False,
     hardest: Annotated[int, typer.Option("--hardest", min=1, help="With --from-class: how many items.")] = 10,
     db: DbOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Write quiz sheets in versions, with answer keys: HTML, PDF, Markdown, Moodle GIFT or Moodle XML."""
     import random
 
-    from bertdrill.adapters.export.files import check_writable, write_atomic
+    from bertdrill.adapters.export.files import Replace, check_writable, write_atomic
     from bertdrill.adapters.export.sheets import model
     from bertdrill.adapters.export.sheets.output import documents, key_path, version_path
     from bertdrill.core.errors import BertdrillError
@@ -96,11 +98,11 @@ def sheet(
     names = [str(index + 1) for index in range(len(roster))] if roster is not None else \
         [model.letter(index) for index in range(versions)]
     targets = [version_path(output, name) for name in names] if split else [output]
-    read = inputs(paths, db)
+    read, replace = inputs(paths, db), Replace.forced(force)
     for target in targets:
-        check_writable(target, example="quiz.html", inputs=read)
+        check_writable(target, replace=replace, example="quiz.html", inputs=read)
         if key_mode is KeyMode.separate:
-            check_writable(key_path(target), example="quiz.html", inputs=read)
+            check_writable(key_path(target), replace=replace, example="quiz.html", inputs=read)
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
     lessons = (class_lessons(db) if from_class and not paths else None) or load(paths)
@@ -115,7 +117,7 @@ def sheet(
     )
     files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
-        write_atomic(path, data, example="quiz.html", inputs=read)
+        write_atomic(path, data, replace=replace, example="quiz.html", inputs=read)
     out.print(_report(sheet_model, chosen_format, files, key_mode))
     if sheet_model.given_out:
         out.print(escape(ngettext(

@@ -18,6 +18,7 @@ import typer
 from bertdrill.cli.base import (
     DbOption,
     FilesOption,
+    ForceOption,
     LangOption,
     LearnerOption,
     LessonOption,
@@ -74,6 +75,7 @@ def stats(
     learner: LearnerOption = None,
     paths: FilesOption = None,
     rollover_hour: RolloverOption = DEFAULT_ROLLOVER,
+    force: ForceOption = False,
 ) -> None:
     """Show your progress: review heatmap, streaks, forecast, retention, card states, leeches."""
     from bertdrill.core.scheduling.state import study_day
@@ -88,6 +90,10 @@ def stats(
         from bertdrill.core.errors import BertdrillError
 
         raise BertdrillError(_("--chart goes with --workload: bertdrill stats --workload --chart FILE.svg"))
+    if chart is not None:  # before the year's simulation, which takes a while
+        from bertdrill.cli import workload as costs
+
+        costs.check_chart(chart, paths, db, force=force)
     loaded = load_indexed(paths)  # each lesson as its index: only the cards named on the screen are built
     lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
     store, chosen, lessons = open_indexed_store(db, paths, lesson_id, lang, read_only=True, learner=learner,
@@ -97,7 +103,7 @@ def stats(
 
         with store:
             today = study_day(clock()(), rollover_hour)
-            costs.show(store, lessons if lesson_id else None, today, as_json=as_json, chart=chart)
+            costs.show(store, lessons if lesson_id else None, today, as_json=as_json, chart=chart, force=force)
         return
     if calibration:
         from bertdrill.cli import calibration as scores

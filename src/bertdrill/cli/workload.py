@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bertdrill.cli.base import card_count, decimal, err, number, out
+from bertdrill.cli.base import card_count, decimal, err, inputs, number, out
 from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 WIDTHS = (10, 14, 14, 13, 12)  # the table's columns
 
 
-def show(store: ReviewStore, lessons: Collection[str] | None, today: date, *, as_json: bool, chart: Path | None) -> None:
+def show(store: ReviewStore, lessons: Collection[str] | None, today: date, *, as_json: bool, chart: Path | None,
+         force: bool = False) -> None:
     from bertdrill.app.progress import workload
     from bertdrill.core.scheduling.workload import DAYS, RETENTIONS
 
@@ -29,7 +30,7 @@ def show(store: ReviewStore, lessons: Collection[str] | None, today: date, *, as
     costs = workload(store, lessons, today)
     rows, best, current, habits = costs.rows, costs.best, costs.current, costs.habits
     if chart is not None:
-        draw(chart, rows, best)
+        draw(chart, rows, best, force=force)
     if as_json:
         out.print_json(json.dumps({
             "parameters": "fitted" if costs.fitted else "default", "cards": habits.cards,
@@ -72,10 +73,18 @@ def lines(rows: Sequence[Workload], best: Workload, current: float | None, habit
     return shown
 
 
-def draw(path: Path, rows: Sequence[Workload], best: Workload) -> None:
+def check_chart(path: Path, paths: list[Path] | None, db: str | None, *, force: bool) -> None:
+    """Refuse, before any work, a ``--chart`` file that cannot be written, is one of the command's inputs, or is
+    a file bertdrill did not write (without ``--force``)."""
+    from bertdrill.adapters.export.chart import check_chart_target
+
+    check_chart_target(path, force=force, inputs=inputs(paths, db))
+
+
+def draw(path: Path, rows: Sequence[Workload], best: Workload, *, force: bool = False) -> None:
     from bertdrill.adapters.export.chart import write_chart
 
-    write_chart(path, chart_svg(rows, best))
+    write_chart(path, chart_svg(rows, best), force=force)
 
 
 def chart_svg(rows: Sequence[Workload], best: Workload, *, standalone: bool = True, width: int | None = None) -> str:

@@ -48,7 +48,8 @@ from typing import BinaryIO, NamedTuple, assert_never
 
 import genanki
 
-from bertdrill.adapters.export.files import Input, check_writable, write_atomic
+from bertdrill.adapters.export.files import Input, Replace, check_writable, write_atomic
+from bertdrill.adapters.export.marks import zip_comment
 from bertdrill.core import collector, formula
 from bertdrill.core.cards import (
     BlankCard,
@@ -589,13 +590,15 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
     # Stored, not compressed, as genanki stores its packages: compressing would add a fifth to
     # the time it takes to write a large one. Anki reads both.
     with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
+        archive.comment = zip_comment()  # bertdrill's mark: a later export replaces this file (Anki ignores it)
         archive.writestr("collection.anki2", collection)
         archive.writestr("media", "{}")
 
 
-def check_target(path: Path, *, inputs: Iterable[Input] = ()) -> None:
-    """Fail early, before any work, on an output path that cannot become an Anki package (or is an input)."""
-    check_writable(path, example="lessons.apkg", inputs=inputs)
+def check_target(path: Path, *, replace: Replace, inputs: Iterable[Input] = ()) -> None:
+    """Fail early, before any work, on an output path that cannot become an Anki package (or is an input, or a
+    file ``replace`` does not let it replace)."""
+    check_writable(path, replace=replace, example="lessons.apkg", inputs=inputs)
     if path.suffix.lower() != ".apkg":
         raise ExportError(_("{path}: Anki imports packages named *.apkg; try {example}").format(
             path=path, example=path.with_suffix(".apkg")))
@@ -604,23 +607,24 @@ def check_target(path: Path, *, inputs: Iterable[Input] = ()) -> None:
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
            modified: Mapping[str, int] | None = None,
            track: Callable[[Sequence[Card]], Iterable[Card]] = iter, say_in: Translations = ENGLISH_ONLY,
-           inputs: Iterable[Input] = ()) -> Package:
+           inputs: Iterable[Input] = (), replace: Replace = Replace.OURS) -> Package:
     """Write the lessons as an Anki package at ``path``; return what it holds.
 
     ``modified`` maps lesson ids to note modification times (default: :func:`lesson_times`).
     ``track`` wraps each deck's cards as they become notes (the CLI passes a progress bar).
     ``say_in`` gives the templates' few words in every language a collection may hold. ``inputs``: the
-    files the command reads, never replaced (see :mod:`bertdrill.adapters.export.files`).
+    files the command reads, never replaced; ``replace``: which existing file it may replace (only one bertdrill
+    wrote, unless ``--force``; see :mod:`bertdrill.adapters.export.files`).
     """
     path = Path(path)
     inputs = list(inputs)
-    check_target(path, inputs=inputs)
+    check_target(path, replace=replace, inputs=inputs)
     if not lessons:
         raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
     with collector.paused():
         package = build(lessons, language, modified, track, say_in)
         now = time.time()
-        write_atomic(path, lambda target: write_package(package, target, now), example="lessons.apkg",
-                     inputs=inputs)
+        write_atomic(path, lambda target: write_package(package, target, now), replace=replace,
+                     example="lessons.apkg", inputs=inputs)
     return package

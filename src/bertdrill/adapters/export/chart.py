@@ -13,13 +13,14 @@ The caller passes the words in the learner's language, and the numbers already f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
-from bertdrill.adapters.export.files import write_atomic
+from bertdrill.adapters.export.files import Input, Replace, check_writable, write_atomic
+from bertdrill.adapters.export.marks import Mark, seal
 from bertdrill.core.stats import Heatmap
 
 WIDTH, HEIGHT = 720, 400
@@ -156,9 +157,16 @@ def workload_svg(rows: Sequence[ChartRow], words: ChartWords, best: float, *, st
     return svg.done()
 
 
-def write_chart(path: Path, svg: str) -> None:
-    """Write the chart, whole or not at all (refusing a path that is not a regular file to replace)."""
-    write_atomic(path, svg.encode("utf-8"), example="workload.svg")
+def check_chart_target(path: Path, *, force: bool = False, inputs: Iterable[Input] = ()) -> None:
+    """Refuse, before the work, a chart file :func:`write_chart` would refuse."""
+    check_writable(path, replace=Replace.forced(force), example="workload.svg", inputs=inputs, option="--chart")
+
+
+def write_chart(path: Path, svg: str, *, force: bool = False, inputs: Iterable[Input] = ()) -> None:
+    """Write the chart with its mark, whole or not at all: never over a path that is not a regular file to
+    replace, one of ``inputs``, or a file bertdrill did not write (unless ``force``)."""
+    write_atomic(path, seal(Mark.SVG, svg.encode("utf-8")), replace=Replace.forced(force), example="workload.svg",
+                 inputs=inputs, option="--chart")
 
 
 # --------------------------------------------------------------------------- the pages' charts

@@ -8,7 +8,11 @@
   then renamed over it, and the folder is synced, so a crash leaves the old file or the new one.
 - A file being replaced keeps its permission bits (a private 0600 sheet stays private); a new file gets
   what a plain ``open()`` would give (0666 minus the umask).
-- A command never replaces its own inputs: the caller names them (:class:`Input`: the lessons it reads,
+- An existing file is replaced only when bertdrill wrote it (:data:`Replace.OURS`: it carries one of the marks of
+  :mod:`bertdrill.adapters.export.marks`), so ``sheet -o essay.md`` never replaces the user's essay; ``--force``
+  (:data:`Replace.ANY`) replaces any regular file, as do bertdrill's own files in its own folders (the lesson
+  cache, the login). Every caller says which: the rule is here, once.
+- A command never replaces its own inputs (not even with ``--force``): the caller names them (:class:`Input`: the lessons it reads,
   the review database in use and its journal files), and an output that is one of them, by any path or
   link, is refused before any work.
 """
@@ -25,12 +29,25 @@ from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO, assert_never
 
+from bertdrill.adapters.export.marks import is_ours
 from bertdrill.core.errors import BertdrillError, os_reason
 from bertdrill.core.i18n import _
 
 
 class WriteError(BertdrillError):
     """An output file cannot be written; the message says why and what to do."""
+
+
+class Replace(StrEnum):
+    """Which existing regular file a write may replace."""
+
+    OURS = "ours"  # only one bertdrill wrote (or an empty one): every output a person names, without --force
+    ANY = "any"  # any: --force said so, or the file is bertdrill's own in a folder of its own (cache, login)
+
+    @classmethod
+    def forced(cls, force: bool) -> Replace:
+        """What ``--force`` asks for."""
+        return cls.ANY if force else cls.OURS
 
 
 class InputKind(StrEnum):
@@ -47,9 +64,11 @@ class Input:
     shown: str = ""  # how the message names it (default: the path): the database for its journal files
 
 
-def check_writable(path: Path, *, example: str = "out.html", inputs: Iterable[Input] = ()) -> Path:
+def check_writable(path: Path, *, replace: Replace, example: str = "out.html", inputs: Iterable[Input] = (),
+                   option: str = "-o") -> Path:
     """The regular file that writing ``path`` will replace or create (a link followed); refuse anything else,
-    and any of the command's ``inputs``.
+    any of the command's ``inputs``, and a file ``replace`` does not allow replacing (``option``: the command's
+    option that names the file, for the message).
 
     Called before any work, so a long export does not fail at its very end.
     """
@@ -80,15 +99,29 @@ def check_writable(path: Path, *, example: str = "out.html", inputs: Iterable[In
             path=str(path), folder=str(folder)))
     if mode is not None and not os.access(target, os.W_OK):
         raise WriteError(_("cannot write {path}: the file is read-only").format(path=str(path)))
+    if mode is not None and not _may_replace(target, replace):
+        raise WriteError(_("{path} exists and is not a file bertdrill wrote; use --force to replace it, or {option} "
+                           "to choose another file").format(path=str(path), option=option))
     return target
 
 
-def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, example: str = "out.html",
-                 inputs: Iterable[Input] = (), mode: int | None = None) -> None:
+def _may_replace(target: Path, replace: Replace) -> bool:
+    match replace:
+        case Replace.ANY:
+            return True
+        case Replace.OURS:
+            return is_ours(target)
+        case unreachable:
+            assert_never(unreachable)
+
+
+def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, replace: Replace,
+                 example: str = "out.html", inputs: Iterable[Input] = (), mode: int | None = None,
+                 option: str = "-o") -> None:
     """Write ``content`` (bytes, or a function that writes to a binary file) to ``path``, whole or not at all;
-    never over one of ``inputs``. ``mode``: the file's permission bits (a secret's 0o600), else those of the file
-    it replaces, else what the umask gives."""
-    target = check_writable(path, example=example, inputs=inputs)
+    never over one of ``inputs``, nor over a file ``replace`` does not allow. ``mode``: the file's permission bits
+    (a secret's 0o600), else those of the file it replaces, else what the umask gives."""
+    target = check_writable(path, replace=replace, example=example, inputs=inputs, option=option)
     try:
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:

@@ -32,7 +32,6 @@ from fractions import Fraction
 from html import escape as html_escape
 from typing import assert_never
 
-from bertdrill import __version__
 from bertdrill.adapters.export.sheets.model import Question, Sheet, Version
 from bertdrill.core import formula
 from bertdrill.core.kinds import Kind
@@ -79,7 +78,7 @@ def plain_answer(text: str) -> str:
 def render(sheet: Sheet) -> str:
     entries = entries_of(sheet)
     header = [
-        f"// bertdrill {__version__}: {len(entries)} questions, language {sheet.language}, seed {sheet.seed}.",
+        f"// {len(entries)} questions, language {sheet.language}, seed {sheet.seed}.",  # under the mark's line
         "// Moodle: Question bank > Import > GIFT format. GIFT has no marks: Moodle gives each question 1;",
         "// each question's points are in its tag points-N (Moodle XML keeps them as the question's mark).",
     ]

@@ -38,7 +38,6 @@ from fractions import Fraction
 from html import escape
 from typing import assert_never
 
-from bertdrill import __version__
 from bertdrill.adapters.export.sheets.calculated import Calculated, Segment, moodle_number
 from bertdrill.adapters.export.sheets.gift import category, lesson_of, student_label
 from bertdrill.adapters.export.sheets.model import Question, Sheet
@@ -54,7 +53,7 @@ SHORT_TERM = 3  # words: a fact whose answer is this short is a term a list of s
 def render(sheet: Sheet) -> str:
     quiz = ElementTree.Element("quiz")
     entries = _entries(sheet)
-    quiz.append(ElementTree.Comment(f" bertdrill {__version__}: {len(entries)} questions, language "
+    quiz.append(ElementTree.Comment(f" {len(entries)} questions, language "  # the mark's line says by whom
                                     f"{sheet.language}, seed {sheet.seed}. Moodle: Question bank > Import > "
                                     "Moodle XML format. "))
     where = None

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import assert_never
 
+from bertdrill.adapters.export.marks import Mark, seal
 from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.model import Sheet
 
@@ -22,7 +23,7 @@ def version_path(path: Path, letter: str) -> Path:
 
 def documents(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode = KeyMode.pages, *, split: bool = False,
               duplex: bool = True) -> list[tuple[Path, bytes]]:
-    """The files to write, as (path, content) pairs.
+    """The files to write, as (path, content) pairs, each with its mark (:mod:`bertdrill.adapters.export.marks`).
 
     ``split`` writes each version to its own file (``quiz-A.pdf``, with its key as ``key`` says);
     ``duplex`` pads each version of a PDF, and each key, to an even number of pages, so that
@@ -32,11 +33,11 @@ def documents(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode = KeyMode
         case SheetFormat.gift:
             from bertdrill.adapters.export.sheets import gift
 
-            return [(path, gift.render(sheet).encode("utf-8"))]
+            return [(path, seal(Mark.GIFT, gift.render(sheet).encode("utf-8")))]
         case SheetFormat.moodle_xml:
             from bertdrill.adapters.export.sheets import moodle
 
-            return [(path, moodle.render(sheet).encode("utf-8"))]
+            return [(path, seal(Mark.MOODLE_XML, moodle.render(sheet).encode("utf-8")))]
         case SheetFormat.html | SheetFormat.pdf | SheetFormat.md:
             return _printed(sheet, fmt, path, key, split=split, duplex=duplex)
         case unreachable:
@@ -65,11 +66,11 @@ def _render(sheet: Sheet, fmt: SheetFormat, *, sheets: bool, keys: bool, duplex:
         case SheetFormat.md:
             from bertdrill.adapters.export.sheets import markdown
 
-            return markdown.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
+            return seal(Mark.MARKDOWN, markdown.render(sheet, sheets=sheets, keys=keys).encode("utf-8"))
         case SheetFormat.html:
             from bertdrill.adapters.export.sheets import html
 
-            return html.render(sheet, sheets=sheets, keys=keys).encode("utf-8")
+            return seal(Mark.HTML, html.render(sheet, sheets=sheets, keys=keys).encode("utf-8"))
         case SheetFormat.pdf:
             from bertdrill.adapters.export.sheets import html, pdf
 
@@ -77,7 +78,7 @@ def _render(sheet: Sheet, fmt: SheetFormat, *, sheets: bool, keys: bool, duplex:
             one = [replace(sheet, versions=(version,)) for version in sheet.versions]
             sections = ([html.render(part, keys=False) for part in one] if sheets else []) + \
                        ([html.render(part, sheets=False) for part in one] if keys else [])
-            return pdf.render(sections, duplex=duplex)
+            return seal(Mark.PDF, pdf.render(sections, duplex=duplex))
         case SheetFormat.gift | SheetFormat.moodle_xml:
             raise ValueError(f"{fmt} is a question bank, not a sheet to print")
         case unreachable:
