@@ -115,9 +115,10 @@ def test_a_learner_logs_in_reviews_in_the_terminal_and_logs_out(served, cli):
     assert served.rows() == [("Ayşe", WIDTH, "new", 1, "72"), ("Ayşe", PICK, "new", 4, "2")]
     stats = cli("stats")  # the class's figures are on the server's page, not in a database here
     assert stats.exit_code == 1 and f"your figures are on its page {served.url}/stats" in stats.stderr
-    for asked in (["scheduler"], ["scheduler", "fsrs", "--fit"]):  # not the learner's own file's scheduler
-        shown = cli(*asked)
-        assert shown.exit_code == 1 and f"the class at {served.url}, whose server keeps your scheduler" in shown.stderr
+    shown = cli("scheduler")  # the class's server keeps her scheduler: shown from there, not her own file's
+    assert shown.exit_code == 0 and shown.stdout.startswith("Scheduler: SM-2.\n"), shown.output
+    fitted = cli("scheduler", "fsrs", "--fit")  # two answers: too few to fit, and nothing changes
+    assert fitted.exit_code == 1 and "more are needed: FSRS keeps its default parameters" in fitted.stderr
     status = json.loads(cli("status", "--json").stdout)  # the class's status too, from the server
     assert (status["study_day"], status["answered_today"], status["learned"], status["cards"]) == ("2025-03-03", 2, 2, 3)
     assert status["database"] == f"the class at {served.url}, as Ayşe"

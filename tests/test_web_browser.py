@@ -213,6 +213,16 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
     shots += shoot(driver, folder, "stats")
     severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     assert severe == []  # no script error, no CSP violation, no missing file
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {  # her scheduler, switched on a phone
+        "width": 390, "height": 900, "deviceScaleFactor": 1, "mobile": True})
+    driver.find_element(By.CSS_SELECTOR, "input[name='scheduler'][value='fsrs']").click()
+    driver.find_element(By.CSS_SELECTOR, "form.scheduler-form button[type='submit']").click()
+    WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda found: "Switched to FSRS, desired retention 0.90" in found.find_element(By.TAG_NAME, "main").text)
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    driver.execute_script("document.querySelector('form.scheduler-form').scrollIntoView()")
+    driver.get_screenshot_as_file(str(folder / "stats-switched-390.png"))
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
     log_in(driver, address, "Tülin", "tulin-password")
     wait_for(driver, "table.report")

@@ -27,7 +27,8 @@ from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from bertdrill.ports import FittedSet, SchedulerChoice, Switched
+    from bertdrill.adapters.remote.client import Login
+    from bertdrill.ports import FittedSet, SchedulerAsked, SchedulerChoice, Switched
 
 
 @app.command("scheduler")
@@ -58,7 +59,6 @@ def scheduler_command(
     from bertdrill.adapters.store import Store
     from bertdrill.app.scheduling import check, switch
     from bertdrill.cli.base import scheduler_of
-    from bertdrill.core.errors import BertdrillError
     from bertdrill.core.scheduling.state import study_day
     from bertdrill.ports import SchedulerAsked
 
@@ -66,11 +66,9 @@ def scheduler_command(
     if asked.shows:
         check(asked)  # a setting of FSRS needs FSRS named
     if db is None and learner is None and (login := saved()) is not None:
-        # Logged in to a class: its server keeps this learner's scheduler, and the terminal cannot reach it yet;
-        # showing or switching the learner's own file instead would say something false about the class.
-        raise BertdrillError(_("you review in the class at {server}, whose server keeps your scheduler: the "
-                               "terminal cannot show or switch it yet (--db acts on a database of your own)").format(
-                                   server=login.server))
+        for line in class_scheduler(login, asked):  # the class's server keeps the learner's scheduler
+            out.print(line, markup=False)
+        return
     with Store.open(db, read_only=asked.shows, learner=learner) as store:
         if asked.shows:
             for line in shown(store.scheduler_choice(), store.fitted_sets()):
@@ -81,6 +79,20 @@ def scheduler_command(
                       notice=err.print)
     for line in switched_lines(done):
         out.print(line, markup=False)
+
+
+def class_scheduler(login: Login, asked: SchedulerAsked) -> list[str]:
+    """``bertdrill scheduler`` in the class the learner logged in to: shown or switched by its server, which acts
+    as the learner (the terminal holds no database credentials)."""
+    from bertdrill.adapters.remote.client import ClassStore
+    from bertdrill.core import i18n
+
+    with ClassStore(login, language=i18n.language()) as store:  # the server's messages in the interface's language
+        if asked.shows:
+            return shown(store.scheduler_choice(), store.fitted_sets())
+        if asked.fit:
+            err.print(_("Fitting FSRS's parameters to your reviews (fsrs-rs)..."))
+        return switched_lines(store.choose(asked))
 
 
 def switched_lines(done: Switched) -> list[str]:

@@ -14,7 +14,12 @@ the server. Teachers get 403 here: the API is a learner's review. Every reply is
 ``GET /api/due`` ...       the queue: ``due``, ``new``, ``redrill``, ``day-counts``, ``due-count``,
                            ``forecast``, ``status`` (``day``, ``limit``, ``days``, ``lessons`` as a JSON list)
 ``GET /api/state``         ``?card=ID``: the learner's state of a card
-``GET /api/scheduler``     the learner's scheduler choice (for the previews)
+``GET /api/scheduler``     the learner's scheduler choice (for the previews, and ``bertdrill scheduler``)
+``GET /api/fitted-sets``   the learner's fitted FSRS parameter sets, newest first
+``POST /api/scheduler``    ``{"name", "retention", "fit", "parameters", "spread"}`` (each may be null; ``fit``
+                           false): switch the learner's scheduler (:mod:`bertdrill.app.scheduling`, under
+                           their desk's lock) -> the choice before and after, cards, answers, due before/after;
+                           400 for a bad request, 409 for too short a history to fit
 ``POST /api/answers``      an answer (``request``: the client's id; sent again, it is logged once)
 ``POST /api/undo``         ``{"answer": id}``: one of today's answers
 ``POST /api/flags``        ``{"card", "suspended", "bury", "buried_until"}``
@@ -29,7 +34,8 @@ import json
 import threading
 from collections.abc import Awaitable, Callable
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -42,14 +48,18 @@ from bertdrill.app import served
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import study_day
+from bertdrill.ports import SchedulerAsked
 from bertdrill.web import pages
 from bertdrill.web.classroom import NAME_LIMIT, PASSWORD_LIMIT, ClassServer, client_address
 from bertdrill.web.pages import speaking
+from bertdrill.web.stats import switching
 
 if TYPE_CHECKING:
     from bertdrill.adapters.store import PostgresStore
     from bertdrill.adapters.store.members import Member
+    from bertdrill.ports import Switched
 
+Named = TypeVar("Named", bound=StrEnum)
 MAX_BODY_BYTES = 64 * 1024  # an answer is a few hundred bytes; a typed answer is cut at 4,096 characters
 REQUEST_ID_LIMIT = 64
 Handler = Callable[[Request], Awaitable[Response]]
@@ -70,6 +80,7 @@ def api_routes(server: ClassServer) -> list[Route]:
         "/api/status": lambda store, request: store.status(_day(request), lessons=_lessons(request)),
         "/api/state": lambda store, request: store.state(api.card(request.query_params.get("card"))),
         "/api/scheduler": lambda store, request: store.scheduler_choice(),
+        "/api/fitted-sets": lambda store, request: store.fitted_sets(),
     }
     return [
         Route("/api/login", api.login, methods=["POST"]),
@@ -77,6 +88,7 @@ def api_routes(server: ClassServer) -> list[Route]:
         Route("/api/class", api.learner(api.class_info)),
         *(Route(path, api.learner(lambda member, request, read=read: read(api.store(member), request)))
           for path, read in reads.items()),
+        Route("/api/scheduler", api.learner(api.choose, body=True), methods=["POST"]),
         Route("/api/answers", api.learner(api.answer, body=True), methods=["POST"]),
         Route("/api/undo", api.learner(api.undo, body=True), methods=["POST"]),
         Route("/api/flags", api.learner(api.flags, body=True), methods=["POST"]),
@@ -92,6 +104,11 @@ class ClassApi:
         self.server = server
         self._balances: dict[int, served.Balance] = {}  # each learner's, between their answers
         self._lock = threading.Lock()
+        server.switched.append(self._forget_balance)  # a switch moves every due day: the load is read again
+
+    def _forget_balance(self, member_id: int) -> None:
+        with self._lock:
+            self._balances.pop(member_id, None)
 
     # ----------------------------------------------------------------- around every request
 
@@ -225,6 +242,11 @@ class ClassApi:
 
         return served.record(self.recording(member), sent, learner_judges=graded_by_the_learner)
 
+    def choose(self, member: Member, request: Request, data: dict[str, Any]) -> Switched:
+        """``bertdrill scheduler`` through the server: the learner's switch, run as them."""
+        asked = scheduler_asked(data)
+        return switching(lambda: self.server.switch_scheduler(member, asked))
+
     def undo(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
         return served.undo(self.recording(member), _whole(data, "answer"))
 
@@ -245,6 +267,36 @@ class ClassApi:
 
     def undo_action(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
         return served.undo_action(self.recording(member), _whole(data, "action"))
+
+
+SCHEDULER_FIELDS = frozenset({"name", "retention", "fit", "parameters", "spread"})
+
+
+def scheduler_asked(data: dict[str, Any]) -> SchedulerAsked:
+    """What ``POST /api/scheduler`` asks for, each field checked (400 with the reason)."""
+    from bertdrill.core.scheduling.registry import SchedulerName, Spreading
+
+    unknown = sorted(set(data) - SCHEDULER_FIELDS)
+    if unknown:
+        raise HTTPException(400, _("a scheduler request has no field {field!r}").format(field=unknown[0]))
+    retention, fit, parameters = data.get("retention"), data.get("fit", False), data.get("parameters")
+    if retention is not None and (isinstance(retention, bool) or not isinstance(retention, int | float)):
+        raise HTTPException(400, _("the desired retention is a number from 0.70 to 0.97"))
+    if not isinstance(fit, bool):
+        raise HTTPException(400, _("fit is true or false"))
+    if parameters is not None and (not isinstance(parameters, str) or len(parameters) > 20):
+        raise HTTPException(400, _("parameters names a fitted set: its number, or default"))
+    return SchedulerAsked(_member_of(SchedulerName, data.get("name"), "name"), retention, fit, parameters,
+                          _member_of(Spreading, data.get("spread"), "spread"))
+
+
+def _member_of(kind: type[Named], value: Any, name: str) -> Named | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value in {each.value for each in kind}:
+        return kind(value)
+    raise HTTPException(400, _("{field} is one of {values}, or null").format(
+        field=name, values=", ".join(each.value for each in kind)))
 
 
 # --------------------------------------------------------------------------- reading requests

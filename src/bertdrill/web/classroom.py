@@ -47,7 +47,7 @@ from bertdrill.web.pages import check_csrf, field, read_form, render, speaking
 if TYPE_CHECKING:
     from bertdrill.adapters.store import PostgresStore
     from bertdrill.adapters.store.members import Member
-    from bertdrill.ports import ReviewStore, Scheduler
+    from bertdrill.ports import ReviewStore, Scheduler, SchedulerAsked, Switched
 
 LOGIN_COOKIE = "bertdrill_login"
 LOGIN_DAYS = 30
@@ -138,6 +138,7 @@ class ClassServer:
         self.monotonic = monotonic
         self._lock = threading.Lock()
         self.versions: dict[str, int] = {}
+        self.switched: list[Callable[[int], None]] = []  # told the member id after a switch of their scheduler
         self._checked = float("-inf")
         self.refresh(force=True)  # the lessons as the teacher published them
 
@@ -244,6 +245,24 @@ class ClassServer:
                     in_class=True)
         with self._lock:
             return self._desks.setdefault(member.id, Sittings(desk))
+
+    def switch_scheduler(self, member: Member, asked: SchedulerAsked) -> Switched:
+        """Switch a learner's scheduler, acting as them (:meth:`Sittings.switch_scheduler`, under their desk's
+        lock: their pages wait, their open sittings start again); :attr:`switched` is told whose it was."""
+        from bertdrill.cli.base import scheduler_of
+
+        done = self.sittings_of(member).switch_scheduler(asked, scheduler_of)
+        if done.switch is not None:
+            for tell in self.switched:
+                tell(member.id)
+        return done
+
+    def own_switch(self, request: Request) -> Callable[[SchedulerAsked], Switched]:
+        """The requesting learner's switch of their own scheduler (the stats page's form): 403 for a teacher."""
+        member = self.required(request)
+        if member.is_teacher:
+            raise HTTPException(403, _("this form is a learner's own: a teacher has no scheduler of their own here"))
+        return lambda asked: self.switch_scheduler(member, asked)
 
     def forget(self, member_id: int) -> None:
         with self._lock:

@@ -18,13 +18,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bertdrill.app.scheduling import switch
 from bertdrill.app.session import LeechAction, Limits, Session
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card
 from bertdrill.core.diagnosis import Diagnoser
 from bertdrill.core.grading import Verdict
+from bertdrill.core.i18n import _
 from bertdrill.core.lesson import Lesson, VariantMode
-from bertdrill.ports import ReviewStore, Scheduler
+from bertdrill.core.scheduling.state import study_day
+from bertdrill.ports import ReviewStore, Scheduler, SchedulerAsked, SchedulerChoice, Switched
 
 MAX_SITTINGS = 200  # per desk: the oldest idle one is dropped beyond this (its answers are all stored)
 IDLE_SECONDS = 12 * 3600  # a sitting untouched this long is dropped
@@ -82,6 +85,7 @@ class Sitting:
     pending: Pending | None = None
     notices: list[str] = field(default_factory=list)
     used: float = field(default_factory=time.monotonic)
+    started: int = 0  # the desk's restarts when this session began (:meth:`Sittings.restart`)
 
     def take_notices(self) -> list[str]:
         notices, self.notices = self.notices, []
@@ -96,6 +100,27 @@ class Sittings:
         self.limit = limit
         self.idle = idle
         self._open: OrderedDict[str, Sitting] = OrderedDict()
+        self._restarts = 0
+        self._why = ""
+
+    def restart(self, why: str) -> None:
+        """Start every open sitting again when it is next reached, over what is due then: the learner switched
+        scheduler, so the queues and the scheduler the sessions hold are the old choice's. What a sitting holds
+        graded but unrecorded, and its undo, are dropped (an undo would put back a schedule of the old choice);
+        every recorded answer is stored. ``why`` is shown there once."""
+        self._restarts += 1
+        self._why = why
+
+    def switch_scheduler(self, asked: SchedulerAsked, follow: Callable[[SchedulerChoice], Scheduler]) -> Switched:
+        """Switch the learner's scheduler as ``asked`` (:func:`bertdrill.app.scheduling.switch`: the store's
+        all-or-nothing replay, a fit on their own log first if asked), under the desk's lock so none of their
+        pages answers meanwhile; their open sittings then start again on the new schedules."""
+        now = self.desk.clock()
+        with self.desk.lock:
+            done = switch(self.desk.store, asked, study_day(now, self.desk.limits.rollover_hour), follow, now=now)
+            if done.switch is not None:
+                self.restart(_("Your scheduler was switched: the review starts again over what is due now."))
+        return done
 
     def find(self, sitting_id: str | None) -> Sitting | None:
         """The sitting with this id, still open; None for an unknown, expired or missing id."""
@@ -107,11 +132,14 @@ class Sittings:
             return None
         sitting.used = time.monotonic()
         self._open.move_to_end(sitting.id)
+        if sitting.started != self._restarts:
+            sitting.session, sitting.pending, sitting.started = self.desk.session(), None, self._restarts
+            sitting.notices.append(self._why)
         return sitting
 
     def start(self) -> Sitting:
         """A new sitting over what is due now (the queue is read from the store)."""
-        sitting = Sitting(secrets.token_urlsafe(24), self.desk.session())
+        sitting = Sitting(secrets.token_urlsafe(24), self.desk.session(), started=self._restarts)
         self._open[sitting.id] = sitting
         while len(self._open) > self.limit:
             self._open.popitem(last=False)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -29,7 +31,9 @@ from bertdrill.adapters.store.schema import MATURE_DAYS
 from bertdrill.cli.base import decimal, number
 from bertdrill.cli.stats import percent, stage_word
 from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.scheduling.registry import registered
 from bertdrill.core.scheduling.state import study_day
+from bertdrill.ports import SchedulerAsked, Switched
 from bertdrill.web import pages
 from bertdrill.web.desk import Desk
 from bertdrill.web.pages import render, speaking
@@ -44,25 +48,106 @@ FORECAST_DAYS = 14
 KEPT_REPORTS = 256  # calibration reports kept, one per learner and log size (a fit takes a while)
 
 
-class StatsPages:
-    """The stats page of whoever the request is from (``place`` gives their desk)."""
+Switching = Callable[[Request], Callable[[SchedulerAsked], Switched]]
+"""The requesting learner's switch of their own scheduler (:meth:`bertdrill.web.desk.Sittings.switch_scheduler`);
+a teacher's request is refused (403) before any of the form is read."""
 
-    def __init__(self, place: Callable[[Request], Desk]):
+
+class StatsPages:
+    """The stats page of whoever the request is from (``place`` gives their desk), and its scheduler form
+    (``switching`` switches the learner's own scheduler: a teacher gets 403 there)."""
+
+    def __init__(self, place: Callable[[Request], Desk], switching: Switching):
         self.place = place
+        self.switching = switching
         self.calibrations = Calibrations()
 
     async def show(self, request: Request) -> Response:
         return await run_in_threadpool(self._show, request)  # the store blocks: never on the event loop
 
-    def _show(self, request: Request) -> Response:
+    def _show(self, request: Request, notices: Sequence[str] = (), status: int = 200) -> Response:
         desk = self.place(request)
         with desk.lock, speaking(pages.page_language(request, desk.languages)):
             today = study_day(desk.clock(), desk.limits.rollover_hour)
             by_id = {card.id: card for card in desk.cards}
-            context = progress(desk.store, by_id, today)
+            context = progress(desk.store, by_id, today) | scheduler_form(desk.store)
             if context["figures"].answers:
                 context |= costs(desk.store, today) | self.calibrations.view(desk.store, context["figures"].answers)
-            return render(request, "stats.html", **context)
+            return render(request, "stats.html", status, notices=list(notices), **context)
+
+    async def switch(self, request: Request) -> Response:
+        """``POST /stats/scheduler``: the form's switch, then the page with what it did (or why it could not)."""
+        form = await pages.read_form(request)
+        return await run_in_threadpool(self._switch, request, form)
+
+    def _switch(self, request: Request, form: FormData) -> Response:
+        from bertdrill.cli.scheduler import switched_lines
+
+        with speaking(pages.page_language(request, request.state.languages)):
+            pages.check_csrf(request, form)
+            switch = self.switching(request)
+            try:
+                done = switching(lambda: switch(asked_by(form)))
+            except HTTPException as exc:
+                if exc.status_code not in (400, 409):
+                    raise
+                return self._show(request, [str(exc.detail)], exc.status_code)
+            return self._show(request, switched_lines(done))
+
+
+def switching(run: Callable[[], Switched]) -> Switched:
+    """``run``'s switch; what cannot be done is an HTTPException with its message: 400 for options that ask
+    for no choice (a retention out of range, a set that does not exist), 409 for a history too short to fit
+    (nothing changed: FSRS keeps its default parameters). The class server's API and its page alike."""
+    from bertdrill.app.scheduling import ChoiceError
+    from bertdrill.core.scheduling.fitted import NotEnoughHistory
+    from bertdrill.core.scheduling.fsrs import RetentionError
+
+    try:
+        return run()
+    except (ChoiceError, RetentionError) as exc:
+        raise HTTPException(400, str(exc)) from None
+    except NotEnoughHistory as exc:
+        raise HTTPException(409, str(exc)) from None
+
+
+def asked_by(form: FormData) -> SchedulerAsked:
+    """What the scheduler form asks for: FSRS's fields count only with FSRS chosen (400 for a field that is not
+    one the form sends)."""
+    from bertdrill.core.scheduling.registry import SchedulerName, Spreading
+
+    name, spread = form.get("scheduler"), form.get("spread")
+    if name not in set(SchedulerName) or spread not in set(Spreading):
+        raise HTTPException(400, _("choose a scheduler and how its intervals are spread"))
+    chosen, spreading = SchedulerName(str(name)), Spreading(str(spread))
+    if not registered(chosen).has_retention:
+        return SchedulerAsked(chosen, spread=spreading)
+    text = form.get("retention")
+    try:
+        retention = float(text.strip().replace(",", ".")) if isinstance(text, str) and len(text) < 20 else None
+    except ValueError:
+        retention = None
+    if retention is None:
+        raise HTTPException(400, _("the desired retention is a number from 0.70 to 0.97"))
+    parameters = form.get("parameters")
+    fit = parameters == "fit"
+    kept = None if fit or not isinstance(parameters, str) or parameters in ("", "keep") else parameters[:20]
+    return SchedulerAsked(chosen, retention, fit, kept, spreading)
+
+
+def scheduler_form(store: ReviewStore) -> dict[str, Any]:
+    """What the scheduler form shows: the choice in use, described, and the learner's fitted sets."""
+    from bertdrill.cli.scheduler import describe, fitted_line, spread_words
+    from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION
+    from bertdrill.core.scheduling.registry import DEFAULT_SPREADING, Spreading
+
+    choice = store.scheduler_choice()
+    return {"choice": choice, "choice_words": describe(choice), "fitted_sets": [
+                (each.number, fitted_line(each)) for each in store.fitted_sets()],
+            "retention_shown": f"{choice.retention or DEFAULT_RETENTION:.2f}",
+            "retention_range": (f"{MIN_RETENTION:.2f}", f"{MAX_RETENTION:.2f}"),
+            "spreads": [(each.value, spread_words(each)) for each in Spreading],
+            "spread_chosen": (choice.spread or DEFAULT_SPREADING).value}
 
 
 def progress(store: ReviewStore, by_id: Mapping[str, Card], today: date) -> dict[str, Any]:

@@ -49,9 +49,11 @@ from bertdrill.ports import (
     Retention,
     ReviewStore,
     Scheduler,
+    SchedulerAsked,
     SchedulerChoice,
     Status,
     Switch,
+    Switched,
     SyncCard,
     SyncLesson,
     SyncReport,
@@ -61,6 +63,7 @@ TIMEOUT_SECONDS = 10.0  # connecting, and each read of a reply: no request hangs
 RECONNECT_SECONDS = 20.0  # how long a read or an answer is sent again while the server cannot be reached
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # the class's lessons are the biggest reply
 CHOICE_SECONDS = 30.0  # how long the learner's scheduler choice is taken as read, for the previews
+SWITCH_SECONDS = 600.0  # a switch replays the learner's whole log (and may fit FSRS first): its reply waits longer
 
 
 @dataclass(frozen=True)
@@ -394,7 +397,22 @@ class ClassStore:
         raise self._elsewhere()
 
     def fitted_sets(self) -> list[FittedSet]:
-        raise self._elsewhere()
+        found: list[FittedSet] = _decoded(list[FittedSet], self.connection.get("/api/fitted-sets"), self.login.server)
+        return found
+
+    def choose(self, asked: SchedulerAsked) -> Switched:
+        """Switch the learner's scheduler on the server (:func:`bertdrill.app.scheduling.switch`, run there as the
+        learner, under their review's lock); what it did. Sent once: a fit sent twice would store two sets."""
+        body = {"name": asked.name, "retention": asked.retention, "fit": asked.fit, "parameters": asked.parameters,
+                "spread": asked.spread}
+        switching = Connection(self.login.server, token=self.login.token, language=self.connection.language,
+                               timeout=max(SWITCH_SECONDS, self.connection.timeout), reconnect=0)
+        try:
+            found: Switched = _decoded(Switched, switching.post("/api/scheduler", body), self.login.server)
+        finally:
+            switching.close()
+        self._choice = None  # the new choice, for the previews
+        return found
 
     def card_logs(self, visit: Callable[[CardLog], None], *, lessons: Collection[str] | None = None,
                   track: Callable[[list[str]], Iterable[str]] = iter) -> int:
