@@ -26,7 +26,8 @@ from postgres import Server
 from test_scheduler_cli import NOW
 from web_client import Browser
 
-from bertdrill.adapters.remote.client import Connection, login_path, saved_login
+from bertdrill.adapters.remote.client import Connection
+from bertdrill.adapters.remote.login import login_path, saved_login
 from bertdrill.adapters.store import PostgresStore
 from bertdrill.core.errors import StoreError
 from bertdrill.web.app import class_app

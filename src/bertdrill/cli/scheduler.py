@@ -27,7 +27,7 @@ from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from bertdrill.adapters.remote.client import Login
+    from bertdrill.adapters.remote.login import Login
     from bertdrill.ports import FittedSet, SchedulerAsked, SchedulerChoice, Switched
 
 
