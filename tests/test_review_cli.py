@@ -589,6 +589,18 @@ def test_help_stays_light():
     assert result.stdout.split() == ["False", "False"]
 
 
+def test_status_loads_no_class_code(tmp_path, monkeypatch):
+    """A learner's `status` reads the saved login (adapters.remote.login) but loads neither the class client (its
+    HTTP and store) nor the class's tables (store.members): each cost every learner's start-up 10-20 ms."""
+    monkeypatch.setenv("BERTDRILL_DB", str(tmp_path / "light.db"))  # no --db: status looks for a login first
+    code = ("import sys; from bertdrill.cli import run; sys.argv = ['bertdrill', 'status']\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "print(*(name in sys.modules for name in ('bertdrill.adapters.remote.login', 'bertdrill.adapters.remote.client',"
+            " 'bertdrill.adapters.store.members')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1].split() == ["True", "False", "False"], result.stdout + result.stderr
+
+
 def test_review_help(cli):
     result = cli("review", "--help")
     assert result.exit_code == 0

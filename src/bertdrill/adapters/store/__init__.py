@@ -37,7 +37,7 @@ from sqlalchemy import Connection, select
 from sqlalchemy.engine import URL
 
 from bertdrill import __version__
-from bertdrill.adapters.store import members, migrations, postgresql, reading
+from bertdrill.adapters.store import migrations, postgresql, reading
 from bertdrill.adapters.store.database import utc_text
 from bertdrill.adapters.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bertdrill.adapters.store.postgresql import PostgresDatabase
@@ -85,7 +85,7 @@ from bertdrill.ports import (
 )
 
 if TYPE_CHECKING:
-    from bertdrill.adapters.store import class_detail, damage
+    from bertdrill.adapters.store import class_detail, damage, members
     from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
 
 _REPORT_TYPES = ("CardSummary", "ClassReport", "LearnerSummary", "WrongAnswer")
@@ -273,6 +273,8 @@ class ClassSetup:
 def _move_over(connection: Connection, now: datetime) -> list[tuple[members.Member, str]]:
     """Each learner role of a class from before the server becomes a member whose rows are the role's own (their
     key is the role's name, so every answer stays theirs), with a new password; then the roles lose the class."""
+    from bertdrill.adapters.store import members  # the class's tables: a learner's store never loads them
+
     adopted = {member.learner for member in members.all_members(connection, archived=True)}
     moved = []
     for role in postgresql.learner_roles(connection):
@@ -293,11 +295,16 @@ class PostgresStore(Store, PostgresDatabase):
     The teacher's role (the owner) runs ``bertdrill class`` with it. The class server opens it as its own
     role (:meth:`serving`) and runs each unit of work as the acting member (:meth:`acting_as`) or, before
     anyone is known, as the gate (:meth:`gate`).
+
+    The class's own tables (:mod:`.members`, SQLModel classes) are imported by the methods that use them: every
+    learner's command opens this module, and defining those tables cost each one 10-20 ms.
     """
 
     @classmethod
     def serving(cls, db: str | URL | None, *, lock_timeout: float | None = None) -> PostgresStore:
         """The class server's store: its timeouts and pool; it acts only through :meth:`acting_as` and :meth:`gate`."""
+        from bertdrill.adapters.store import members  # the class's tables: a learner's store never loads them
+
         if lock_timeout is None:
             lock_timeout = lock_timeout_from_environment()
         url = db if isinstance(db, URL) else database_url(db)
@@ -360,7 +367,7 @@ class PostgresStore(Store, PostgresDatabase):
                    address: str | None = None, server_password: str | None = None) -> ClassSetup:
         """``class init``: the lessons' cards synced (every history kept, by fingerprint) and their texts
         published (``sources``: lesson id, file name, text), the class's row, the server's roles and policies."""
-        from bertdrill.adapters.store import classroom
+        from bertdrill.adapters.store import classroom, members
 
         self.sync(cards, schedules=False)  # the lessons; the teacher is no learner
         now = datetime.now(UTC)
@@ -436,20 +443,29 @@ class PostgresStore(Store, PostgresDatabase):
         view.reading = True
         return view
 
-    def add_member(self, name: str, password: str, role: members.MemberRole = members.MemberRole.LEARNER
-                   ) -> members.Member:
+    def add_member(self, name: str, password: str, role: members.MemberRole | None = None) -> members.Member:
+        """A new member (a learner unless ``role`` says otherwise), with this password."""
+        from bertdrill.adapters.store import members
+
+        role = members.MemberRole.LEARNER if role is None else role
         hashed = members.hash_password(password)
         return self._run(lambda connection: members.add(connection, name, hashed, role, datetime.now(UTC)),
                          write=True)
 
     def rename_member(self, name: str, new_name: str) -> members.Member:
+        from bertdrill.adapters.store import members
+
         return self._run(lambda connection: members.rename(connection, name, new_name), write=True)
 
     def archive_member(self, name: str) -> members.Member:
+        from bertdrill.adapters.store import members
+
         return self._run(lambda connection: members.archive(connection, name, datetime.now(UTC)), write=True)
 
     def reset_password(self, name: str, password: str) -> members.Member:
         """A new password for the current member called ``name``; every login of theirs ends."""
+        from bertdrill.adapters.store import members
+
         hashed = members.hash_password(password)
 
         def work(connection: Connection) -> members.Member:
@@ -460,16 +476,24 @@ class PostgresStore(Store, PostgresDatabase):
         return self._run(work, write=True)
 
     def class_members(self, *, archived: bool = False) -> list[members.Member]:
+        from bertdrill.adapters.store import members
+
         return self._run(lambda connection: members.all_members(connection, archived=archived))
 
     def server_address(self) -> str | None:
+        from bertdrill.adapters.store import members
+
         return self._run(members.server_address)
 
     def published_versions(self) -> dict[str, int]:
+        from bertdrill.adapters.store import members
+
         return self._run(members.published_versions)
 
     def published_lessons(self) -> list[PublishedLesson]:
         """The newest version of every lesson the teacher published (empty: none yet)."""
+        from bertdrill.adapters.store import members
+
         return self._run(members.published)
 
     # ----------------------------------------------------------------- the server's logins (on :meth:`gate`)
@@ -479,6 +503,8 @@ class PostgresStore(Store, PostgresDatabase):
 
         The hash is checked outside any transaction (scrypt takes a while), and an unknown name costs a
         hash too, so the time taken does not tell which names exist."""
+        from bertdrill.adapters.store import members
+
         found = self._run(lambda connection: members.password_of(connection, name))
         if found is None:
             members.password_matches(password, members.UNKNOWN_NAME_HASH)
@@ -492,16 +518,22 @@ class PostgresStore(Store, PostgresDatabase):
         return member, token
 
     def logged_in(self, token: str) -> members.Member | None:
+        from bertdrill.adapters.store import members
+
         hashed = members.token_hash(token)
         return self._run(lambda connection: members.logged_in(connection, hashed, datetime.now(UTC)))
 
     def log_out(self, token: str) -> None:
+        from bertdrill.adapters.store import members
+
         hashed = members.token_hash(token)
         self._run(lambda connection: members.end_login(connection, hashed), write=True)
 
     def change_own_password(self, member: members.Member, old: str, new: str, token: str) -> bool:
         """The acting member's new password (run on :meth:`acting_as`); False when ``old`` is not theirs.
         Their other logins end; this one (``token``) stays."""
+        from bertdrill.adapters.store import members
+
         stored = self._run(lambda connection: members.own_password(connection, member.id))
         if stored is None or not members.password_matches(old, stored):
             return False
