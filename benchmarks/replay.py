@@ -29,6 +29,8 @@ sys.path.insert(0, str(HERE))
 from review import build_store  # noqa: E402
 from startup import PYTHON, Run, bertdrill, environment, measure  # noqa: E402
 
+from bertdrill.adapters.store import Store  # noqa: E402
+
 ANCHOR = '''
 import sqlite3, sys, time
 from datetime import date
@@ -81,6 +83,7 @@ def main() -> int:
         db = folder / "big.db"
         if args.store:
             shutil.copyfile(args.store, db)
+            Store.open(str(db)).close()  # a store from an older bertdrill is migrated now, not in the first switch
         else:
             build_store(db, args.cards, args.reviews)
         for name, run, anchor_name, anchor, target in rows(db, args.runs):

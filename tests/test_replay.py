@@ -61,7 +61,7 @@ def test_sm2s_own_replay_is_answer_after_answer(entries, fuzzed):
     for logged_day, grade in scheduling_answers(log):
         state = one.review(state, grade, today=logged_day)
     assert replay(one, log) == state
-    assert SM2.replay(list(scheduling_answers(log))) == replay(SM2, log)
+    assert SM2.replay([(day.toordinal(), grade) for day, grade in log]) == replay(SM2, log)
 
 
 def test_states_gives_each_scheduling_answer_with_the_state_before_it():
@@ -110,3 +110,62 @@ def test_the_written_out_steps_are_py_fsrs_own(retention):
     steps = MemorySteps(_scheduler(retention))
     steps.p = (*steps.p[:9], steps.p[9] * 1.0000001, *steps.p[10:])
     assert not steps.agrees()
+
+
+day_logs = st.lists(st.tuples(st.integers(-40, 400), st.integers(0, 5), st.integers(0, 2)), max_size=40)
+
+
+def _ordinal_log(entries: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """A DayLog from (gap in days, grade, re-drills after it): gaps may go back (a clock set back)."""
+    day, log = DAY.toordinal(), []
+    for gap, grade, repeats in entries:
+        day += gap
+        log += [(day, grade)] + [(day, 4)] * repeats
+    return log
+
+
+@settings(max_examples=200, deadline=None)
+@given(day_logs, st.sampled_from(["off", "fuzz", "balance"]), st.sampled_from(["sm2", "fsrs"]),
+       st.sampled_from(["fact-1", "lesson/choice-2", "x"]))
+def test_a_switchs_card_replayer_is_replay_days(entries, spreading, name, card_id):
+    """What a switch calls for each card (card_replayer: the fuzz decided once per switch) gives what
+    replay_days gives through the card's own SpreadCard, with the fuzz and re-drills and days going back."""
+    from bertdrill.core.scheduling.replay import card_replayer, replay_days
+    from bertdrill.core.scheduling.spread import Spread, Spreading
+
+    scheduler = Spread(SM2 if name == "sm2" else FSRS(), Spreading(spreading))
+    log = _ordinal_log(entries)
+    assert card_replayer(scheduler)(card_id, log) == replay_days(scheduler, log, card_id)
+
+
+@settings(max_examples=300, deadline=None)
+@given(day_logs, st.sampled_from([0.7, 0.9, 0.97]), st.booleans())
+def test_the_replays_one_loop_is_the_written_out_steps_and_py_fsrs(entries, retention, fuzzed):
+    """MemorySteps.replayed (every step written into one loop) against the same replay taking MemorySteps' steps
+    one call each, and py-fsrs's own methods one call each (LibrarySteps): the same floats."""
+    from bertdrill.core.scheduling.fsrs import LibrarySteps, MemorySteps, _scheduler
+    from bertdrill.core.scheduling.spread import fuzz_adjust
+
+    log = _ordinal_log(entries)
+    adjust = (lambda interval, previous, grade, day: fuzz_adjust(7, interval, previous, grade, day)) if fuzzed else None
+    written = MemorySteps(_scheduler(retention))
+    one_loop = written.replayed(log, adjust)
+    assert one_loop == LibrarySteps.replayed(written, log, adjust)
+    assert one_loop == LibrarySteps(_scheduler(retention)).replayed(log, adjust)
+
+
+def test_a_long_log_reaches_the_steps_extremes_and_stays_py_fsrs():
+    """Answers years apart and on the same day, Again and Easy in runs: stabilities from under a tenth of a day to
+    decades, difficulties from 1 to 10, each replay against py-fsrs's review_card answer after answer."""
+    import random
+
+    rng = random.Random(25)
+    for _ in range(30):
+        day, log = DAY, []
+        for _answer in range(60):
+            day += timedelta(days=rng.choice([0, 0, 1, 3, 40, 900, 4000]) if day.year < 9000 else 0)
+            log.append((day, rng.choice([0, 5, 5, 3, 1, 4])))
+        scheduler, state = FSRS(), NEW
+        for logged_day, grade in scheduling_answers(log):
+            state = scheduler.review(state, grade, today=logged_day)
+        assert replay(scheduler, log) == state

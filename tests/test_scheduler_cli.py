@@ -230,6 +230,24 @@ def test_a_store_from_before_fsrs_switches_to_fsrs_and_back_exactly(tmp_path):
     assert schedules(path) == before
 
 
+DAYS = [date(1, 1, 1), date(1970, 1, 1), date(2000, 2, 29), date(2025, 12, 31), date(2026, 3, 1), date(9999, 12, 31)]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_day_a_switch_reads_in_sql_is_the_days_ordinal(backend, tmp_path, request):
+    """A switch reads each answer's study day as a number the database computes (schema.day_number): on both
+    backends it is Python's date.toordinal(), from the calendar's first day to its last."""
+    from sqlalchemy import Date, literal, select
+
+    from bertdrill.adapters.store.schema import day_number
+
+    url = request.getfixturevalue("postgres").url if backend == "postgresql" else str(tmp_path / "days.db")
+    with Store.open(url) as store:
+        numbers = store._run(lambda connection: [connection.execute(select(day_number(literal(day, Date)))).scalar()
+                                                 for day in DAYS])
+    assert numbers == [day.toordinal() for day in DAYS]
+
+
 def test_a_learner_in_a_class_on_postgresql_switches_and_back_exactly(postgres):
     """The same switch on PostgreSQL, as a learner's own role: FSRS's floats come back bit for bit
     (DOUBLE PRECISION), the choice is the learner's, and the other learner's schedules are untouched."""

@@ -41,7 +41,7 @@ from sqlalchemy.schema import CreateColumn, CreateTable
 from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 Step = Callable[[Connection], None]
 """One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
@@ -398,6 +398,14 @@ def _version_13() -> list[Step]:
     return _per_backend({Backend.sqlite: [_create(tally), *map(_statement, statements)], Backend.postgresql: []})
 
 
+def _version_14() -> list[Step]:
+    """The index of each card's log covers what a replay reads of it (study day, kind, grade): switching scheduler
+    walks a million answers through the index alone, in card order, instead of looking up each answer's row (SQLite
+    alone: 1.65 -> 0.75 s of CPU for 1M answers). The same index, wider: every query that used it still does."""
+    return _sql("""DROP INDEX ix_review_card;
+                   CREATE INDEX ix_review_card ON review (learner, card_id, id, study_day, kind, grade)""")
+
+
 def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], None]:
     """A version's migration; its steps are built when it runs (every open reads this module, few migrate)."""
 
@@ -411,7 +419,8 @@ def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], No
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     version: _migration(steps) for version, steps in enumerate(
         (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
-         _version_9, _version_10, _version_11, _version_12, _version_13), start=1)}
+         _version_9, _version_10, _version_11, _version_12, _version_13,
+         _version_14), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

@@ -114,7 +114,9 @@ class ReviewRow(SQLModel, table=True):
     """One answer, with the schedule before and after it so undo restores it exactly."""
 
     __tablename__ = "review"
-    __table_args__ = (Index("ix_review_card", "learner", "card_id", "id"), Index("ix_review_day", "learner", "study_day"),
+    # ix_review_card covers what a replay reads of a card's log (schema version 14, migrations._version_14)
+    __table_args__ = (Index("ix_review_card", "learner", "card_id", "id", "study_day", "kind", "grade"),
+                      Index("ix_review_day", "learner", "study_day"),
                       Index("ix_review_request", "learner", "request", unique=True))
     id: int | None = Field(default=None, primary_key=True)
     card_id: str = Field(foreign_key="card.id")
@@ -341,7 +343,7 @@ def _sqlite_unindexed(element: Unindexed, compiler: Any, **options: Any) -> str:
 
 
 class DayNumber(ColumnElement[int]):
-    """A date as a whole number of days (consecutive days differ by one): :func:`day_number`."""
+    """A date as its ``date.toordinal()`` (consecutive days differ by one): :func:`day_number`."""
 
     inherit_cache = True
     _traverse_internals = [("day", InternalTraversal.dp_clauseelement)]
@@ -352,19 +354,24 @@ class DayNumber(ColumnElement[int]):
 
 
 def day_number(day: ColumnElement[Any]) -> DayNumber:
-    """A date expression as a whole number of days; each backend has its own way (SQLite's julianday,
-    PostgreSQL's date subtraction), and nothing in the SQL standard both take."""
+    """A date expression as the whole number Python's ``date.toordinal()`` gives (NULL for a value that is no
+    date); each backend has its own way (SQLite's julianday, PostgreSQL's date subtraction), and nothing in the
+    SQL standard both take. A switch reads a million study days this way: no ``date`` is made of each."""
     return DayNumber(day)
+
+
+JULIAN_DAY_ZERO = 1721424.5
+"""SQLite's ``julianday('0001-01-01')`` less 1: a day's midnight (a Julian day's .5) less it is its ordinal."""
 
 
 @compiles(DayNumber, "sqlite")
 def _sqlite_day_number(element: DayNumber, compiler: Any, **options: Any) -> str:
-    return f"CAST(julianday({compiler.process(element.day, **options)}) AS INTEGER)"
+    return f"CAST(julianday({compiler.process(element.day, **options)}) - {JULIAN_DAY_ZERO} AS INTEGER)"
 
 
 @compiles(DayNumber, "postgresql")
 def _postgresql_day_number(element: DayNumber, compiler: Any, **options: Any) -> str:
-    return f"(CAST({compiler.process(element.day, **options)} AS DATE) - DATE '1970-01-01')"
+    return f"(CAST({compiler.process(element.day, **options)} AS DATE) - DATE '0001-01-01' + 1)"
 
 
 class VariantKey(ColumnElement[str]):

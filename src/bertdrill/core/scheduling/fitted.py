@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, RATING_OF_GRADE, check_retention
-from bertdrill.core.scheduling.replay import scheduling_answers
+from bertdrill.core.scheduling.replay import DayLog, scheduling_answers, scheduling_days
 from bertdrill.core.scheduling.state import (
     GRADES,
     NEW,
@@ -204,22 +204,23 @@ class FittedFSRS:
         return NextStates.of({grade: self._after(state, grade, getattr(states, RATING_NAMES[RATING_OF_GRADE[grade]]),
                                                  today) for grade in GRADES})
 
-    def replay(self, answers: Iterable[tuple[date, int]], *, adjust: Adjust | None = None) -> Schedule:
-        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review` gives
-        answer after answer, each through fsrs-rs's ``next_states`` on the memory it returned (no Schedule in
-        between); ``adjust`` changes each answer's interval (:data:`bertdrill.core.scheduling.spread.Adjust`: the
-        fuzz). tests/test_fitted.py holds it to :meth:`review`."""
+    def replay(self, log: DayLog, *, adjust: Adjust | None = None) -> Schedule:
+        """The state after the logged answers (:data:`DayLog`: days as ordinals, re-drills included): what
+        :meth:`review` gives for the first answer of each study day, answer after answer, each through fsrs-rs's
+        ``next_states`` on the memory it returned (no Schedule in between); ``adjust`` changes each answer's
+        interval (:data:`bertdrill.core.scheduling.spread.Adjust`: the fuzz). tests/test_fitted.py holds it to
+        :meth:`review`."""
         model, retention = _model(self.parameters), self.retention
         memory: Any = None
-        counts, interval, last = Bookkeeping(), 0, date.min
-        for day, grade in answers:
+        counts, interval, last = Bookkeeping(), 0, 0
+        for day, grade in scheduling_days(log):
             checked = check_grade(grade)
             if memory is None:
                 states = model.next_states(None, retention, 0)
             else:
-                elapsed = (day - last).days
+                elapsed = day - last
                 if elapsed < 0:
-                    raise ValueError(f"a review on {day} comes before the card's last review")
+                    raise ValueError(f"a review on {date.fromordinal(day)} comes before the card's last review")
                 states = model.next_states(memory, retention, elapsed)
             item = getattr(states, RATING_NAMES[RATING_OF_GRADE[checked]])
             memory, given = item.memory, rounded_interval(item.interval)
@@ -228,7 +229,7 @@ class FittedFSRS:
             last = day
         if memory is None:
             return NEW
-        return Schedule(counts.repetitions, counts.ef100, interval, last + timedelta(days=interval), counts.lapses,
+        return Schedule(counts.repetitions, counts.ef100, interval, date.fromordinal(last + interval), counts.lapses,
                         memory.stability, memory.difficulty)
 
     def _next(self, state: Schedule, today: date) -> Any:

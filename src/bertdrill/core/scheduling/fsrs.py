@@ -27,15 +27,16 @@ imported on first use so that ``bertdrill --help`` does not pay for it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import cache
+from functools import cache, cached_property
 from types import ModuleType
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
+from bertdrill.core.scheduling.replay import DayLog, scheduling_days
 from bertdrill.core.scheduling.state import (
     EF_DELTA,
     EF_FLOOR,
@@ -43,6 +44,7 @@ from bertdrill.core.scheduling.state import (
     GRADES,
     NEW,
     PASSING,
+    Bookkeeping,
     Grade,
     NextStates,
     Schedule,
@@ -63,8 +65,10 @@ MIN_RETENTION = 0.70
 MAX_RETENTION = 0.97
 """The retentions a learner may choose: below 0.70 forgets too much, above 0.97 reviews far too often."""
 
-RATING_OF_GRADE: dict[int, int] = {Grade.BLACKOUT: 1, Grade.WRONG: 1, Grade.ALMOST: 1, Grade.HARD: 2, Grade.GOOD: 3, Grade.PERFECT: 4}
-"""bertdrill's grade 0-5 -> FSRS's rating: 0-2 Again (1), 3 Hard (2), 4 Good (3), 5 Easy (4)."""
+RATING_OF_GRADE: dict[int, int] = {int(grade): rating for grade, rating in (
+    (Grade.BLACKOUT, 1), (Grade.WRONG, 1), (Grade.ALMOST, 1), (Grade.HARD, 2), (Grade.GOOD, 3), (Grade.PERFECT, 4))}
+"""bertdrill's grade 0-5 -> FSRS's rating: 0-2 Again (1), 3 Hard (2), 4 Good (3), 5 Easy (4) (plain int keys, as
+:data:`~bertdrill.core.scheduling.state.EF_DELTA`'s)."""
 
 
 class RetentionError(BertdrillError):
@@ -157,9 +161,10 @@ class FSRS:
                 cards[rating] = self._memory(state, grade, today)
         return NextStates.of({grade: _after(state, grade, cards[RATING_OF_GRADE[grade]], today) for grade in GRADES})
 
-    def replay(self, answers: Iterable[tuple[date, int]], *, adjust: Adjust | None = None) -> Schedule:
-        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review`
-        gives answer after answer (a switch replays a million answers).
+    def replay(self, log: DayLog, *, adjust: Adjust | None = None) -> Schedule:
+        """The state after the logged answers (:data:`DayLog`: days as ordinals, re-drills included): what
+        :meth:`review` gives for the first answer of each study day, answer after answer (a switch replays a
+        million answers).
 
         Only the memory's arithmetic is done, in the order py-fsrs's ``review_card`` does it for a card
         without learning steps reviewed on whole days (:class:`MemorySteps`), so every float is the one
@@ -170,35 +175,7 @@ class FSRS:
         ``adjust`` (:data:`bertdrill.core.scheduling.spread.Adjust`) changes each answer's interval (the fuzz):
         FSRS's memory depends on the days between answers, never on the intervals, so only they change.
         """
-        steps = memory_steps(self.retention)
-        initial, next_stability, next_difficulty, next_interval = steps.initial, steps.stability, steps.difficulty, \
-            steps.interval  # looked up once: a switch takes these steps a million times
-        stability: float | None = None
-        difficulty = 0.0
-        repetitions, ef100, lapses, interval, last = 0, EF_START, 0, 0, date.min
-        for day, grade in answers:
-            checked = check_grade(grade)
-            rating = RATING_OF_GRADE[checked]
-            if stability is None:  # a new card (py-fsrs's Learning state): its first memory
-                stability, difficulty = initial(rating)
-            else:  # State.Review, as review_card has it
-                stability = next_stability(difficulty, stability, (day - last).days, rating)
-                difficulty = next_difficulty(difficulty, rating)
-            given = next_interval(stability)
-            interval = given if adjust is None else adjust(given, interval, checked, day)
-            # repetitions, EF and lapses: the grades' alone, bookkeeping()'s rule written out as SM-2's replay has it
-            # (a Bookkeeping tuple per answer was a fifth of the replay); tests/test_replay.py holds both to review()
-            if checked >= PASSING:
-                repetitions += 1
-            else:
-                lapses += repetitions >= 1 or lapses >= 1  # is_lapse
-                repetitions = 0
-            ef100 = max(EF_FLOOR, ef100 + EF_DELTA[checked])
-            last = day
-        if stability is None:
-            return NEW
-        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=last + timedelta(days=interval),
-                        lapses=lapses, stability=stability, difficulty=difficulty)
+        return memory_steps(self.retention).replayed(log, adjust)
 
     def retrievability(self, state: Schedule, *, today: date) -> float:
         """FSRS's predicted probability of recalling the card on ``today`` (0 for a card never reviewed)."""
@@ -260,6 +237,30 @@ class LibrarySteps:
     def interval(self, stability: float) -> int:
         return self.scheduler._next_interval(stability=stability)
 
+    def replayed(self, log: DayLog, adjust: Adjust | None, *, distinct: bool = False) -> Schedule:
+        """:meth:`FSRS.replay` through these steps, one call each; ``distinct``: the days of ``log`` are all
+        different (:func:`scheduling_days`), so none is a re-drill even where the days go back."""
+        initial, next_stability, next_difficulty, next_interval = self.initial, self.stability, self.difficulty, \
+            self.interval
+        stability: float | None = None
+        difficulty, counts, interval, last = 0.0, Bookkeeping(), 0, 0  # day 0: none yet (ordinals start at 1)
+        for day, grade in log:
+            if day <= last and not distinct:  # the last answer's day (a re-drill), or an earlier one (a clock set back)
+                if day == last:
+                    continue
+                return self.replayed(scheduling_days(log), adjust, distinct=True)
+            rating = RATING_OF_GRADE[grade]  # KeyError for anything but a grade 0-5 (the store reads them checked)
+            if stability is None:  # a new card (py-fsrs's Learning state): its first memory
+                stability, difficulty = initial(rating)
+            else:  # State.Review, as review_card has it
+                stability = next_stability(difficulty, stability, day - last, rating)
+                difficulty = next_difficulty(difficulty, rating)
+            given = next_interval(stability)
+            interval = given if adjust is None else adjust(given, interval, grade, day)
+            counts = bookkeeping(counts, check_grade(grade))
+            last = day
+        return _replayed(counts.repetitions, counts.ef100, counts.lapses, interval, last, stability, difficulty)
+
 
 class MemorySteps(LibrarySteps):
     """py-fsrs 6's memory steps written out as its ``scheduler.py`` writes them, expression for expression
@@ -319,6 +320,78 @@ class MemorySteps(LibrarySteps):
     def interval(self, stability: float) -> int:
         return min(max(round((stability / self.factor) * self.retention_term), 1), self.longest)
 
+    @cached_property
+    def terms(self) -> _Terms:
+        """The parts of the steps that depend on the parameters and the rating alone, each computed once by
+        the step's own expression: a replay's arithmetic reuses them (the same floats)."""
+        p, (low, high, least) = self.p, self.bounds
+        ratings = (1, 2, 3, 4)
+        return _Terms(
+            first={rating: self.initial(rating) for rating in ratings},
+            short_gain={rating: math.e ** (p[17] * (rating - 3 + p[18])) for rating in ratings},
+            recall_gain=math.e ** (p[8]),
+            bonus={2: p[15], 3: 1, 4: p[16]},  # hard_penalty * easy_bonus: one of them is 1, an exact product
+            change={rating: -(p[6] * (rating - 3)) for rating in ratings},
+            reverted=p[7] * self.easy_difficulty,
+            kept=1 - p[7],
+            low=low, high=high, least=least)
+
+    def replayed(self, log: DayLog, adjust: Adjust | None, *, distinct: bool = False) -> Schedule:
+        """:meth:`LibrarySteps.replayed` with the steps of this class written into one loop (a call per step was
+        half of a replay): :meth:`initial`, :meth:`stability`, :meth:`difficulty` and :meth:`interval`, expression
+        for expression, with their parts that depend on the rating alone from :attr:`terms`.
+        tests/test_replay.py holds this loop to the steps' and to py-fsrs's ``review_card``."""
+        p, terms, factor, decay = self.p, self.terms, self.factor, self.decay
+        first, short_gain, recall_gain, bonus, change = (terms.first, terms.short_gain, terms.recall_gain, terms.bonus,
+                                                         terms.change)
+        reverted, kept, low, high, least = terms.reverted, terms.kept, terms.low, terms.high, terms.least
+        short_power, forget_power, recall_power = -p[19], -p[12], -p[9]
+        p10, p11, p13, p14, short_forget = p[10], p[11], p[13], p[14], self.short_forget
+        term, longest, e = self.retention_term, self.longest, math.e
+        passing, floor, deltas, rating_of = int(PASSING), EF_FLOOR, EF_DELTA, RATING_OF_GRADE
+        stability: float | None = None
+        difficulty = 0.0
+        repetitions, ef100, lapses, interval, last = 0, EF_START, 0, 0, 0  # day 0: none yet (ordinals start at 1)
+        for day, grade in log:
+            if day <= last and not distinct:  # the last answer's day (a re-drill), or an earlier one (a clock set back)
+                if day == last:
+                    continue
+                return self.replayed(scheduling_days(log), adjust, distinct=True)
+            rating = rating_of[grade]  # KeyError for anything but a grade 0-5 (the store reads them checked)
+            if stability is None:  # a new card (py-fsrs's Learning state): initial()
+                stability, difficulty = first[rating]
+            else:  # State.Review, as review_card has it: stability() from the difficulty before, then difficulty()
+                elapsed = day - last
+                if elapsed < 1:  # _short_term_stability
+                    increase: float = short_gain[rating] * (stability ** short_power)
+                    if rating >= 2:
+                        increase = max(increase, 1.0)
+                    stability = max(stability * increase, least)
+                else:
+                    retrievability = (1 + factor * elapsed / stability) ** decay
+                    if rating == 1:  # _next_forget_stability
+                        long_term: float = (p11 * (difficulty ** forget_power) * (((stability + 1) ** (p13)) - 1)
+                                            * (e ** ((1 - retrievability) * p14)))
+                        stability = max(min(long_term, stability / short_forget), least)
+                    else:  # _next_recall_stability
+                        recalled: float = stability * (1 + recall_gain * (11 - difficulty) * (stability ** recall_power)
+                                                       * ((e ** ((1 - retrievability) * p10)) - 1) * bonus[rating])
+                        stability = max(recalled, least)
+                difficulty = min(max(reverted + kept * (difficulty + (10.0 - difficulty) * change[rating] / 9.0), low),
+                                 high)
+            given = round((stability / factor) * term)  # interval()
+            given = 1 if given < 1 else longest if given > longest else given
+            interval = given if adjust is None else adjust(given, interval, grade, day)
+            # repetitions, EF and lapses: the grades' alone, bookkeeping()'s rule written out as SM-2's replay has it
+            if grade >= passing:
+                repetitions += 1
+            else:
+                lapses += repetitions >= 1 or lapses >= 1  # is_lapse
+                repetitions = 0
+            ef100 = max(floor, ef100 + deltas[grade])
+            last = day
+        return _replayed(repetitions, ef100, lapses, interval, last, stability, difficulty)
+
     def agrees(self) -> bool:
         """Every step equal to py-fsrs's own on probes across the ranges a log reaches."""
         library = LibrarySteps(self.scheduler)
@@ -334,6 +407,30 @@ class MemorySteps(LibrarySteps):
                     return False
         return all(self.interval(stability) == library.interval(stability)
                    for _difficulty, stability in memories)
+
+
+class _Terms(NamedTuple):
+    """:attr:`MemorySteps.terms`."""
+
+    first: dict[int, tuple[float, float]]  # rating -> initial(rating)
+    short_gain: dict[int, float]  # rating -> e ** (w17 * (rating - 3 + w18)), of _short_term_stability
+    recall_gain: float  # e ** w8, of _next_recall_stability
+    bonus: dict[int, float]  # rating -> its hard penalty times its easy bonus (Again never recalls)
+    change: dict[int, float]  # rating -> _next_difficulty's delta
+    reverted: float  # w7 * the easy difficulty: _next_difficulty's mean reversion, the target's part
+    kept: float  # 1 - w7
+    low: float
+    high: float
+    least: float
+
+
+def _replayed(repetitions: int, ef100: int, lapses: int, interval: int, last: int, stability: float | None,
+              difficulty: float) -> Schedule:
+    """The state a replay ends in (NEW if no answer scheduled)."""
+    if stability is None:
+        return NEW
+    return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=date.fromordinal(last + interval),
+                    lapses=lapses, stability=stability, difficulty=difficulty)
 
 
 @cache

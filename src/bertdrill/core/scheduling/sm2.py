@@ -19,12 +19,12 @@ called only for the first answer to a card on a study day.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bertdrill.core.errors import DateRangeError
 from bertdrill.core.i18n import ngettext
+from bertdrill.core.scheduling.replay import DayLog, scheduling_days
 from bertdrill.core.scheduling.state import (
     EF_DELTA,
     EF_FLOOR,
@@ -45,6 +45,8 @@ FIRST_INTERVAL = 1
 
 SECOND_INTERVAL = 6
 """Days until the review after the second successful recall in a row."""
+
+LAST_DAY = date.max.toordinal()
 
 
 def _next_interval(repetitions: int, previous: int, ef100: int) -> int:
@@ -122,29 +124,37 @@ class SM2:
     def next_states(self, state: Schedule, *, today: date) -> NextStates:
         return next_states(state, today=today)
 
-    def replay(self, answers: Iterable[tuple[date, int]], *, adjust: Adjust | None = None) -> Schedule:
-        """The state after the scheduling ``answers`` (study day, grade; oldest first): what :meth:`review` gives
-        answer after answer, in integers and without a Schedule per answer (a switch replays a million);
-        ``adjust`` changes each answer's interval (the fuzz, :mod:`.spread`). tests/test_replay.py holds it to
-        :meth:`review`."""
-        repetitions, ef100, interval, lapses, last = 0, EF_START, 0, 0, None
-        for day, grade in answers:
-            checked = check_grade(grade)
-            passed = checked >= PASSING
-            if passed:
-                repetitions += 1
-                given = (FIRST_INTERVAL if repetitions == 1 else SECOND_INTERVAL if repetitions == 2
-                         else (interval * ef100 + 99) // 100)  # EF before this review's update, as review has it
-            else:
-                lapses += repetitions >= 1 or lapses >= 1  # is_lapse
-                repetitions, given = 0, FIRST_INTERVAL
-            ef100 = max(EF_FLOOR, ef100 + EF_DELTA[checked])
-            interval = given if adjust is None else adjust(given, interval, checked, day)
-            last = day
-        if last is None:
-            return NEW
-        try:
-            due = last + timedelta(days=interval)
-        except OverflowError:
-                raise past_the_calendar(last, interval) from None
-        return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=due, lapses=lapses)
+    def replay(self, log: DayLog, *, adjust: Adjust | None = None) -> Schedule:
+        """The state after the logged answers (:data:`DayLog`: days as ordinals, re-drills included): what
+        :meth:`review` gives for the first answer of each study day, answer after answer, in integers and without
+        a Schedule per answer (a switch replays a million); ``adjust`` changes each answer's interval (the fuzz,
+        :mod:`.spread`). tests/test_replay.py holds it to :meth:`review`."""
+        return _replayed(log, adjust, distinct=False)
+
+
+def _replayed(log: DayLog, adjust: Adjust | None, *, distinct: bool) -> Schedule:
+    """:meth:`SM2.replay`; ``distinct``: every day of ``log`` is a different one (:func:`scheduling_days`)."""
+    repetitions, ef100, interval, lapses, last = 0, EF_START, 0, 0, 0  # day 0: none yet (ordinals start at 1)
+    passing, first, second, floor, deltas = int(PASSING), FIRST_INTERVAL, SECOND_INTERVAL, EF_FLOOR, EF_DELTA
+    for day, grade in log:
+        if day <= last and not distinct:  # the last answer's day (a re-drill), or an earlier one: a clock set back
+            if day == last:
+                continue
+            return _replayed(scheduling_days(log), adjust, distinct=True)  # days out of order: the general rule
+        delta = deltas[grade]  # KeyError for anything but a grade 0-5 (the store reads them checked)
+        if grade >= passing:
+            repetitions += 1
+            given = (first if repetitions == 1 else second if repetitions == 2
+                     else (interval * ef100 + 99) // 100)  # EF before this review's update, as review has it
+        else:
+            lapses += repetitions >= 1 or lapses >= 1  # is_lapse
+            repetitions, given = 0, first
+        ef100 = max(floor, ef100 + delta)
+        interval = given if adjust is None else adjust(given, interval, grade, day)
+        last = day
+    if not last:
+        return NEW
+    if last + interval > LAST_DAY:
+        raise past_the_calendar(date.fromordinal(last), interval)
+    return Schedule(repetitions=repetitions, ef100=ef100, interval=interval, due=date.fromordinal(last + interval),
+                    lapses=lapses)

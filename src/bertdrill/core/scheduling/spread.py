@@ -38,10 +38,11 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Protocol, assert_never, cast
 
 from bertdrill.core.scheduling.registry import DEFAULT_SPREADING, Spreading
+from bertdrill.core.scheduling.replay import DayLog, scheduling_days
 from bertdrill.core.scheduling.state import PASSING, NextStates, Schedule
 from bertdrill.core.scheduling.state import Adjust as Adjust  # re-exported: what a fast replay takes
 
@@ -294,6 +295,18 @@ class Spread:
             return inner
         return SpreadCard(inner, card_number(card_id), load if balances(self.spreading) else None)
 
+    def replayer(self) -> Callable[[str, DayLog], Schedule] | None:
+        """What ``replay_days(self, log, card_id)`` gives, as a function of (card_id, log) that does once what
+        needs doing once (a switch replays 100,000 cards: making each its :class:`SpreadCard` was a third of
+        SM-2's replay): the inner scheduler's own replay, fuzzed by :func:`fuzz_adjust` with the card's number.
+        None where the inner scheduler decides per card (an exam per lesson) or has no replay of its own."""
+        own = getattr(self.inner, "replay", None)
+        if own is None or getattr(self.inner, "for_card", None) is not None:
+            return None
+        if not fuzzes(self.spreading):
+            return lambda _card_id, log: cast(Schedule, own(log))
+        return lambda card_id, log: cast(Schedule, own(log, adjust=partial(fuzz_adjust, card_number(card_id))))
+
 
 @dataclass(frozen=True)
 class SpreadCard:
@@ -317,16 +330,16 @@ class SpreadCard:
         states: NextStates = self.inner.next_states(state, today=today)
         return NextStates.of({grade: self.spread(state, after, grade, today) for grade, after in states.items()})
 
-    def replay(self, answers: Iterable[tuple[date, int]]) -> Schedule:
-        """The state after the scheduling ``answers``, each fuzzed (never balanced: no past forecast is known).
-        A scheduler with a fast replay of its own is given the fuzz to apply at each answer."""
+    def replay(self, log: DayLog) -> Schedule:
+        """The state after the logged answers (:data:`DayLog`), each fuzzed (never balanced: no past forecast is
+        known). A scheduler with a fast replay of its own is given the fuzz to apply at each answer."""
         own = getattr(self.inner, "replay", None)
         if own is not None and self.load is None:
-            replayed: Schedule = own(answers, adjust=self.adjust)
+            replayed: Schedule = own(log, adjust=self.adjust)
             return replayed
         state = self.initial
-        for day, grade in answers:
-            state = self.review(state, grade, today=day)
+        for day, grade in scheduling_days(log):
+            state = self.review(state, grade, today=date.fromordinal(day))
         return state
 
     def __post_init__(self) -> None:  # looked up once: a switch spreads a million answers
@@ -339,30 +352,48 @@ class SpreadCard:
         latest = self._latest  # type: ignore[attr-defined]  # set in __post_init__
         cap = latest(today, after) if latest is not None else None
         maximum = MAX_INTERVAL if cap is None else max(1, min(MAX_INTERVAL, (cap - today).days))
-        interval = self.interval(after.interval, before.interval, grade, today, maximum)
+        interval = self.interval(after.interval, before.interval, grade, today.toordinal(), maximum)
         if interval == after.interval:
             return after
         return Schedule(after.repetitions, after.ef100, interval, today + timedelta(days=interval), after.lapses,
                         after.stability, after.difficulty)  # replace() costs twice as much, a million times
 
-    def adjust(self, interval: int, previous: int, grade: int, today: date) -> int:
-        """:data:`Adjust` for a replay: the fuzzed interval, no cap (a replay's scheduler has no exam of its own)."""
-        if interval <= 2:
-            return interval  # as interval() has it, without its call: a replay adjusts a million answers
-        return self.interval(interval, previous, grade, today, MAX_INTERVAL)
+    def adjust(self, interval: int, previous: int, grade: int, day: int) -> int:
+        """:data:`Adjust` for a replay: :func:`fuzz_adjust` with this card's number."""
+        return fuzz_adjust(self.number, interval, previous, grade, day)
 
-    def interval(self, interval: int, previous: int, grade: int, today: date, maximum: int) -> int:
-        """The spread interval: a passing review of a card with an interval keeps Anki's minimum; every other
-        answer at least a day."""
+    def interval(self, interval: int, previous: int, grade: int, day: int, maximum: int) -> int:
+        """The spread interval of an answer on study day ``day`` (its ``toordinal()``): a passing review of a card
+        with an interval keeps Anki's minimum; every other answer at least a day."""
         if interval <= 2:
             return interval  # under 2.5 days nothing is fuzzed, and no minimum exceeds it (most first answers)
         minimum, lower, upper = _fuzz_range(interval, previous if grade >= PASSING else 0, maximum)
-        draw = fuzz_factor((self.number + today.toordinal()) & _MASK)
+        draw = fuzz_factor((self.number + day) & _MASK)
         if self.load is not None:
             balanced = balanced_interval(interval, minimum, maximum, self.load.on, draw)
             if balanced is not None:
                 return balanced
         return int(lower + draw * (1 + upper - lower))  # with_review_fuzz: lower + floor(draw * days in range)
+
+
+def fuzz_adjust(number: int, interval: int, previous: int, grade: int, day: int) -> int:
+    """:data:`Adjust` for a replay of the card numbered ``number`` (:func:`card_number`): what
+    :meth:`SpreadCard.interval` gives without a load or a cap, from the fuzz range of the interval and the previous
+    one (each range computed once, :func:`_replay_range`): a replay adjusts a million answers."""
+    if interval <= 2:
+        return interval  # as SpreadCard.interval has it: under 2.5 days nothing is fuzzed
+    lower, days = _replay_range(interval, previous if grade >= _PASSING else 0)
+    return int(lower + fuzz_factor((number + day) & _MASK) * days)  # with_review_fuzz, as SpreadCard.interval
+
+
+_PASSING = int(PASSING)  # a plain int: compared a million times
+
+
+@lru_cache(maxsize=1 << 16)
+def _replay_range(interval: int, previous: int) -> tuple[int, int]:
+    """(lower bound, days in range) of the fuzz range :meth:`SpreadCard.interval` draws from, with no cap."""
+    _minimum, lower, upper = _fuzz_range(interval, previous, MAX_INTERVAL)
+    return lower, 1 + upper - lower
 
 
 def _fuzz_range(interval: int, previous: int, maximum: int) -> tuple[int, int, int]:

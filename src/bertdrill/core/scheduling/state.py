@@ -53,9 +53,10 @@ EF_START = 250
 EF_FLOOR = 130
 """Lowest easiness factor, in hundredths (1.30). There is no upper cap."""
 
-EF_DELTA = {Grade.PERFECT: 10, Grade.GOOD: 0, Grade.HARD: -14, Grade.ALMOST: -32, Grade.WRONG: -54,
-            Grade.BLACKOUT: -80}
-"""Change in EF (hundredths) for each grade: 0.1 - (5-q) * (0.08 + (5-q) * 0.02)."""
+EF_DELTA: dict[int, int] = {int(grade): delta for grade, delta in (
+    (Grade.PERFECT, 10), (Grade.GOOD, 0), (Grade.HARD, -14), (Grade.ALMOST, -32), (Grade.WRONG, -54), (Grade.BLACKOUT, -80))}
+"""Change in EF (hundredths) for each grade: 0.1 - (5-q) * (0.08 + (5-q) * 0.02). Keyed by plain ints, which a
+replay's lookups of a million logged grades find by identity (a Grade key is compared by value)."""
 
 
 class AnswerKind(StrEnum):
@@ -308,6 +309,6 @@ def became_leech(before: Schedule, after: Schedule) -> bool:
     return before.lapses < LEECH_LAPSES <= after.lapses
 
 
-Adjust: TypeAlias = "Callable[[int, int, int, date], int]"
+Adjust: TypeAlias = "Callable[[int, int, int, int], int]"
 """What changes a replayed answer's interval (the fuzz of :mod:`.spread`): (interval the scheduler gave, interval
-before the answer, grade, study day) -> the interval to keep."""
+before the answer, grade, study day as ``date.toordinal()``) -> the interval to keep."""
