@@ -277,3 +277,12 @@ def test_bertdrills_own_files_in_its_folders_need_no_force(tmp_path):
     entry = foreign(tmp_path / "entry.json")
     cache.write(entry, b"new entry")
     assert entry.read_bytes() == b"new entry"
+
+
+def test_the_roster_is_an_input_even_with_force(cli, tmp_path, lesson):
+    roster = foreign(tmp_path / "roster.csv", b"name\nAy\xc5\x9fe\nBurak\n")
+    result = cli("sheet", str(lesson), "-o", str(roster), "--format", "md", "--students", str(roster), "--force")
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: cannot write {roster}: it is the roster {roster}, which this command reads; " \
+                            "write somewhere else\n"
+    assert roster.read_bytes() == b"name\nAy\xc5\x9fe\nBurak\n"

@@ -26,6 +26,7 @@ from bertdrill.cli.classroom import class_lessons, hardest_items
 from bertdrill.core.i18n import _, ngettext
 
 if TYPE_CHECKING:
+    from bertdrill.adapters.export.files import Input
     from bertdrill.adapters.export.sheets.model import Sheet
 
 
@@ -98,7 +99,7 @@ def sheet(
     names = [str(index + 1) for index in range(len(roster))] if roster is not None else \
         [model.letter(index) for index in range(versions)]
     targets = [version_path(output, name) for name in names] if split else [output]
-    read, replace = inputs(paths, db), Replace.forced(force)
+    read, replace = inputs(paths, db) + roster_input(students), Replace.forced(force)
     for target in targets:
         check_writable(target, replace=replace, example="quiz.html", inputs=read)
         if key_mode is KeyMode.separate:
@@ -130,6 +131,13 @@ def sheet(
             "Left out {count} question that would give another away: {items} (bertdrill check says how).",
             "Left out {count} questions that would give others away: {items} (bertdrill check says how).",
             len(sheet_model.left_out)).format(count=len(sheet_model.left_out), items=", ".join(sheet_model.left_out))))
+
+
+def roster_input(value: str | None) -> list[Input]:
+    """``--students ROSTER.csv``'s file, which no output may replace (not even with --force)."""
+    from bertdrill.adapters.export.files import Input, InputKind
+
+    return [Input(Path(value), InputKind.ROSTER)] if value is not None and not value.strip().isdigit() else []
 
 
 MAX_NAME = 200  # characters of a roster entry

@@ -53,6 +53,7 @@ class Replace(StrEnum):
 class InputKind(StrEnum):
     LESSON = "lesson"
     DATABASE = "database"  # the review database in use, or one of its journal files (-wal, -shm, -journal)
+    ROSTER = "roster"  # sheet --students ROSTER.csv
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,9 @@ def _input_message(path: Path, read: Input) -> str:
     match read.kind:
         case InputKind.LESSON:
             return _("cannot write {path}: it is the lesson file {input}, which this command reads; "
+                     "write somewhere else").format(path=str(path), input=read.shown or str(read.path))
+        case InputKind.ROSTER:
+            return _("cannot write {path}: it is the roster {input}, which this command reads; "
                      "write somewhere else").format(path=str(path), input=read.shown or str(read.path))
         case InputKind.DATABASE:
             return _("cannot write {path}: it is the review database {input} or one of its journal files, "
