@@ -5,11 +5,13 @@ output of bertdrill's (of any format) is replaced. The marks themselves: adapter
 
 from __future__ import annotations
 
+import re
 import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
+from chromium import requires_chromium
 
 from bertdrill.adapters.export.marks import Mark, is_ours, seal, zip_comment
 
@@ -286,3 +288,21 @@ def test_the_roster_is_an_input_even_with_force(cli, tmp_path, lesson):
     assert result.stderr == f"Error: cannot write {roster}: it is the roster {roster}, which this command reads; " \
                             "write somewhere else\n"
     assert roster.read_bytes() == b"name\nAy\xc5\x9fe\nBurak\n"
+
+
+@requires_chromium
+def test_a_browser_prints_the_marked_html_sheet_as_the_unmarked_one(tmp_path, lesson):
+    """The mark's comment before <!DOCTYPE html> leaves the page in standards mode, and its print the same."""
+    from chromium import dom, pdf_pages, print_pdf
+
+    from bertdrill.adapters.export.sheets import html
+    from bertdrill.adapters.export.sheets.model import build_sheet
+    from bertdrill.adapters.lessons import read_lesson
+
+    page = html.render(build_sheet([read_lesson(lesson)], language="en", seed=7, versions=1), keys=False)
+    marked = seal(Mark.HTML, page.encode()).decode()
+    # The sheet's policy forbids scripts: a copy without it reports the mode its document was parsed in.
+    probe = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", marked).replace(
+        "</body>", "<script>document.body.dataset.mode = document.compatMode;</script></body>")
+    assert 'data-mode="CSS1Compat"' in dom(probe)  # standards mode: BackCompat would be quirks
+    assert pdf_pages(print_pdf(marked, tmp_path / "marked.pdf")) == pdf_pages(print_pdf(page, tmp_path / "plain.pdf"))
