@@ -8,6 +8,7 @@ rich's Markdown and traceback renderers, pygments with them: about 150 ms).
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import sys
@@ -22,17 +23,19 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 import typer.main
-from typer.core import TyperArgument, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 from typer.models import CommandFunctionType, CommandInfo, TyperInfo
 
 try:  # recent typer vendors click; older releases use click itself
     from typer._click.core import Command as ClickCommand
     from typer._click.core import Context as ClickContext
     from typer._click.exceptions import ClickException
+    from typer._click.formatting import HelpFormatter
 except ImportError:  # pragma: no cover
     from click.core import Command as ClickCommand  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
     from click.core import Context as ClickContext  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
     from click.exceptions import ClickException  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
+    from click.formatting import HelpFormatter  # type: ignore[import-not-found, no-redef, assignment, unused-ignore]
 
 from bertdrill import __version__
 from bertdrill.core import i18n
@@ -168,6 +171,12 @@ class BertdrillGroup(TyperGroup):
     def list_commands(self, ctx: ClickContext) -> list[str]:
         return list(self.commands)  # the names alone: typer's own list reads every command, which builds it
 
+    def format_commands(self, ctx: ClickContext, formatter: HelpFormatter) -> None:
+        commands = self.commands
+        assert isinstance(commands, CommandsBuiltWhenUsed)
+        with commands.listed():  # the list shows each command's name and help alone: none need be built
+            super().format_commands(ctx, formatter)
+
     def invoke(self, ctx: ClickContext) -> object:
         try:
             return super().invoke(ctx)
@@ -245,10 +254,25 @@ class CommandsBuiltWhenUsed(MutableMapping[str, "ClickCommand"]):
         self._registered = {_command_name(info): info for info in listed}
         self._built: dict[str, ClickCommand] = {}
 
+    _listing = False
+
     def __getitem__(self, name: str) -> ClickCommand:
         if name not in self._built:
+            if self._listing:
+                return _listed(name, self._registered[name])
             self._built[name] = self._build(self._registered[name])
         return self._built[name]
+
+    @contextmanager
+    def listed(self) -> Iterator[None]:
+        """While ``--help`` lists the commands: a command not built yet is read as a stand-in that holds only
+        what the list shows (its name, help, short help, whether it is hidden or deprecated), as typer would
+        have built it."""
+        self._listing = True
+        try:
+            yield
+        finally:
+            self._listing = False
 
     def _build(self, info: CommandInfo | TyperInfo) -> ClickCommand:
         root = self._root
@@ -272,6 +296,18 @@ class CommandsBuiltWhenUsed(MutableMapping[str, "ClickCommand"]):
 
     def __len__(self) -> int:
         return len(self._registered) + sum(name not in self._registered for name in self._built)
+
+
+def _listed(name: str, info: CommandInfo | TyperInfo) -> ClickCommand:
+    """A command as ``--help`` lists it, without its options: the help typer would give it (a command's own, else
+    its function's docstring; a group's as typer solves it)."""
+    if isinstance(info, CommandInfo):
+        text = inspect.getdoc(info.callback) if info.help is None else inspect.cleandoc(info.help)
+        return TyperCommand(name=name, help=text, short_help=info.short_help, hidden=info.hidden,
+                            deprecated=info.deprecated)
+    solved = typer.main.solve_typer_info_defaults(info)
+    return TyperCommand(name=name, help=solved.help, short_help=solved.short_help, hidden=solved.hidden,
+                        deprecated=solved.deprecated)
 
 
 def _command_name(info: CommandInfo | TyperInfo) -> str:
