@@ -4,6 +4,14 @@ Statements built from the tables, as the store's others are (nothing either back
 no DISTINCT ON; a day's number through :func:`.schema.day_number`), over the whole class: the
 teacher's role reads every learner's rows (row-level security lets it; a learner's role running it
 sees a class of one).
+
+On PostgreSQL the figures of the log come from its summaries (schema version 15: ``report_day``,
+``report_learner``, ``report_card``, which triggers on ``review`` keep in the transaction of every answer and
+undo), thousands of rows instead of every answer. The log itself is read where they cannot say the same:
+on SQLite (no summaries), for the learners' figures of some lessons only (the summaries are not per lesson),
+and when some answer's study day is after the report's (a learner whose day began before the teacher's: the
+summaries count every day, the report only days up to its own). ``from_log=True`` reads the log anyway, which
+the tests compare with.
 """
 
 from __future__ import annotations
@@ -11,11 +19,26 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, assert_never
 
-from sqlalchemy import Connection, Select, case, func, literal, select, text
+from sqlalchemy import (
+    Column,
+    Connection,
+    Date,
+    DateTime,
+    Integer,
+    Select,
+    Table,
+    Text,
+    case,
+    func,
+    literal,
+    select,
+    text,
+)
 
-from bertdrill.adapters.store.database import Database, as_utc
+from bertdrill.adapters.store.database import Backend, Database, as_utc, day_of
+from bertdrill.adapters.store.members import CLASS_METADATA
 from bertdrill.adapters.store.schema import CARD, REVIEW, SCHEDULE, day_number, in_lessons, reviewed_card, variant_key
 from bertdrill.core.scheduling.state import PASSING
 
@@ -68,6 +91,35 @@ class ClassReport:
     cards: list[CardSummary]  # hardest first
 
 
+def _counts(*names: str) -> list[Column[Any]]:
+    return [Column(name, Integer, nullable=False) for name in names]
+
+
+# The summaries of the log (PostgreSQL, schema version 15: :data:`.migrations.V15_TABLES` says what each holds).
+REPORT_DAY = Table("report_day", CLASS_METADATA, Column("learner", Text, primary_key=True),
+                   Column("study_day", Date, primary_key=True), *_counts("answers", "reviews", "passed"),
+                   Column("last_at", DateTime, nullable=False), *_counts("run"))
+REPORT_LEARNER = Table("report_learner", CLASS_METADATA, Column("learner", Text, primary_key=True),
+                       Column("first_day", Date, nullable=False), Column("last_day", Date, nullable=False),
+                       Column("last_at", DateTime, nullable=False))
+REPORT_CARD = Table("report_card", CLASS_METADATA, Column("learner", Text, primary_key=True),
+                    Column("card_id", Text, primary_key=True), *_counts("answers", "reviews", "lapses"))
+
+
+def summarized(connection: Connection, today: date) -> bool:
+    """Whether the log's summaries say what the log says up to ``today``: on PostgreSQL, while no answer is on a
+    later study day (a lookup in 1,000 learners' rows)."""
+    database: Database = connection.info["database"]
+    match database.backend:
+        case Backend.sqlite:
+            return False
+        case Backend.postgresql:
+            latest = connection.execute(select(func.max(REPORT_LEARNER.c.last_day))).scalar()
+            return latest is None or day_of(latest) <= today
+        case unknown:
+            assert_never(unknown)
+
+
 def _log(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
     """``columns`` over every learner's log; joined to the cards only for a lesson filter (a lookup per answer)."""
     return columns if lessons is None else columns.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
@@ -80,20 +132,25 @@ def _count(condition: Any) -> Any:
 
 
 def report(connection: Connection, database: Database, today: date, *,
-           lessons: Collection[str] | None = None) -> ClassReport:
+           lessons: Collection[str] | None = None, from_log: bool = False) -> ClassReport:
     """The report of the class on ``today``, on one connection (:func:`learners` and :func:`cards` are its halves,
     which a store with a pool of connections may run at once)."""
-    return ClassReport(today=today, learners=learners(connection, today, lessons), cards=cards(connection, today, lessons))
+    return ClassReport(today=today, learners=learners(connection, today, lessons, from_log=from_log),
+                       cards=cards(connection, today, lessons, from_log=from_log))
 
 
-def learners(connection: Connection, today: date, lessons: Collection[str] | None = None) -> list[LearnerSummary]:
-    """Every learner's figures, by name: two passes over the log (the counts, the streaks) and one over the schedules."""
-    week, month = today - timedelta(days=WEEK - 1), today - timedelta(days=RETENTION_DAYS - 1)
-    due_review = (REVIEW.c.kind == "review") & (REVIEW.c.study_day >= month)
-    answered = {row[0]: row[1:] for row in connection.execute(_log(select(
-        REVIEW.c.learner, _count(REVIEW.c.study_day >= week), _count(due_review),
-        _count(due_review & (REVIEW.c.grade >= PASSING)), func.max(REVIEW.c.reviewed_at)).select_from(REVIEW), lessons)
-        .where(REVIEW.c.study_day <= today).group_by(REVIEW.c.learner))}
+Answered = dict[str, tuple[Any, ...]]  # learner -> (answers in 7 days, due reviews in 30, of which passed, latest)
+
+
+def learners(connection: Connection, today: date, lessons: Collection[str] | None = None, *,
+             from_log: bool = False) -> list[LearnerSummary]:
+    """Every learner's figures, by name: their answers (from the summaries, else two passes over the log: the
+    counts, the streaks) and one pass over the schedules."""
+    if not from_log and lessons is None and summarized(connection, today):
+        answered, streaks = _answered_summarized(connection, today)
+    else:
+        answered, streaks = _answered_from_log(connection, today, lessons), dict(
+            connection.execute(_streaks(today, lessons)).all())
     shown = ((SCHEDULE.c.due <= today) & SCHEDULE.c.suspended.is_(False)
              & (SCHEDULE.c.buried_until.is_(None) | (SCHEDULE.c.buried_until <= today)))
     counted = {row[0]: row[1:] for row in connection.execute(
@@ -101,18 +158,44 @@ def learners(connection: Connection, today: date, lessons: Collection[str] | Non
         .join_from(SCHEDULE, CARD, CARD.c.id == SCHEDULE.c.card_id)
         .where(CARD.c.removed.is_(False), reviewed_card(), in_lessons(lessons)).group_by(SCHEDULE.c.learner))}
     due = {name: figures[0] for name, figures in counted.items()}
-    streaks: dict[str, int] = dict(connection.execute(_streaks(today, lessons)).all())
     summaries = [
         LearnerSummary(learner=name, due=int(due.get(name) or 0),
                        answered_week=int(answered.get(name, (0,))[0] or 0),
                        reviews=int(answered.get(name, (0, 0))[1] or 0),
                        passed=int(answered.get(name, (0, 0, 0))[2] or 0),
-                       streak=int(streaks.get(name, 0)),
+                       streak=int(streaks.get(name) or 0),
                        last_active=as_utc(answered[name][3]) if name in answered else None,
                        learned=int(counted.get(name, (0, 0))[1] or 0))
         for name in sorted(set(answered) | set(due))
     ]
     return summaries
+
+
+def _answered_from_log(connection: Connection, today: date, lessons: Collection[str] | None) -> Answered:
+    """Each learner's answers in the last 7 days, due reviews in the last 30, of which passed, and latest answer:
+    one pass over the log."""
+    week, month = today - timedelta(days=WEEK - 1), today - timedelta(days=RETENTION_DAYS - 1)
+    due_review = (REVIEW.c.kind == "review") & (REVIEW.c.study_day >= month)
+    return {row[0]: row[1:] for row in connection.execute(_log(select(
+        REVIEW.c.learner, _count(REVIEW.c.study_day >= week), _count(due_review),
+        _count(due_review & (REVIEW.c.grade >= PASSING)), func.max(REVIEW.c.reviewed_at)).select_from(REVIEW), lessons)
+        .where(REVIEW.c.study_day <= today).group_by(REVIEW.c.learner))}
+
+
+def _answered_summarized(connection: Connection, today: date) -> tuple[Answered, dict[str, int]]:
+    """:func:`_answered_from_log`'s figures and the streaks from the summaries: each learner's row and their days
+    of the last 30 (the streak is the run of today's row, else yesterday's)."""
+    week, month = today - timedelta(days=WEEK - 1), today - timedelta(days=RETENTION_DAYS - 1)
+    day, learner = REPORT_DAY, REPORT_LEARNER
+    rows = connection.execute(
+        select(learner.c.learner, func.sum(case((day.c.study_day >= week, day.c.answers), else_=0)),
+               func.sum(day.c.reviews), func.sum(day.c.passed), learner.c.last_at,
+               func.coalesce(func.max(case((day.c.study_day == today, day.c.run))),
+                             func.max(case((day.c.study_day == today - timedelta(days=1), day.c.run)))))
+        .select_from(learner.outerjoin(day, (day.c.learner == learner.c.learner)
+                                       & day.c.study_day.between(month, today)))
+        .group_by(learner.c.learner, learner.c.last_at)).all()
+    return {row[0]: tuple(row[1:5]) for row in rows}, {row[0]: row[5] for row in rows if row[5] is not None}
 
 
 def _streaks(today: date, lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
@@ -129,12 +212,19 @@ def _streaks(today: date, lessons: Collection[str] | None) -> Select[*tuple[Any,
             .having(func.max(runs.c.d) >= yesterday))
 
 
-def cards(connection: Connection, today: date, lessons: Collection[str] | None = None) -> list[CardSummary]:
-    """Every card across the class, hardest first: one pass over the log and one over the schedules."""
-    learned = (REVIEW.c.kind == "review") & (REVIEW.c.reps_before > 0)
-    logged = {row[0]: row[1:] for row in connection.execute(_log(select(
-        REVIEW.c.card_id, func.count(), _count(learned), _count(learned & (REVIEW.c.grade < PASSING)))
-        .select_from(REVIEW), lessons).where(REVIEW.c.study_day <= today).group_by(REVIEW.c.card_id))}
+def cards(connection: Connection, today: date, lessons: Collection[str] | None = None, *,
+          from_log: bool = False) -> list[CardSummary]:
+    """Every card across the class, hardest first: its answers (from the summaries, else one pass over the log)
+    and one pass over the schedules."""
+    if not from_log and summarized(connection, today):
+        logged = {row[0]: row[1:] for row in connection.execute(
+            select(REPORT_CARD.c.card_id, func.sum(REPORT_CARD.c.answers), func.sum(REPORT_CARD.c.reviews),
+                   func.sum(REPORT_CARD.c.lapses)).group_by(REPORT_CARD.c.card_id))}
+    else:
+        learned = (REVIEW.c.kind == "review") & (REVIEW.c.reps_before > 0)
+        logged = {row[0]: row[1:] for row in connection.execute(_log(select(
+            REVIEW.c.card_id, func.count(), _count(learned), _count(learned & (REVIEW.c.grade < PASSING)))
+            .select_from(REVIEW), lessons).where(REVIEW.c.study_day <= today).group_by(REVIEW.c.card_id))}
     # A first answer of a study day graded below 3 resets the repetitions to 0 (SM-2's rule, which the FSRS
     # scheduler keeps too): the schedule says who failed the card at their latest scheduling answer, without
     # walking the log.
@@ -147,7 +237,7 @@ def cards(connection: Connection, today: date, lessons: Collection[str] | None =
         .group_by(CARD.c.id, CARD.c.item_id, CARD.c.lesson_id))
     found = [
         CardSummary(card_id=card_id, item_id=item_id, lesson_id=lesson_id,
-                    answers=int(logged.get(card_id, (0,))[0]), reviews=int(logged.get(card_id, (0, 0))[1] or 0),
+                    answers=int(logged.get(card_id, (0,))[0] or 0), reviews=int(logged.get(card_id, (0, 0))[1] or 0),
                     lapses=int(logged.get(card_id, (0, 0, 0))[2] or 0), learners=int(learned_count or 0),
                     failing=int(failing or 0), ef100=float(ef100) if ef100 is not None else None,
                     stability=float(stability) if stability is not None else None)

@@ -48,6 +48,7 @@ MIGRATION_LOCK = 0x62657274  # pg_advisory_xact_lock key: one migrating opener a
 
 LEARNER_TABLES = ("schedule", "review", "scheduler", "fsrs_parameters", "card_action", "lesson_exam")  # rows that belong to a learner
 SHARED_TABLES = ("meta", "lesson", "card")  # the class's lessons: learners read them, the teacher writes them
+SUMMARY_TABLES = ("report_day", "report_learner", "report_card")  # a learner's rows the log's triggers write (v15)
 
 
 def is_postgres(url: URL) -> bool:
@@ -331,6 +332,13 @@ def secure_class(connection: Connection, server_password: str | None) -> tuple[C
         "member_login": [("gate_keeps", "ALL", gate, "true"), ("own_logins", "ALL", learner, me),
                          ("teacher_manages", "ALL", teacher, "true")],
     }
+    _apply_policies(connection, policies)
+    secure_summaries(connection)
+    return roles, created
+
+
+def _apply_policies(connection: Connection, policies: dict[str, list[tuple[str, str, str, str]]]) -> None:
+    """Row-level security on each table, with its policies (name, command, role, condition) made anew."""
     for table, rules in policies.items():
         connection.exec_driver_sql(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
         for name, command, role, condition in rules:
@@ -338,7 +346,21 @@ def secure_class(connection: Connection, server_password: str | None) -> tuple[C
             check = f" WITH CHECK ({condition})" if command in ("ALL", "INSERT", "UPDATE") else ""
             connection.exec_driver_sql(f"CREATE POLICY {name} ON {table} FOR {command} TO {role} "
                                        f"USING ({condition}){check}")
-    return roles, created
+
+
+def secure_summaries(connection: Connection) -> None:
+    """The report's summaries (:data:`SUMMARY_TABLES`) read as the log is: the acting learner their own rows, a
+    teacher every row; nobody but their owner writes them (the log's triggers write them as the owner). Run by
+    ``class init`` and by the migration that makes them (a class migrated by another teacher's command keeps a
+    server that reads them); nothing to do on a database that is no class's (no roles)."""
+    roles = class_roles(connection)
+    if not (_role_exists(connection, roles.learner) and _role_exists(connection, roles.teacher)):
+        return
+    learner, teacher = _quote(connection, roles.learner), _quote(connection, roles.teacher)
+    for table in SUMMARY_TABLES:
+        connection.exec_driver_sql(f"GRANT SELECT ON {table} TO {learner}, {teacher}")
+    _apply_policies(connection, {table: [("acting_learner", "SELECT", learner, f"learner = {ACTING_LEARNER}"),
+                                         ("teacher_reads", "SELECT", teacher, "true")] for table in SUMMARY_TABLES})
 
 
 def learner_roles(connection: Connection) -> list[str]:
