@@ -280,3 +280,23 @@ def test_a_class_at_version_14_is_migrated_and_its_summaries_filled_from_its_log
         assert [(row.learner, row.streak) for row in report.learners] == [("Ayşe", 5), ("Bora", 5)]
         answer(server.acting_as(people[0][0]), facts[6].id, 4, DAY)  # the triggers keep them from now on
     assert_summaries_are_the_logs(teacher)
+
+
+def test_the_migration_builds_exactly_the_summaries_tables(teacher):
+    """Version 13's DDL, written out in migrations.py, and the tables the report's queries are built from agree
+    column by column (the learner's tables have the same check against their models: tests/test_store.py)."""
+    from sqlalchemy import create_engine, inspect
+
+    from bertdrill.adapters.store.classroom import REPORT_CARD, REPORT_DAY, REPORT_LEARNER
+
+    engine = create_engine(teacher.url.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        inspector = inspect(engine)
+        for table in (REPORT_DAY, REPORT_LEARNER, REPORT_CARD):
+            columns = {c["name"]: (c["nullable"], type(c["type"]).__name__) for c in inspector.get_columns(table.name)}
+            assert columns == {c.name: (c.nullable, type(c.type).__name__.upper().replace("DATETIME", "TIMESTAMP"))
+                               for c in table.columns}, table.name
+            assert inspector.get_pk_constraint(table.name)["constrained_columns"] == [c.name for c in
+                                                                                      table.primary_key]
+    finally:
+        engine.dispose()

