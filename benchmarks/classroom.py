@@ -23,7 +23,7 @@ roles), else the local one on 127.0.0.1:5432. Every database and role it makes i
    answers, written by SQL on the server (the log's triggers keep its summaries as they would for answers);
    then ``bertdrill class report`` (and ``--json``) as a command, median of 3, beside
    ``python -c "import sqlmodel, psycopg"`` (its start-up); and ``Store.class_report`` in process, from the
-   summaries and from the log itself (``from_log=True``, what the report read before schema version 13).
+   summaries and from the log itself (``from_log=True``, what the report read before schema version 15).
    Target (issue 25): 1 s.
 
 Prints figures; always exits 0 unless the audit finds a lost, doubled or misscheduled answer (exit 1).
@@ -348,7 +348,7 @@ def report(args) -> None:
     print(f"  (the report: {shape[0]:,} learners and {shape[1]} cards)")
     for name, label in (("report", "bertdrill class report"), ("json", "bertdrill class report --json"),
                         ("query", "Store.class_report in process"),
-                        ("log", "  the same from the log (before v13)"),
+                        ("log", "  the same from the log (before v15)"),
                         ("baseline", 'python -c "import sqlmodel, psycopg"')):
         print(f"  {label:<34} {1000 * median[name]:7,.0f} ms (median of 3)")
     print(f"  (bertdrill class report's own CPU time, user + system: {1000 * statistics.median(cpu):,.0f} ms; "
