@@ -306,3 +306,27 @@ def test_a_browser_prints_the_marked_html_sheet_as_the_unmarked_one(tmp_path, le
         "</body>", "<script>document.body.dataset.mode = document.compatMode;</script></body>")
     assert 'data-mode="CSS1Compat"' in dom(probe)  # standards mode: BackCompat would be quirks
     assert pdf_pages(print_pdf(marked, tmp_path / "marked.pdf")) == pdf_pages(print_pdf(page, tmp_path / "plain.pdf"))
+
+
+def test_a_link_is_judged_by_the_file_it_points_to(cli, tmp_path, lesson):
+    real = foreign(tmp_path / "essay.md")
+    link = tmp_path / "quiz.md"
+    link.symlink_to(real)
+    result = cli("sheet", str(lesson), "-o", str(link), "--key", "none")
+    assert result.exit_code == 1 and REFUSED in result.stderr and real.read_bytes() == FOREIGN
+    real.write_bytes(b"")  # now nothing to lose: replaced through the link, which stays a link
+    assert cli("sheet", str(lesson), "-o", str(link), "--key", "none").exit_code == 0
+    assert link.is_symlink() and is_ours(real) and real.read_bytes().startswith(b"<!-- bertdrill ")
+
+
+def test_the_writer_replaces_only_ours_unless_told(tmp_path):
+    from bertdrill.adapters.export.files import Replace, WriteError, write_atomic
+
+    path = foreign(tmp_path / "notes.md")
+    with pytest.raises(WriteError, match="notes.md exists and is not a file bertdrill wrote"):
+        write_atomic(path, seal(Mark.MARKDOWN, b"# Quiz\n"), replace=Replace.OURS)
+    assert path.read_bytes() == FOREIGN and sorted(tmp_path.iterdir()) == [path]
+    write_atomic(path, seal(Mark.MARKDOWN, b"# Quiz\n"), replace=Replace.ANY)
+    write_atomic(path, seal(Mark.MARKDOWN, b"# Quiz 2\n"), replace=Replace.OURS)  # ours now
+    assert path.read_bytes().endswith(b"# Quiz 2\n")
+    assert Replace.forced(True) is Replace.ANY and Replace.forced(False) is Replace.OURS

@@ -1,4 +1,5 @@
-"""Writing an output file the one safe way, for every command that writes one (``sheet``, ``export anki``).
+"""Writing an output file the one safe way, for every command that writes one (``sheet``, ``export anki``,
+``stats --chart``, ``practice start``, and bertdrill's own lesson cache and login).
 
 - Only a regular file is ever written: a device, a FIFO, a socket or a folder is refused with a message, so
   ``-o /dev/null`` never replaces the node (as root it could) and ``-o fifo`` never blocks.
