@@ -297,3 +297,12 @@ def test_a_switch_of_one_card_with_one_answer_says_both_in_the_singular(cli, iso
                                              "1 answer in their log.")
     turkish = cli("scheduler", "sm2", "--lang", "tr").stdout.splitlines()[0]
     assert ": 1 kart, kayıtlarındaki 1 yanıt temel alınarak " in turkish, turkish
+
+
+def test_turkish_reads_its_decimals_its_own_way(cli, year, isolated_home):
+    """A shown decimal follows the language (0,85 in Turkish); the command to type keeps the dot."""
+    result = cli("scheduler", "fsrs", "--retention", "0.85", "--lang", "tr")
+    assert result.exit_code == 0, result.output
+    assert "0,85" in result.stdout and "0.85" not in result.stdout
+    back = cli("scheduler", "sm2", "--lang", "tr")
+    assert "bertdrill scheduler fsrs --retention 0.85" in back.stdout

@@ -425,9 +425,9 @@ TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,a
 
 def number(value: int) -> str:
     """A count written the interface language's way: 1,234 in English, 1.234 in Turkish."""
-    from bertdrill.core.languages import thousands_separator
+    from bertdrill.core.languages import written_count
 
-    return f"{value:,}".replace(",", thousands_separator(i18n.language()))
+    return written_count(value, i18n.language())
 
 
 def day_count(count: int) -> str:
@@ -440,9 +440,9 @@ def card_count(count: int) -> str:
 
 def decimal(value: float, places: int) -> str:
     """A decimal written the interface language's way: 57.1 in English, 57,1 in Turkish."""
-    from bertdrill.core.languages import decimal_mark
+    from bertdrill.core.languages import written_decimal
 
-    return f"{value:.{places}f}".replace(".", decimal_mark(i18n.language()))
+    return written_decimal(value, places, i18n.language())
 
 
 def _version(value: bool) -> None:

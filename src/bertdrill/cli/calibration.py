@@ -8,7 +8,7 @@ import math
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from bertdrill.cli.base import out, progress
+from bertdrill.cli.base import number, out, progress
 from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def lines(report: Report) -> list[str]:
         return [*shown, verdict(report)]
     shown.append(_("{reviews} reviews scored (each the first answer of a day to a card also answered on an "
                    "earlier day); you recalled {recall} of them.").format(
-        reviews=f"{report.reviews:,}", recall=percent(report.recall)))
+        reviews=number(report.reviews), recall=percent(report.recall)))
     shown.append("")
     names = {**TITLES, "baseline": _("your average")}
     width = max(len(name) for name in names.values()) + 2

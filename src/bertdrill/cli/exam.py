@@ -82,13 +82,14 @@ def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: f
                 out.print(_("Exam plan of {lesson} ended: {cards} rescheduled.").format(
                     lesson=lesson, cards=card_count(switch.cards)))
             return
+        assert wanted_target is not None  # an exam day has its target
         if lesson is None:
             out.print(_("Exam on {day}: {cards} replanned so their predicted recall on the day reaches "
                         "{target}.").format(day=day.isoformat(), cards=card_count(switch.cards),
-                                            target=f"{wanted_target:.2f}"))
+                                            target=decimal(wanted_target, 2)))
         else:
             out.print(_("Exam of {lesson} on {day}: its cards replanned so their predicted recall on the day "
-                        "reaches {target}.").format(lesson=lesson, day=day.isoformat(), target=f"{wanted_target:.2f}"))
+                        "reaches {target}.").format(lesson=lesson, day=day.isoformat(), target=decimal(wanted_target, 2)))
     if day is None:
         return
     assert wanted_target is not None
@@ -108,7 +109,7 @@ def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: f
         err.print(ngettext("At today's pace {count} card cannot reach {target} by the exam, for example:",
                            "At today's pace {count} cards cannot reach {target} by the exam, for example:",
                            len(found.cannot)).format(
-            count=number(len(found.cannot)), target=f"{wanted_target:.2f}"))
+            count=number(len(found.cannot)), target=decimal(wanted_target, 2)))
         for card_id in found.cannot[:SHOWN]:
             err.print(f"  {card_id}", markup=False)
 

@@ -14,6 +14,7 @@ from bertdrill.cli.base import (
     app,
     card_count,
     clock,
+    decimal,
     err,
     number,
     out,
@@ -104,7 +105,7 @@ def switched_lines(done: Switched) -> list[str]:
     return [_("Switched to {scheduler}: {cards} rescheduled from {answers} in their log.").format(
                 scheduler=describe(done.after), cards=card_count(switched.cards), answers=answers),
             _("Due today: {after} (before the switch: {before}).").format(
-                after=f"{done.due_after:,}", before=f"{done.due_before:,}"),
+                after=number(done.due_after), before=number(done.due_before)),
             _("To undo, switch back: {command}").format(command=describe_command(done.before, done.after))]
 
 
@@ -122,7 +123,7 @@ def shown(current: SchedulerChoice, sets: Sequence[FittedSet]) -> list[str]:
 
 def fitted_line(each: FittedSet) -> str:
     return _("set {number}: fitted {day} on {reviews} reviews").format(
-        number=each.number, day=each.fitted_at.date().isoformat(), reviews=f"{each.reviews:,}")
+        number=each.number, day=each.fitted_at.date().isoformat(), reviews=number(each.reviews))
 
 
 def describe(choice: SchedulerChoice) -> str:
@@ -132,14 +133,14 @@ def describe(choice: SchedulerChoice) -> str:
             return "SM-2"
         case SchedulerName.FSRS:
             if choice.fitted is None:
-                described = _("FSRS, desired retention {retention}").format(retention=f"{_retention(choice):.2f}")
+                described = _("FSRS, desired retention {retention}").format(retention=decimal(_retention(choice), 2))
             else:
                 described = _("FSRS, desired retention {retention}, parameters {fitted}").format(
-                    retention=f"{_retention(choice):.2f}", fitted=fitted_line(choice.fitted))
-            if choice.exam is None:
+                    retention=decimal(_retention(choice), 2), fitted=fitted_line(choice.fitted))
+            if choice.exam is None or choice.exam_target is None:
                 return described
             return _("{scheduler}, planning for an exam on {day} at predicted recall {target}").format(
-                scheduler=described, day=choice.exam.isoformat(), target=f"{choice.exam_target:.2f}")
+                scheduler=described, day=choice.exam.isoformat(), target=decimal(choice.exam_target, 2))
         case unreachable:
             assert_never(unreachable)
 

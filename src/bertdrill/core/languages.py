@@ -201,6 +201,17 @@ def decimal_mark(code: str) -> str:
     return language(code).decimal
 
 
+def written_count(value: int, code: str) -> str:
+    """A count as a reader of ``code`` writes it: 1,234 in English, 1.234 in Turkish (the interfaces' one way)."""
+    return f"{value:,}".replace(",", thousands_separator(code))
+
+
+def written_decimal(value: float, places: int, code: str) -> str:
+    """A decimal as a reader of ``code`` writes it: 0.85 in English, 0,85 in Turkish. A value to type on a command
+    line is written as typed (``--retention 0.85``), not with this."""
+    return f"{value:.{places}f}".replace(".", decimal_mark(code))
+
+
 def turkic_case(code: str) -> bool:
     """Whether case folds the Turkish way; a region is ignored: "tr-TR" and "tr_TR" fold as "tr"."""
     return language(code.split("-")[0].split("_")[0].lower()).turkic_case

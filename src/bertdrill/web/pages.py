@@ -56,7 +56,7 @@ class Theme(StrEnum):
 
 
 def _number(value: int) -> str:
-    return f"{value:,}".replace(",", languages.thousands_separator(i18n.language()))
+    return languages.written_count(value, i18n.language())
 
 
 @cache
