@@ -81,13 +81,14 @@ class Scheduling(Database):
             learner = learner_of(connection)
             # every card's schedule row locked first (PostgreSQL; SQLite's write lock holds the file): an answer in
             # another window commits before the log is read, or waits and then schedules under the new choice
-            card_ids = list(connection.execute(_SCHEDULED_CARDS.with_for_update(), {"learner": learner}).scalars())
+            locked = connection.execute(_SCHEDULED_CARDS.with_for_update(), {"learner": learner}).cursor
+            card_ids = [card_id for card_id, in locked.fetchall()]  # the driver's rows: no Row made of each of 100,000
             updates, answers = [], 0
-            replayed = card_replayer(scheduler)
+            replayed, value = card_replayer(scheduler), self.value
             for card_id, log in _merged(track(card_ids), _day_logs(connection, None)):
                 answers += len(log)
-                updates.append(_values(card_id, replayed(card_id, log)) | {"owner": learner})
-            execute_compiled_many(connection, _REPLAYED, updates)
+                updates.append(_values(learner, card_id, replayed(card_id, log), value))
+            execute_compiled_many(connection, _REPLAYED, updates, converted=True)
             stored = _store_fitted(connection, choice)
             row = {"learner": learner, "name": stored.name.value, "retention": stored.retention,
                    "switched_at": datetime.now(UTC), "parameters": stored.fitted.number if stored.fitted else None,
@@ -217,9 +218,10 @@ def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, list[T]]]) -> Ite
         raise StoreError(f"the review log has answers to {waiting[0]!r}, which has no schedule; nothing was changed")
 
 
-def _values(card_id: str, state: Schedule) -> dict[str, Any]:
-    """The parameters of :data:`_REPLAYED` for one card."""
-    return {"card": card_id, "new_repetitions": state.repetitions, "new_ef100": state.ef100,
-            "new_interval": state.interval, "new_due": state.due, "new_lapses": state.lapses,
-            "new_leech": state.lapses >= LEECH_LAPSES, "new_stability": state.stability,
+def _values(learner: str, card_id: str, state: Schedule, value: Callable[[Any], Any]) -> dict[str, Any]:
+    """The parameters of :data:`_REPLAYED` for one card of ``learner``, as the driver stores them (``value``:
+    :meth:`Database.value`, for the two that may need converting, the due day and the leech flag)."""
+    return {"owner": learner, "card": card_id, "new_repetitions": state.repetitions, "new_ef100": state.ef100,
+            "new_interval": state.interval, "new_due": value(state.due), "new_lapses": state.lapses,
+            "new_leech": value(state.lapses >= LEECH_LAPSES), "new_stability": state.stability,
             "new_difficulty": state.difficulty}

@@ -358,27 +358,34 @@ class MemorySteps(LibrarySteps):
                     continue
                 return self.replayed(scheduling_days(log), adjust, distinct=True)
             rating = rating_of[grade]  # KeyError for anything but a grade 0-5 (the store reads them checked)
+            # max(a, b) and min(a, b) written as Python's builtins decide them ("b if b > a else a": the first
+            # of equals), without a call each
             if stability is None:  # a new card (py-fsrs's Learning state): initial()
                 stability, difficulty = first[rating]
             else:  # State.Review, as review_card has it: stability() from the difficulty before, then difficulty()
                 elapsed = day - last
                 if elapsed < 1:  # _short_term_stability
                     increase: float = short_gain[rating] * (stability ** short_power)
-                    if rating >= 2:
-                        increase = max(increase, 1.0)
-                    stability = max(stability * increase, least)
-                else:
+                    if rating >= 2 and 1.0 > increase:  # max(increase, 1.0)
+                        increase = 1.0
+                    stability = stability * increase
+                elif rating == 1:  # _next_forget_stability
                     retrievability = (1 + factor * elapsed / stability) ** decay
-                    if rating == 1:  # _next_forget_stability
-                        long_term: float = (p11 * (difficulty ** forget_power) * (((stability + 1) ** (p13)) - 1)
-                                            * (e ** ((1 - retrievability) * p14)))
-                        stability = max(min(long_term, stability / short_forget), least)
-                    else:  # _next_recall_stability
-                        recalled: float = stability * (1 + recall_gain * (11 - difficulty) * (stability ** recall_power)
-                                                       * ((e ** ((1 - retrievability) * p10)) - 1) * bonus[rating])
-                        stability = max(recalled, least)
-                difficulty = min(max(reverted + kept * (difficulty + (10.0 - difficulty) * change[rating] / 9.0), low),
-                                 high)
+                    long_term: float = (p11 * (difficulty ** forget_power) * (((stability + 1) ** (p13)) - 1)
+                                        * (e ** ((1 - retrievability) * p14)))
+                    shortest = stability / short_forget
+                    stability = shortest if shortest < long_term else long_term  # min(long_term, shortest)
+                else:  # _next_recall_stability
+                    retrievability = (1 + factor * elapsed / stability) ** decay
+                    stability = stability * (1 + recall_gain * (11 - difficulty) * (stability ** recall_power)
+                                             * ((e ** ((1 - retrievability) * p10)) - 1) * bonus[rating])
+                if least > stability:  # max(stability, least), each step's last
+                    stability = least
+                difficulty = reverted + kept * (difficulty + (10.0 - difficulty) * change[rating] / 9.0)
+                if low > difficulty:  # min(max(difficulty, low), high)
+                    difficulty = low
+                if high < difficulty:
+                    difficulty = high
             given = round((stability / factor) * term)  # interval()
             given = 1 if given < 1 else longest if given > longest else given
             interval = given if adjust is None else adjust(given, interval, grade, day)
@@ -386,9 +393,12 @@ class MemorySteps(LibrarySteps):
             if grade >= passing:
                 repetitions += 1
             else:
-                lapses += repetitions >= 1 or lapses >= 1  # is_lapse
+                if repetitions or lapses:  # is_lapse (both count up from 0)
+                    lapses += 1
                 repetitions = 0
-            ef100 = max(floor, ef100 + deltas[grade])
+            ef100 += deltas[grade]
+            if ef100 < floor:  # max(floor, ef100)
+                ef100 = floor
             last = day
         return _replayed(repetitions, ef100, lapses, interval, last, stability, difficulty)
 

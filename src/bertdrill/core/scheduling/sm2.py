@@ -147,9 +147,12 @@ def _replayed(log: DayLog, adjust: Adjust | None, *, distinct: bool) -> Schedule
             given = (first if repetitions == 1 else second if repetitions == 2
                      else (interval * ef100 + 99) // 100)  # EF before this review's update, as review has it
         else:
-            lapses += repetitions >= 1 or lapses >= 1  # is_lapse
+            if repetitions or lapses:  # is_lapse (both count up from 0)
+                lapses += 1
             repetitions, given = 0, first
-        ef100 = max(floor, ef100 + delta)
+        ef100 += delta
+        if ef100 < floor:  # max(floor, ef100), without the call
+            ef100 = floor
         interval = given if adjust is None else adjust(given, interval, grade, day)
         last = day
     if not last:
