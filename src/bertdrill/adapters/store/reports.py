@@ -9,7 +9,7 @@ from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import Date, Select, and_, case, func, literal, not_, or_, select
+from sqlalchemy import ColumnElement, Date, Select, and_, case, func, literal, not_, or_, select
 
 from bertdrill.adapters.store.database import Database, as_date, day_of
 from bertdrill.adapters.store.schema import (
@@ -21,6 +21,7 @@ from bertdrill.adapters.store.schema import (
     STATE,
     TALLY,
     active,
+    answered_on,
     available,
     in_lessons,
     mine_with_cards,
@@ -57,11 +58,13 @@ def _cards_with_schedules() -> Any:
 class Reports(Database):
     """Counts over the cards and the log, for some lessons or all."""
 
-    def _log(self, columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
-        """``columns`` over the learner's review log, joined to its cards only when a lesson filter needs them:
-        the join costs a lookup per answer (a million for a long-time learner's streak), so lessons that hold
-        every card of the store filter nothing and are not joined (:meth:`_scope`)."""
-        mine = columns.where(REVIEW.c.learner == LEARNER)
+    def _log(self, columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None, *,
+             answers: ColumnElement[bool] | None = None) -> Select[*tuple[Any, ...]]:
+        """``columns`` over the learner's review log (or the ``answers`` of it a condition picks, the learner's
+        only), joined to its cards only when a lesson filter needs them: the join costs a lookup per answer (a
+        million for a long-time learner's streak), so lessons that hold every card of the store filter nothing
+        and are not joined (:meth:`_scope`)."""
+        mine = columns.where(REVIEW.c.learner == LEARNER if answers is None else answers)
         lessons = self._scope(lessons)
         return mine if lessons is None else mine.join_from(REVIEW, CARD, CARD.c.id == REVIEW.c.card_id).where(
             in_lessons(lessons))
@@ -86,7 +89,7 @@ class Reports(Database):
         The daily limits are per lesson, as Anki's are per deck: a session of one lesson
         never uses up the new cards of another reviewed in a second window.
         """
-        query = self._log(select(REVIEW.c.kind, func.count()), lessons).where(REVIEW.c.study_day == day).group_by(
+        query = self._log(select(REVIEW.c.kind, func.count()), lessons, answers=answered_on(day)).group_by(
             REVIEW.c.kind)
         counts = dict(self.read(query))
         return DayCounts.of({AnswerKind(kind): count for kind, count in counts.items()})

@@ -34,6 +34,7 @@ from bertdrill.adapters.store.schema import (
     STATE,
     TYPED_MAX,
     active,
+    answered_on,
     checked_schedule,
     in_lessons,
     logged,
@@ -144,7 +145,7 @@ class ReviewWrites(Database):
                                   later.c.kind.not_in(_NOT_DRILLED))
         query = (select(REVIEW.c.card_id)
                  .select_from(REVIEW.join(mine_with_cards(), SCHEDULE.c.card_id == REVIEW.c.card_id))
-                 .where(REVIEW.c.learner == LEARNER, REVIEW.c.study_day == today, REVIEW.c.kind.not_in(_NOT_DRILLED),
+                 .where(answered_on(today), REVIEW.c.kind.not_in(_NOT_DRILLED),  # the learner's, of the day
                         ~followed, REVIEW.c.grade < REDRILL_BELOW, active(today), in_lessons(lessons))
                  .order_by(REVIEW.c.id))
         return [row[0] for row in self.read(query)]
