@@ -282,6 +282,29 @@ def test_a_class_at_version_14_is_migrated_and_its_summaries_filled_from_its_log
     assert_summaries_are_the_logs(teacher)
 
 
+def test_a_day_that_is_no_day_neither_fails_the_migration_nor_a_hand_edit(teacher, cli, facts):
+    """A hand edit's ``-infinity`` study day (damage the readers name: tests/test_read_back.py) is left out of the
+    days' summaries: the migration that fills them, and the edit itself, would otherwise fail on its arithmetic."""
+    with PostgresStore.serving(teacher.url_as(f"{teacher.database}_server")) as served:
+        server = teaching(cli, served)
+        _member, store = join(cli, server, "Ayşe")
+        with teacher.connect() as connection:
+            for statement in V15_OBJECTS.split(";"):
+                connection.execute(statement)
+        for offset in range(3):
+            answer(store, facts[offset].id, GRADES[offset], DAY - timedelta(days=offset))
+    with teacher.connect() as connection:
+        connection.execute("UPDATE review SET study_day = '-infinity' WHERE id = (SELECT min(id) FROM review)")
+    assert cli("class", "members").exit_code == 0  # migrates to 15 and fills the summaries
+    with teacher.connect() as connection:
+        connection.execute("UPDATE review SET study_day = '-infinity' WHERE id = (SELECT max(id) FROM review)")
+        finite = connection.execute("SELECT count(*) FROM review WHERE isfinite(study_day)").fetchone()
+        summed = connection.execute("SELECT sum(answers), bool_and(isfinite(study_day)) FROM report_day").fetchone()
+        carded = connection.execute("SELECT sum(answers) FROM report_card").fetchone()
+        total = connection.execute("SELECT count(*) FROM review").fetchone()
+    assert finite == (1,) and summed == (1, True) and carded == total == (3,)
+
+
 def test_the_migration_builds_exactly_the_summaries_tables(teacher):
     """Version 13's DDL, written out in migrations.py, and the tables the report's queries are built from agree
     column by column (the learner's tables have the same check against their models: tests/test_store.py)."""

@@ -483,7 +483,7 @@ BEGIN
                                      WHERE r.learner = t.learner AND r.study_day = t.study_day), t.last_at) END
         FROM (SELECT learner, study_day, count(*) AS answers, count(*) FILTER (WHERE kind = 'review') AS reviews,
                      count(*) FILTER (WHERE kind = 'review' AND grade >= 3) AS passed, max(reviewed_at) AS last_at
-              FROM removed GROUP BY learner, study_day) g
+              FROM removed WHERE isfinite(study_day) GROUP BY learner, study_day) g
         WHERE t.learner = g.learner AND t.study_day = g.study_day;
         WITH emptied AS (DELETE FROM report_day t WHERE t.answers <= 0
                              AND (t.learner, t.study_day) IN (SELECT learner, study_day FROM removed)
@@ -511,7 +511,7 @@ BEGIN
                  INSERT INTO report_day AS t (learner, study_day, answers, reviews, passed, last_at, run)
                  SELECT learner, study_day, count(*), count(*) FILTER (WHERE kind = 'review'),
                         count(*) FILTER (WHERE kind = 'review' AND grade >= 3), max(reviewed_at), 0
-                 FROM added GROUP BY learner, study_day ORDER BY learner, study_day
+                 FROM added WHERE isfinite(study_day) GROUP BY learner, study_day ORDER BY learner, study_day
                  ON CONFLICT (learner, study_day) DO UPDATE SET answers = t.answers + excluded.answers,
                      reviews = t.reviews + excluded.reviews, passed = t.passed + excluded.passed,
                      last_at = greatest(t.last_at, excluded.last_at)
@@ -522,7 +522,8 @@ BEGIN
             PERFORM report_renumber(changed.learners, changed.since);
         END IF;
         INSERT INTO report_learner AS t (learner, first_day, last_day, last_at)
-        SELECT learner, min(study_day), max(study_day), max(reviewed_at) FROM added GROUP BY learner ORDER BY learner
+        SELECT learner, min(study_day), max(study_day), max(reviewed_at) FROM added WHERE isfinite(study_day)
+        GROUP BY learner ORDER BY learner
         ON CONFLICT (learner) DO UPDATE SET first_day = least(t.first_day, excluded.first_day),
             last_day = greatest(t.last_day, excluded.last_day), last_at = greatest(t.last_at, excluded.last_at);
     END IF;
@@ -531,7 +532,8 @@ END
 $$
 """
 """The summaries of the answers a statement added (``added``), removed (``removed``), or both (an update), in its
-transaction: counts added or taken away; a day's latest answer and a learner's first and last day read again
+transaction: counts added or taken away (the days' summaries leave out a day that is no day, the ``-infinity``
+only a hand edit writes: its arithmetic would fail the edit, and the damage check names the row to every reader); a day's latest answer and a learner's first and last day read again
 from what is left; the runs renumbered from a day that appeared or emptied. SECURITY DEFINER: it writes as the
 owner of the tables (the teacher's role), so whoever may write the log keeps the summaries, and nobody writes
 them directly; its search path is fixed (:func:`_fix_search_path`). A new day of an answer gets run 0 until it
@@ -571,7 +573,7 @@ SELECT learner, study_day, answers, reviews, passed, last_at,
 FROM (SELECT *, study_day - CAST(row_number() OVER (PARTITION BY learner ORDER BY study_day) AS INTEGER) AS island
       FROM (SELECT learner, study_day, count(*) AS answers, count(*) FILTER (WHERE kind = 'review') AS reviews,
                    count(*) FILTER (WHERE kind = 'review' AND grade >= 3) AS passed, max(reviewed_at) AS last_at
-            FROM review GROUP BY learner, study_day) days) islands;
+            FROM review WHERE isfinite(study_day) GROUP BY learner, study_day) days) islands;
 INSERT INTO report_learner (learner, first_day, last_day, last_at)
 SELECT learner, min(study_day), max(study_day), max(last_at) FROM report_day GROUP BY learner
 """
