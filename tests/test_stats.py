@@ -20,7 +20,7 @@ from bertdrill.adapters.store import Store
 from bertdrill.app.session import record_attempt
 from bertdrill.core import stats
 from bertdrill.core.cards import compile_lesson
-from bertdrill.core.scheduling.state import AnswerKind
+from bertdrill.core.scheduling.state import AnswerKind, CardStage
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = date(2025, 3, 3)  # a Monday
@@ -174,6 +174,38 @@ def test_known_history_figures_from_the_store(filled):
     assert (leech.card_id, leech.schedule.lapses, leech.schedule.ef100, leech.leech) == (P + "bert-vs-gpt", 8, 130, True)
     assert [(s.card_id, s.schedule.ef100) for s in store.hardest(3)] == [
         (P + "bert-vs-gpt", 130), (P + "head-size@bert-base", 228), (P + "fine-tuning", 236)]
+
+
+def test_the_figures_of_every_card_join_no_schedule_to_its_card_and_are_the_joins(filled, monkeypatch):
+    """Over every lesson, the schedules are counted without joining each to its card: the cards no review shows
+    (removed, practice) are read from their own index and left out by id. The figures are those of the join, which
+    a lesson filter, or more hidden cards than are listed, still takes."""
+    from sqlalchemy import event
+
+    from bertdrill.adapters.store import reports
+
+    store, _ = filled
+    statements: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+
+    def figures() -> tuple[object, ...]:
+        return (store.card_states(TODAY), store.average_ef(), store.forecast(TODAY, 14), store.leeches(),
+                store.hardest(8))
+
+    without_join = figures()
+    counted = [statement for statement in statements if "FROM schedule" in statement]
+    assert counted and not any("JOIN card" in statement for statement in counted)
+    hidden = [statement for statement in statements if "FROM card" in statement and "JOIN" not in statement]
+    with store.engine.connect() as connection:
+        plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {hidden[0]}", (1001, 0)).all()
+    assert "ix_card_hidden" in str(plan)  # the hidden cards are found by their index, not a pass over the cards
+    states = store.card_states(TODAY)
+    assert states[CardStage.REMOVED] == 1 and sum(states.values()) == 31
+
+    statements.clear()
+    monkeypatch.setattr(reports, "LISTED", 0)  # more hidden cards than are listed: each schedule is joined
+    assert figures() == without_join
+    assert any("JOIN card" in statement for statement in statements)
 
 
 def test_lesson_filter(filled):

@@ -41,7 +41,7 @@ from sqlalchemy.schema import CreateColumn, CreateTable
 from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 Step = Callable[[Connection], None]
 """One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
@@ -603,6 +603,15 @@ def _version_15() -> list[Step]:
     return _per_backend({Backend.sqlite: [], Backend.postgresql: postgresql_steps})
 
 
+def _version_16() -> list[Step]:
+    """An index of the cards no review shows (removed ones, practice ones: usually none), so ``stats`` counts the
+    schedules of the other cards without joining each of them to its card: it reads the few hidden ones first."""
+    return _per_backend({
+        Backend.sqlite: _sql("CREATE INDEX ix_card_hidden ON card (id) WHERE removed IS 1 OR kind IN ('practice')"),
+        Backend.postgresql: _sql("CREATE INDEX ix_card_hidden ON card (id) WHERE removed IS true OR kind IN ('practice')"),
+    })
+
+
 def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], None]:
     """A version's migration; its steps are built when it runs (every open reads this module, few migrate)."""
 
@@ -617,7 +626,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     version: _migration(steps) for version, steps in enumerate(
         (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
          _version_9, _version_10, _version_11, _version_12, _version_13, _version_14,
-         _version_15), start=1)}
+         _version_15, _version_16), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 

@@ -5,20 +5,22 @@ Every statement is built from the tables (:mod:`.schema`), like the review's.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Date, Select, and_, case, func, literal, not_, or_, select
+from sqlalchemy import ColumnElement, Date, Select, and_, case, false, func, literal, not_, or_, select
 
 from bertdrill.adapters.store.database import Database, as_date, day_of
 from bertdrill.adapters.store.schema import (
     CARD,
+    HIDDEN_CARD,
     LEARNER,
     MATURE_DAYS,
     REVIEW,
     SCHEDULE,
-    STATE,
+    SCHEDULE_FIELDS,
     TALLY,
     active,
     answered_on,
@@ -33,6 +35,10 @@ from bertdrill.core.scheduling.state import LEECH_LAPSES, PASSING, AnswerKind, C
 from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
 
 _HELD_LESSONS = select(CARD.c.lesson_id).distinct()
+LISTED = 1000  # hidden cards left out by id; more are left out by joining each schedule to its card
+_KEPT_STATE = select(SCHEDULE.c.card_id, *(SCHEDULE.c[field] for field in SCHEDULE_FIELDS), SCHEDULE.c.suspended,
+                     SCHEDULE.c.buried_until, SCHEDULE.c.leech, false().label("removed"))
+"""The columns :func:`state_of` reads, of a card still in its lesson (removed: false)."""
 
 
 def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
@@ -76,6 +82,36 @@ class Reports(Database):
             return None
         held = {row[0] for row in self.read(_HELD_LESSONS)}
         return None if held <= set(lessons) else lessons
+
+    def _schedules_except(self, columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None,
+                          hidden: ColumnElement[bool], *conditions: Any) -> Select[*tuple[Any, ...]]:
+        """``columns`` (of the schedule) over the learner's schedules meeting ``conditions``, of some lessons or all,
+        but those of the cards ``hidden`` names (a condition on the card, among those :data:`HIDDEN_CARD` names:
+        removed ones, practice ones).
+
+        A lesson filter joins each schedule to its card. Lessons that hold every card (:meth:`_scope`), the usual
+        case, need no join: the hidden cards are read first, from their own index (usually none, or few), and
+        their schedules left out by id, instead of each of 100,000 schedules looking up its card. Many hidden
+        cards (more than :data:`LISTED`) are left out by the join after all."""
+        scope = self._scope(lessons)
+        if scope is None:
+            found = select(CARD.c.id).where(HIDDEN_CARD) if hidden is HIDDEN_CARD else select(CARD.c.id).where(
+                HIDDEN_CARD, hidden)  # said as the index says it, so the index is taken
+            ids = [row[0] for row in self.read(found.limit(LISTED + 1))]
+            if len(ids) <= LISTED:
+                mine = columns.select_from(SCHEDULE).where(SCHEDULE.c.learner == LEARNER, *conditions)
+                return mine.where(SCHEDULE.c.card_id.not_in(ids)) if ids else mine
+        return _cards(columns, scope).where(*conditions, not_(hidden))
+
+    def _removed_count(self, lessons: Collection[str] | None) -> int:
+        """How many of the cards a review would show are removed, of some lessons or all: their schedules are
+        looked up from the removed cards (few), not the other way round."""
+        removed = CARD.c.removed.is_(True) & reviewed_card()
+        scope = self._scope(lessons)
+        if scope is not None:
+            return int(self._first(_cards(select(func.count()), scope).where(removed)))
+        return int(self._first(select(func.count()).select_from(SCHEDULE).where(
+            SCHEDULE.c.learner == LEARNER, SCHEDULE.c.card_id.in_(select(CARD.c.id).where(HIDDEN_CARD, removed)))))
 
     def _tally(self, columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
         """``columns`` over the learner's count of answers per day, lesson and kind (:attr:`tallied` stores only):
@@ -191,9 +227,8 @@ class Reports(Database):
         # The largest of several values: SQLite's max(a, b, c), PostgreSQL's greatest (Database.greatest).
         shown = getattr(func, self.greatest)(SCHEDULE.c.due, func.coalesce(SCHEDULE.c.buried_until, SCHEDULE.c.due),
                                              literal(today, Date), type_=Date).label("d")
-        days_shown = _cards(select(shown), lessons).where(
-            SCHEDULE.c.due.is_not(None), SCHEDULE.c.suspended.is_(False), CARD.c.removed.is_(False),
-            reviewed_card()).subquery("shown")
+        days_shown = self._schedules_except(select(shown), lessons, HIDDEN_CARD, SCHEDULE.c.due.is_not(None),
+                                            SCHEDULE.c.suspended.is_(False)).subquery("shown")
         query = select(days_shown.c.d, func.count()).where(days_shown.c.d <= last).group_by(days_shown.c.d)
         counts = {day_of(day): count for day, count in self.read(query)}
         return [(today + timedelta(days=i), counts.get(today + timedelta(days=i), 0)) for i in range(days)]
@@ -226,13 +261,20 @@ class Reports(Database):
         lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
         removed only, a suspended one as suspended only; a buried card counts by its schedule.
         """
-        # state.stage_of, in SQL: the same order of tests
-        state = case((CARD.c.removed, CardStage.REMOVED.value), (SCHEDULE.c.suspended, CardStage.SUSPENDED.value),
-                     (SCHEDULE.c.due.is_(None), CardStage.NEW.value),
-                     (SCHEDULE.c.repetitions < 2, CardStage.LEARNING.value),
-                     (SCHEDULE.c.interval < MATURE_DAYS, CardStage.YOUNG.value),
-                     else_=CardStage.MATURE.value).label("state")
-        counts = dict(self.read(_cards(select(state, func.count()), lessons).where(reviewed_card()).group_by(state)))
+        # state.stage_of, in SQL: the same tests in the same order, each stage counted in one pass (a CASE per
+        # stage, no grouping); the first test (removed) is asked of the removed cards alone
+        tests = ((SCHEDULE.c.suspended, CardStage.SUSPENDED), (SCHEDULE.c.due.is_(None), CardStage.NEW),
+                 (SCHEDULE.c.repetitions < 2, CardStage.LEARNING), (SCHEDULE.c.interval < MATURE_DAYS, CardStage.YOUNG))
+
+        def counted(stage: CardStage) -> Any:
+            earlier = [(test, 0) for test, _stage in itertools.takewhile(lambda pair: pair[1] is not stage, tests)]
+            last = [(test, 1) for test, each in tests if each is stage]
+            return func.coalesce(func.sum(case(*earlier, *last, else_=0 if last else 1)), 0)
+
+        stages = [stage for _test, stage in tests] + [CardStage.MATURE]
+        found = self.read(self._schedules_except(select(*map(counted, stages)), lessons, HIDDEN_CARD))[0]
+        counts = {stage.value: int(count) for stage, count in zip(stages, found, strict=True)}
+        counts[CardStage.REMOVED.value] = self._removed_count(lessons)
         return {stage: counts.get(stage.value, 0) for stage in CardStage}
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
@@ -257,8 +299,8 @@ class Reports(Database):
 
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         """Mean easiness factor of reviewed cards still in their lessons."""
-        value = self._first(_cards(select(func.avg(SCHEDULE.c.ef100)), lessons).where(
-            SCHEDULE.c.due.is_not(None), CARD.c.removed.is_(False)))
+        value = self._first(self._schedules_except(select(func.avg(SCHEDULE.c.ef100)), lessons,
+                                                   CARD.c.removed.is_(True), SCHEDULE.c.due.is_not(None)))
         return float(value) / 100 if value is not None else None  # PostgreSQL averages to a Decimal
 
     def leeches(self, min_lapses: int = LEECH_LAPSES, *, lessons: Collection[str] | None = None) -> list[CardState]:
@@ -273,7 +315,7 @@ class Reports(Database):
     def _states(self, lessons: Collection[str] | None, condition: Any, *, order: tuple[Any, ...],
                 limit: int | None = None) -> list[CardState]:
         """Cards still in their lessons that meet ``condition``, in ``order`` (then by id); all when no ``limit``."""
-        query = (STATE.where(condition, CARD.c.removed.is_(False), in_lessons(lessons))
+        query = (self._schedules_except(_KEPT_STATE, lessons, CARD.c.removed.is_(True), condition)
                  .order_by(*order, SCHEDULE.c.card_id).limit(limit))
         return [state_of(row) for row in self.read(query)]
 
