@@ -243,7 +243,66 @@ def test_the_stats_page_form_switches_and_a_teacher_gets_403(klass, cli):
     csrf = teacher.client.cookies.get("bertdrill_csrf")
     refused = teacher.client.post("/stats/scheduler", data={"csrf": csrf or "", "scheduler": "sm2", "spread": "off"})
     assert refused.status_code == 403
-    turkish = klass.browser("Bora")
-    turkish.client.cookies.set("bertdrill_lang", "tr")
-    page = turkish.get("/stats")
-    assert "Zamanlayıcınız" in page
+    bora = klass.browser("Bora")  # five cards' answers: too few to fit, said on the page, and nothing changes
+    bora.get("/stats")
+    page = bora.submit("/stats/scheduler", scheduler="fsrs", retention="0.90", parameters="fit", spread="balance")
+    assert bora.status == 409 and "more are needed: FSRS keeps its default parameters" in page
+    assert klass.choice("Bora") is None
+    bora.client.cookies.set("bertdrill_lang", "tr")
+    page = bora.get("/stats")
+    assert "Zamanlayıcınız" in page and "Sınavınız" in page
+
+
+def test_an_exam_plan_is_set_from_the_terminal_and_the_page_as_on_her_own_store(klass, cli):
+    """``bertdrill review --exam`` after login: the server plans her cards, as the same plan on her own store does
+    (the class's limits, 10 new and 200 reviews a day); the page's form sets and ends it too."""
+    from datetime import date
+
+    from bertdrill.adapters.store import Store
+    from bertdrill.app.scheduling import plan_exam
+    from bertdrill.cli.base import scheduler_of
+    from bertdrill.cli.exam import cannot_lines, planned_lines
+    from bertdrill.core.cards import compile_lesson
+    from bertdrill.core.lesson import parse
+    from bertdrill.ports import ExamAsked
+
+    log_in(cli, klass, "Ayşe")
+    refused = cli("review", "--exam", "2025-08-20", input=":quit\n")  # SM-2 predicts no recall
+    assert refused.exit_code == 1 and "an exam plan needs FSRS's predicted recall" in refused.stderr
+    assert cli("scheduler", "fsrs", "--spread", "fuzz").exit_code == 0
+    assert cli("scheduler", "fsrs", "--spread", "fuzz", "--db", klass.own).exit_code == 0
+    for day, message in (("2025-07-20", "the exam day 2025-07-20 is not after today (2025-07-20)"),
+                         ("2025-13-01", "--exam takes a day such as 2027-01-15, or off")):
+        refused = cli("review", "--exam", day, input=":quit\n")
+        assert refused.exit_code == 1 and message in refused.stderr, refused.output
+    result = cli("review", "--exam", "2025-08-20", "--exam-target", "0.95", input=":quit\n")
+    assert result.exit_code == 0, result.output
+    cards = compile_lesson(parse(synthetic_lesson(), "synthetic.toml"))
+    with Store.open(klass.own) as store:
+        planned = plan_exam(store, cards, ExamAsked(date(2025, 8, 20), 0.95), date(2025, 7, 20), scheduler_of,
+                            new=10, limit=200)
+    assert result.stdout.startswith("\n".join(planned_lines(planned)) + "\n")
+    assert result.stdout.startswith("Exam on 2025-08-20: 60 cards replanned so their predicted recall on the day "
+                                    "reaches 0.95.\nBefore the exam: ")
+    assert "\n".join(cannot_lines(planned)) in result.stderr
+    assert klass.schedules("Ayşe") == own_schedules(klass.own)  # every card replanned exactly as on her own
+    web = klass.browser("Ayşe")
+    page = web.get("/stats")
+    assert "Every lesson: exam on 2025-08-20, target 0.95." in page
+    page = web.submit("/stats/exam", plan="off", lesson="")
+    assert web.status == 200 and "Exam plan ended: 60 cards rescheduled by FSRS alone." in page
+    assert "No exam plan is set." in page
+    page = web.submit("/stats/exam", plan="set", day="2025-09-01", target="0.90", lesson=LESSON)
+    assert web.status == 200 and f"Exam of {LESSON} on 2025-09-01: its cards replanned" in page, page[:2000]
+    page = web.submit("/stats/exam", plan="set", day="2025-09-01", target="1.5", lesson="")
+    assert web.status == 400 and "--exam-target must be from 0.70 to 0.99, got 1.5" in page
+    token = saved_login(login_path())
+    assert token is not None
+    api = Connection(klass.url, token=token.token, reconnect=0)
+    for body, message in (({"day": "tomorrow"}, "the exam's day is a date such as 2027-01-15"),
+                          ({"day": "2025-09-01", "lesson": "physics"}, "no lesson 'physics' here"),
+                          ({"day": "2025-09-01", "learner": "Bora"}, "an exam request has no field 'learner'")):
+        with pytest.raises(StoreError, match="refused") as refused_api:
+            api.post("/api/exam", body)
+        assert message in str(refused_api.value)
+    assert klass.choice("Bora") is None  # Bora's scheduler is his own

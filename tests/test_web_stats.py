@@ -127,3 +127,16 @@ def test_one_chart_module_draws_the_file_with_its_own_colours_and_the_page_witho
     for svg in (written, drawn):
         shapes = ElementTree.fromstring(svg)
         assert not [element for element in shapes.iter() if element.get("fill", "").startswith("#")]
+
+
+def test_a_learners_own_server_switches_her_scheduler_from_the_page(learner, cli):
+    """The same form on a learner's own ``bertdrill serve``: the switch is the command's, on her own database."""
+    web, _logs = learner
+    web.get("/stats")
+    page = web.submit("/stats/scheduler", scheduler="fsrs", retention="0.86", parameters="keep", spread="balance")
+    assert web.status == 200 and "Switched to FSRS, desired retention 0.86:" in page
+    with Store.open(None, read_only=True) as store:
+        assert (store.scheduler_choice().name, store.scheduler_choice().retention) == ("fsrs", 0.86)
+    assert cli("scheduler").stdout.startswith("Scheduler: FSRS, desired retention 0.86.\n")
+    page = web.submit("/stats/scheduler", scheduler="sm2", spread="balance")
+    assert "Switched to SM-2:" in page and "To undo, switch back: bertdrill scheduler fsrs --retention 0.86" in page

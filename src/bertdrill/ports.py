@@ -271,6 +271,33 @@ class Switched:
     due_after: int = 0
 
 
+@dataclass(frozen=True)
+class ExamAsked:
+    """An exam plan asked for (``bertdrill review --exam DAY [--exam-target R] [--lesson L]``; the class server's
+    form and API take the same): ``day`` None ends the plan, of ``lesson`` or of every lesson; ``target`` None:
+    the default."""
+
+    day: date | None
+    target: float | None = None
+    lesson: str | None = None
+
+
+@dataclass(frozen=True)
+class ExamPlanned:
+    """What setting an exam plan did and what it asks (:func:`bertdrill.app.scheduling.plan_exam`): ``switch``
+    None when the plan was already this one; for a plan set, its target, the reviews before the exam at ``new``
+    and ``limit`` a day over ``days`` study days, and the cards that cannot reach the target at that pace."""
+
+    asked: ExamAsked
+    target: float | None
+    switch: Switch | None = None
+    reviews: int = 0
+    days: int = 0
+    cannot: tuple[str, ...] = ()
+    new: int = 0
+    limit: int = 0
+
+
 CardLog = list[tuple[date, int]]
 """One card's answers as (study day, grade), oldest first: what a replay reads."""
 

@@ -1,17 +1,20 @@
-"""Choosing a learner's scheduler: what ``bertdrill scheduler`` (on a store of one's own, or through the class
-server) and the class server's scheduler form ask for, made into the choice to store, and switched to.
+"""Choosing a learner's scheduler: what ``bertdrill scheduler`` and ``bertdrill review --exam`` (on a store of
+one's own, or through the class server) and the class server's forms ask for, made into the choice to store,
+and switched to.
 
 One implementation for every interface: the options are checked (:func:`check`), the choice they ask for is
 worked out from the one in use (:func:`wanted_choice`: FSRS keeps its retention and parameters unless told
 otherwise, an exam plan stays), a new parameter set is fitted to the learner's own log by fsrs-rs
 (:func:`fit_log`; below the minimum history, :class:`~bertdrill.core.scheduling.fitted.NotEnoughHistory` says
 how many reviews are missing, and nothing changes), and the store's all-or-nothing replay switches to it
-(:func:`switch`). Nothing here prints: the interfaces pass what shows progress and notices.
+(:func:`switch`). An exam plan is part of the choice: :func:`plan_exam` stores it the same way and says what it
+asks before the exam. Nothing here prints: the interfaces pass what shows progress and notices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
@@ -19,11 +22,12 @@ from typing import TYPE_CHECKING
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.registry import registered
-from bertdrill.ports import FittedSet, SchedulerAsked, SchedulerChoice, Switched
+from bertdrill.ports import ExamAsked, ExamPlanned, FittedSet, SchedulerAsked, SchedulerChoice, Switched
 
 if TYPE_CHECKING:
-    from bertdrill.ports import CardLog, ReviewStore, Scheduler
+    from bertdrill.ports import CardLog, ReviewStore, Scheduler, SyncCard
 
+MIN_TARGET, MAX_TARGET = 0.70, 0.99  # an exam's target recall
 Track = Callable[[list[str], str], Iterable[str]]
 """Shows progress over a list of card ids, under a label (the CLI's bar); yields the ids."""
 
@@ -113,3 +117,53 @@ def stored_set(store: ReviewStore, wanted: str) -> FittedSet | None:
         numbers = ", ".join(str(number) for number in sorted(sets)) or _("none yet: `bertdrill scheduler fsrs --fit`")
         raise ChoiceError(_("--parameters takes `default` or the number of a fitted set ({numbers}), got {value!r}")
                           .format(numbers=numbers, value=wanted)) from None
+
+
+def check_target(target: float) -> float:
+    """The exam's target recall, or ChoiceError for one outside 0.70-0.99 (or not a number)."""
+    if isinstance(target, bool) or not isinstance(target, int | float) or math.isnan(target) \
+            or not MIN_TARGET <= target <= MAX_TARGET:
+        raise ChoiceError(_("--exam-target must be from {low} to {high}, got {value}").format(
+            low=f"{MIN_TARGET:.2f}", high=f"{MAX_TARGET:.2f}", value=target))
+    return float(target)
+
+
+def plan_exam(store: ReviewStore, cards: Sequence[SyncCard], asked: ExamAsked, today: date,
+              follow: Callable[[SchedulerChoice], Scheduler], *, new: int, limit: int,
+              track: Track = quiet) -> ExamPlanned:
+    """Store the exam plan ``asked`` for, for every lesson or for ``asked.lesson`` alone (the log replayed, in one
+    transaction, if it changes), and what it asks of ``cards`` before the exam at ``new`` and ``limit`` a day.
+    ChoiceError (nothing changed) for a day not after ``today``, a target out of range, or SM-2 in use."""
+    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, lesson_of, plan
+    from bertdrill.core.scheduling.registry import scheduler_named
+    from bertdrill.ports import LessonExam
+
+    day, lesson = asked.day, asked.lesson
+    if lesson is not None and all(card.lesson_id != lesson for card in cards):
+        raise ChoiceError(_("no lesson {lesson!r} here").format(lesson=lesson))
+    if day is not None and day <= today:
+        raise ChoiceError(_("the exam day {day} is not after today ({today})").format(
+            day=day.isoformat(), today=today.isoformat()))
+    current = store.scheduler_choice()
+    if day is not None and not registered(current.name).has_retention:
+        raise ChoiceError(_("an exam plan needs FSRS's predicted recall: switch with `bertdrill scheduler fsrs` "
+                            "(or `--fit`) first"))
+    target = None if day is None else check_target(DEFAULT_EXAM_TARGET if asked.target is None else asked.target)
+    if lesson is None:
+        wanted = replace(current, exam=day, exam_target=target)
+    else:
+        others = tuple(each for each in current.lesson_exams if each.lesson != lesson)
+        wanted = replace(current, lesson_exams=others if day is None or target is None else (
+            *others, LessonExam(lesson, day, target)))
+    switch = None if wanted == current else store.switch_scheduler(
+        wanted, follow(wanted), track=lambda ids: track(ids, _("Planning every card for the exam")))
+    if day is None or target is None:
+        return ExamPlanned(asked, None, switch)
+    scheduler = ExamScheduler(scheduler_named(wanted.name, wanted.retention,  # type: ignore[arg-type]
+                                              wanted.fitted.parameters if wanted.fitted else None), day, target)
+    own = {each.lesson for each in wanted.lesson_exams}  # lessons with an exam of their own
+    reviewed = [card for card in cards if card.kind.reviewed
+                and (lesson_of(card.id) == lesson if lesson is not None else lesson_of(card.id) not in own)]
+    found = plan(scheduler, [(card.id, store.state(card.id).schedule) for card in reviewed], today,
+                 reviews_per_day=limit, new_per_day=new)
+    return ExamPlanned(asked, target, switch, found.reviews, found.days, found.cannot, new, limit)

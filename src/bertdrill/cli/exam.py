@@ -8,9 +8,8 @@ it: the schedules are FSRS's own again, exactly.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -19,99 +18,79 @@ from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _, ngettext
 
 if TYPE_CHECKING:
-    from bertdrill.ports import ReviewStore, SyncCard
+    from bertdrill.ports import ExamPlanned, ReviewStore, SyncCard
 
-MIN_TARGET, MAX_TARGET = 0.70, 0.99
 SHOWN = 10  # cards named when some cannot make it
 
 
-def exam_day(text: str, today: date) -> date | None:
+def exam_day(text: str) -> date | None:
     """The exam day ``--exam`` names (None for ``off``), or BertdrillError."""
     if text.strip().casefold() == "off":
         return None
     try:
-        day = date.fromisoformat(text.strip())
+        return date.fromisoformat(text.strip())
     except ValueError:
         raise BertdrillError(_("--exam takes a day such as 2027-01-15, or off; got {value!r}").format(
             value=text)) from None
-    if day <= today:
-        raise BertdrillError(_("the exam day {day} is not after today ({today})").format(
-            day=day.isoformat(), today=today.isoformat()))
-    return day
-
-
-def check_target(target: float) -> float:
-    if math.isnan(target) or not MIN_TARGET <= target <= MAX_TARGET:
-        raise BertdrillError(_("--exam-target must be from {low} to {high}, got {value}").format(
-            low=f"{MIN_TARGET:.2f}", high=f"{MAX_TARGET:.2f}", value=target))
-    return target
 
 
 def set_exam(store: ReviewStore, cards: Sequence[SyncCard], text: str, target: float | None, rollover_hour: int, *,
              new: int, limit: int, lesson: str | None = None) -> None:
     """Store the exam plan ``--exam`` asks for, for every lesson or for ``lesson`` alone (replaying the log if it
     changes), and print what it asks."""
+    from bertdrill.app.scheduling import plan_exam
     from bertdrill.cli.base import scheduler_of
-    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, lesson_of, plan
-    from bertdrill.core.scheduling.registry import scheduler_named
     from bertdrill.core.scheduling.state import study_day
-    from bertdrill.ports import LessonExam
+    from bertdrill.ports import ExamAsked
 
     today = study_day(clock()(), rollover_hour)
-    day = exam_day(text, today)
-    current = store.scheduler_choice()
-    if day is not None and current.name != "fsrs":
-        raise BertdrillError(_("an exam plan needs FSRS's predicted recall: switch with `bertdrill scheduler fsrs` "
-                               "(or `--fit`) first"))
-    wanted_target = None if day is None else check_target(DEFAULT_EXAM_TARGET if target is None else target)
-    if lesson is None:
-        wanted = replace(current, exam=day, exam_target=wanted_target)
-    else:
-        others = tuple(each for each in current.lesson_exams if each.lesson != lesson)
-        assert day is None or wanted_target is not None
-        wanted = replace(current, lesson_exams=others if day is None else (
-            *others, LessonExam(lesson, day, wanted_target)))  # type: ignore[arg-type]
-    if wanted != current:
-        switch = store.switch_scheduler(wanted, scheduler_of(wanted),
-                                        track=lambda ids: progress(ids, _("Planning every card for the exam")))
-        if day is None:
-            if lesson is None:
-                out.print(_("Exam plan ended: {cards} rescheduled by FSRS alone.").format(
-                    cards=card_count(switch.cards)))
-            else:
-                out.print(_("Exam plan of {lesson} ended: {cards} rescheduled.").format(
-                    lesson=lesson, cards=card_count(switch.cards)))
-            return
-        assert wanted_target is not None  # an exam day has its target
-        if lesson is None:
-            out.print(_("Exam on {day}: {cards} replanned so their predicted recall on the day reaches "
-                        "{target}.").format(day=day.isoformat(), cards=card_count(switch.cards),
-                                            target=decimal(wanted_target, 2)))
-        else:
-            out.print(_("Exam of {lesson} on {day}: its cards replanned so their predicted recall on the day "
-                        "reaches {target}.").format(lesson=lesson, day=day.isoformat(), target=decimal(wanted_target, 2)))
-    if day is None:
-        return
-    assert wanted_target is not None
-    scheduler = ExamScheduler(scheduler_named(wanted.name, wanted.retention,  # type: ignore[arg-type]
-                                              wanted.fitted.parameters if wanted.fitted else None),
-                              day, wanted_target)
-    own = {each.lesson for each in wanted.lesson_exams}  # lessons with an exam of their own
-    reviewed = [card for card in cards if card.kind.reviewed
-                and (lesson_of(card.id) == lesson if lesson is not None else lesson_of(card.id) not in own)]
-    states = [(card.id, store.state(card.id).schedule) for card in reviewed]
-    found = plan(scheduler, states, today, reviews_per_day=limit, new_per_day=new)
-    out.print(_("Before the exam: {reviews} in {days} if you answer each Good (your limits: {limit} and {new} a "
-                "day).").format(reviews=review_count(found.reviews), days=day_count(found.days),
-                                limit=review_count(limit), new=ngettext("{count} new card", "{count} new cards", new)
-                                .format(count=number(new))))
-    if found.cannot:
-        err.print(ngettext("At today's pace {count} card cannot reach {target} by the exam, for example:",
-                           "At today's pace {count} cards cannot reach {target} by the exam, for example:",
-                           len(found.cannot)).format(
-            count=number(len(found.cannot)), target=decimal(wanted_target, 2)))
-        for card_id in found.cannot[:SHOWN]:
-            err.print(f"  {card_id}", markup=False)
+    show_plan(plan_exam(store, cards, ExamAsked(exam_day(text), target, lesson), today, scheduler_of, new=new,
+                        limit=limit, track=progress))
+
+
+def show_plan(planned: ExamPlanned) -> None:
+    """Print what setting the exam plan did (the cards that cannot make it on standard error)."""
+    for line in planned_lines(planned):
+        out.print(line, markup=False)
+    for line in cannot_lines(planned):
+        err.print(line, markup=False)
+
+
+def planned_lines(planned: ExamPlanned) -> list[str]:
+    """What setting (or ending) an exam plan did, and what it asks before the exam (nothing: the plan ended was
+    not set)."""
+    asked, switch = planned.asked, planned.switch
+    if asked.day is None or planned.target is None:
+        if switch is None:
+            return []
+        if asked.lesson is None:
+            return [_("Exam plan ended: {cards} rescheduled by FSRS alone.").format(cards=card_count(switch.cards))]
+        return [_("Exam plan of {lesson} ended: {cards} rescheduled.").format(lesson=asked.lesson,
+                                                                             cards=card_count(switch.cards))]
+    lines = []
+    if switch is not None and asked.lesson is None:
+        lines.append(_("Exam on {day}: {cards} replanned so their predicted recall on the day reaches {target}.").format(
+            day=asked.day.isoformat(), cards=card_count(switch.cards), target=decimal(planned.target, 2)))
+    elif switch is not None:
+        lines.append(_("Exam of {lesson} on {day}: its cards replanned so their predicted recall on the day "
+                       "reaches {target}.").format(lesson=asked.lesson, day=asked.day.isoformat(),
+                                                   target=decimal(planned.target, 2)))
+    lines.append(_("Before the exam: {reviews} in {days} if you answer each Good (your limits: {limit} and {new} a "
+                   "day).").format(reviews=review_count(planned.reviews), days=day_count(planned.days),
+                                   limit=review_count(planned.limit),
+                                   new=ngettext("{count} new card", "{count} new cards", planned.new).format(
+                                       count=number(planned.new))))
+    return lines
+
+
+def cannot_lines(planned: ExamPlanned) -> list[str]:
+    """The cards that cannot reach the target by the exam at the learner's pace (up to :data:`SHOWN` named)."""
+    if not planned.cannot or planned.target is None:
+        return []
+    return [ngettext("At today's pace {count} card cannot reach {target} by the exam, for example:",
+                     "At today's pace {count} cards cannot reach {target} by the exam, for example:",
+                     len(planned.cannot)).format(count=number(len(planned.cannot)), target=decimal(planned.target, 2)),
+            *(f"  {card_id}" for card_id in planned.cannot[:SHOWN])]
 
 
 def review_count(count: int) -> str:

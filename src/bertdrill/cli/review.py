@@ -202,16 +202,18 @@ def review(
     """
     import secrets
 
+    if exam_target is not None and exam is None:
+        raise BertdrillError(_("--exam-target goes with --exam: bertdrill review --exam YYYY-MM-DD --exam-target R"))
     if db is None and (login := _class_login()) is not None:
-        if paths or exam is not None or exam_target is not None or learner is not None:
-            raise BertdrillError(_("in a class the lessons, exams and learners are the teacher's: --file, --exam "
-                                   "and --learner are for a database of your own (--db), or run bertdrill logout"))
+        if paths or learner is not None:
+            raise BertdrillError(_("in a class the lessons and learners are the teacher's: --file and --learner are "
+                                   "for a database of your own (--db), or run bertdrill logout"))
         # the class's daily limits, or fewer: a learner's own --new or --limit (or its variable) lowers them
         asked = {name: value for name, value in (("new", new), ("limit", limit))
                  if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"}
         raise typer.Exit(class_review(login, lesson_id=lesson_id, lang=lang, numbers=numbers.value,
                                       bury_siblings=bury_siblings, cram=cram, new=asked.get("new"),
-                                      limit=asked.get("limit")))
+                                      limit=asked.get("limit"), exam=exam, exam_target=exam_target))
 
     from bertdrill.app.deck import Deck
     from bertdrill.app.session import LeechAction, Limits, Session
@@ -223,9 +225,6 @@ def review(
     lang = texts_language(chosen_lessons(loaded, lesson_id), lang)
     store, chosen, lessons = open_indexed_store(db, paths, lesson_id, lang, loaded=loaded, learner=learner)
     parts = Parts(loaded)
-    if exam_target is not None and exam is None:
-        store.close()
-        raise BertdrillError(_("--exam-target goes with --exam: bertdrill review --exam YYYY-MM-DD --exam-target R"))
     mode = None if numbers is NumbersChoice.lesson else VariantMode(numbers.value)
     fresh = FreshNumbers(parts, mode=mode, salt=secrets.randbits(32))  # each session draws its own numbers
     with store:
@@ -244,8 +243,10 @@ def review(
 
 
 def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str, bury_siblings: bool,
-                 cram: bool, new: int | None = None, limit: int | None = None) -> int:
-    """``bertdrill review`` in the class the learner logged in to (:mod:`bertdrill.cli.remote`); the exit code."""
+                 cram: bool, new: int | None = None, limit: int | None = None, exam: str | None = None,
+                 exam_target: float | None = None) -> int:
+    """``bertdrill review`` in the class the learner logged in to (:mod:`bertdrill.cli.remote`); the exit code.
+    ``exam``: the learner's exam plan is set first, by the server (``--exam DAY|off``, of ``lesson_id`` if given)."""
     import secrets
 
     from bertdrill.adapters.remote.client import ClassStore
@@ -264,6 +265,11 @@ def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str
         lessons = class_lessons(info)
         chosen = chosen_lessons(lessons, lesson_id)
         store.language = texts_language(chosen, lang or i18n.language())
+        if exam is not None:
+            from bertdrill.cli.exam import exam_day, show_plan
+            from bertdrill.ports import ExamAsked
+
+            show_plan(store.plan_exam(ExamAsked(exam_day(exam), exam_target, lesson_id)))
         out.print(_("Reviewing in the class at {server} as {name} (bertdrill logout to review on your own).").format(
             server=login.server, name=info.member), style="dim")
         by_id = {lesson.id: lesson for lesson in lessons}

@@ -20,6 +20,10 @@ the server. Teachers get 403 here: the API is a learner's review. Every reply is
                            false): switch the learner's scheduler (:mod:`bertdrill.app.scheduling`, under
                            their desk's lock) -> the choice before and after, cards, answers, due before/after;
                            400 for a bad request, 409 for too short a history to fit
+``POST /api/exam``         ``{"day", "target", "lesson"}`` (``day`` null ends the plan; ``target``, ``lesson``
+                           may be null): set the learner's exam plan (:func:`bertdrill.app.scheduling.plan_exam`,
+                           at the class's limits) -> what it did, the reviews and days before it, the cards that
+                           cannot make it; 400 for a bad request
 ``POST /api/answers``      an answer (``request``: the client's id; sent again, it is logged once)
 ``POST /api/undo``         ``{"answer": id}``: one of today's answers
 ``POST /api/flags``        ``{"card", "suspended", "bury", "buried_until"}``
@@ -48,7 +52,7 @@ from bertdrill.app import served
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import study_day
-from bertdrill.ports import SchedulerAsked
+from bertdrill.ports import ExamAsked, SchedulerAsked
 from bertdrill.web import pages
 from bertdrill.web.classroom import NAME_LIMIT, PASSWORD_LIMIT, ClassServer, client_address
 from bertdrill.web.pages import speaking
@@ -57,7 +61,7 @@ from bertdrill.web.stats import switching
 if TYPE_CHECKING:
     from bertdrill.adapters.store import PostgresStore
     from bertdrill.adapters.store.members import Member
-    from bertdrill.ports import Switched
+    from bertdrill.ports import ExamPlanned, Switched
 
 Named = TypeVar("Named", bound=StrEnum)
 MAX_BODY_BYTES = 64 * 1024  # an answer is a few hundred bytes; a typed answer is cut at 4,096 characters
@@ -89,6 +93,7 @@ def api_routes(server: ClassServer) -> list[Route]:
         *(Route(path, api.learner(lambda member, request, read=read: read(api.store(member), request)))
           for path, read in reads.items()),
         Route("/api/scheduler", api.learner(api.choose, body=True), methods=["POST"]),
+        Route("/api/exam", api.learner(api.exam, body=True), methods=["POST"]),
         Route("/api/answers", api.learner(api.answer, body=True), methods=["POST"]),
         Route("/api/undo", api.learner(api.undo, body=True), methods=["POST"]),
         Route("/api/flags", api.learner(api.flags, body=True), methods=["POST"]),
@@ -247,6 +252,11 @@ class ClassApi:
         asked = scheduler_asked(data)
         return switching(lambda: self.server.switch_scheduler(member, asked))
 
+    def exam(self, member: Member, request: Request, data: dict[str, Any]) -> ExamPlanned:
+        """``bertdrill review --exam`` through the server: the learner's exam plan, set as them."""
+        asked = exam_asked(data)
+        return switching(lambda: self.server.plan_exam(member, asked))
+
     def undo(self, member: Member, request: Request, data: dict[str, Any]) -> Any:
         return served.undo(self.recording(member), _whole(data, "answer"))
 
@@ -288,6 +298,31 @@ def scheduler_asked(data: dict[str, Any]) -> SchedulerAsked:
         raise HTTPException(400, _("parameters names a fitted set: its number, or default"))
     return SchedulerAsked(_member_of(SchedulerName, data.get("name"), "name"), retention, fit, parameters,
                           _member_of(Spreading, data.get("spread"), "spread"))
+
+
+EXAM_FIELDS = frozenset({"day", "target", "lesson"})
+
+
+def exam_asked(data: dict[str, Any]) -> ExamAsked:
+    """What ``POST /api/exam`` asks for, each field checked (400 with the reason)."""
+    unknown = sorted(set(data) - EXAM_FIELDS)
+    if unknown:
+        raise HTTPException(400, _("an exam request has no field {field!r}").format(field=unknown[0]))
+    day, target, lesson = data.get("day"), data.get("target"), data.get("lesson")
+    if target is not None and (isinstance(target, bool) or not isinstance(target, int | float)):
+        raise HTTPException(400, _("the exam's target is a number from 0.70 to 0.99"))
+    if lesson is not None and (not isinstance(lesson, str) or not lesson or len(lesson) > 200):
+        raise HTTPException(400, _("lesson names a lesson of the class by its id"))
+    return ExamAsked(None if day is None else _exam_day(day), target, lesson)
+
+
+def _exam_day(value: Any) -> date:
+    if isinstance(value, str) and len(value) <= 10:
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise HTTPException(400, _("the exam's day is a date such as 2027-01-15"))
 
 
 def _member_of(kind: type[Named], value: Any, name: str) -> Named | None:

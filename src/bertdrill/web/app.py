@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from functools import partial
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -20,7 +19,6 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bertdrill.cli.base import scheduler_of
 from bertdrill.core.errors import BertdrillError
 from bertdrill.web import pages
 from bertdrill.web.api import api_routes
@@ -87,8 +85,7 @@ def local_app(desk: Desk) -> Starlette:
     routes = [
         Route("/", lambda request: RedirectResponse("/review", status_code=303)),
         *review_routes(review),
-        *stats_routes(StatsPages(lambda request: sittings.desk,
-                                 lambda request: partial(sittings.switch_scheduler, follow=scheduler_of))),
+        *stats_routes(StatsPages(lambda request: sittings.desk, lambda request: sittings)),
         Route("/settings", settings, methods=["POST"]),
     ]
     return build(desk.languages, routes, hosts=LOOPBACK_HOSTS, local=True)
@@ -119,7 +116,7 @@ def class_app(server: ClassServer) -> Starlette:
         Route("/teacher/members", member_pages.page),
         Route("/teacher/members/{action:str}", member_pages.act, methods=["POST"]),
         *review_routes(review),
-        *stats_routes(StatsPages(lambda request: server.sittings(request).desk, server.own_switch)),
+        *stats_routes(StatsPages(lambda request: server.sittings(request).desk, server.own_sittings)),
         Route("/settings", settings, methods=["POST"]),
         *api_routes(server),  # the terminal's review (bertdrill login, bertdrill review)
     ]
@@ -127,7 +124,8 @@ def class_app(server: ClassServer) -> Starlette:
 
 
 def stats_routes(stats: StatsPages) -> list[Route]:
-    return [Route("/stats", stats.show), Route("/stats/scheduler", stats.switch, methods=["POST"])]
+    return [Route("/stats", stats.show), Route("/stats/scheduler", stats.switch, methods=["POST"]),
+            Route("/stats/exam", stats.exam, methods=["POST"])]
 
 
 def review_routes(review: ReviewPages) -> list[Route]:

@@ -47,7 +47,7 @@ from bertdrill.web.pages import check_csrf, field, read_form, render, speaking
 if TYPE_CHECKING:
     from bertdrill.adapters.store import PostgresStore
     from bertdrill.adapters.store.members import Member
-    from bertdrill.ports import ReviewStore, Scheduler, SchedulerAsked, Switched
+    from bertdrill.ports import ExamAsked, ExamPlanned, ReviewStore, Scheduler, SchedulerAsked, Switched
 
 LOGIN_COOKIE = "bertdrill_login"
 LOGIN_DAYS = 30
@@ -244,25 +244,31 @@ class ClassServer:
                     varying={lesson.id: lesson for lesson in self.lessons if lesson.variant_space is not None},
                     in_class=True)
         with self._lock:
-            return self._desks.setdefault(member.id, Sittings(desk))
+            return self._desks.setdefault(member.id, Sittings(desk, switched=lambda: self._tell_switched(member.id)))
 
     def switch_scheduler(self, member: Member, asked: SchedulerAsked) -> Switched:
         """Switch a learner's scheduler, acting as them (:meth:`Sittings.switch_scheduler`, under their desk's
-        lock: their pages wait, their open sittings start again); :attr:`switched` is told whose it was."""
+        lock: their pages wait, their open sittings start again, :attr:`switched` is told whose it was)."""
         from bertdrill.cli.base import scheduler_of
 
-        done = self.sittings_of(member).switch_scheduler(asked, scheduler_of)
-        if done.switch is not None:
-            for tell in self.switched:
-                tell(member.id)
-        return done
+        return self.sittings_of(member).switch_scheduler(asked, scheduler_of)
 
-    def own_switch(self, request: Request) -> Callable[[SchedulerAsked], Switched]:
-        """The requesting learner's switch of their own scheduler (the stats page's form): 403 for a teacher."""
+    def plan_exam(self, member: Member, asked: ExamAsked) -> ExamPlanned:
+        """Set (or end) a learner's exam plan, acting as them, at the class's daily limits (:meth:`Sittings.plan_exam`)."""
+        from bertdrill.cli.base import scheduler_of
+
+        return self.sittings_of(member).plan_exam(asked, scheduler_of)
+
+    def own_sittings(self, request: Request) -> Sittings:
+        """The requesting learner's sittings, for the forms that change their own scheduler: 403 for a teacher."""
         member = self.required(request)
         if member.is_teacher:
             raise HTTPException(403, _("this form is a learner's own: a teacher has no scheduler of their own here"))
-        return lambda asked: self.switch_scheduler(member, asked)
+        return self.sittings_of(member)
+
+    def _tell_switched(self, member_id: int) -> None:
+        for tell in self.switched:
+            tell(member_id)
 
     def forget(self, member_id: int) -> None:
         with self._lock:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bertdrill.app.scheduling import switch
+from bertdrill.app.scheduling import plan_exam, switch
 from bertdrill.app.session import LeechAction, Limits, Session
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card
@@ -27,7 +27,7 @@ from bertdrill.core.grading import Verdict
 from bertdrill.core.i18n import _
 from bertdrill.core.lesson import Lesson, VariantMode
 from bertdrill.core.scheduling.state import study_day
-from bertdrill.ports import ReviewStore, Scheduler, SchedulerAsked, SchedulerChoice, Switched
+from bertdrill.ports import ExamAsked, ExamPlanned, ReviewStore, Scheduler, SchedulerAsked, SchedulerChoice, Switched
 
 MAX_SITTINGS = 200  # per desk: the oldest idle one is dropped beyond this (its answers are all stored)
 IDLE_SECONDS = 12 * 3600  # a sitting untouched this long is dropped
@@ -95,8 +95,10 @@ class Sitting:
 class Sittings:
     """The open sittings of one desk, by the id in the browser's cookie (a random token)."""
 
-    def __init__(self, desk: Desk, *, limit: int = MAX_SITTINGS, idle: float = IDLE_SECONDS):
+    def __init__(self, desk: Desk, *, limit: int = MAX_SITTINGS, idle: float = IDLE_SECONDS,
+                 switched: Callable[[], None] = lambda: None):
         self.desk = desk
+        self.switched = switched  # told after the learner's scheduler was switched (the class server's API's balance)
         self.limit = limit
         self.idle = idle
         self._open: OrderedDict[str, Sitting] = OrderedDict()
@@ -119,8 +121,23 @@ class Sittings:
         with self.desk.lock:
             done = switch(self.desk.store, asked, study_day(now, self.desk.limits.rollover_hour), follow, now=now)
             if done.switch is not None:
-                self.restart(_("Your scheduler was switched: the review starts again over what is due now."))
+                self._replanned()
         return done
+
+    def plan_exam(self, asked: ExamAsked, follow: Callable[[SchedulerChoice], Scheduler]) -> ExamPlanned:
+        """Set (or end) the learner's exam plan (:func:`bertdrill.app.scheduling.plan_exam`) over the desk's cards,
+        at its daily limits, as :meth:`switch_scheduler` switches."""
+        today = study_day(self.desk.clock(), self.desk.limits.rollover_hour)
+        with self.desk.lock:
+            planned = plan_exam(self.desk.store, self.desk.cards, asked, today, follow, new=self.desk.limits.new,
+                                limit=self.desk.limits.reviews)
+            if planned.switch is not None:
+                self._replanned()
+        return planned
+
+    def _replanned(self) -> None:
+        self.restart(_("Your scheduler was switched: the review starts again over what is due now."))
+        self.switched()
 
     def find(self, sitting_id: str | None) -> Sitting | None:
         """The sitting with this id, still open; None for an unknown, expired or missing id."""

@@ -17,8 +17,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date
-from typing import TYPE_CHECKING, Any
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
@@ -33,9 +33,9 @@ from bertdrill.cli.stats import percent, stage_word
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.scheduling.registry import registered
 from bertdrill.core.scheduling.state import study_day
-from bertdrill.ports import SchedulerAsked, Switched
+from bertdrill.ports import ExamAsked, SchedulerAsked
 from bertdrill.web import pages
-from bertdrill.web.desk import Desk
+from bertdrill.web.desk import Desk, Sittings
 from bertdrill.web.pages import render, speaking
 
 if TYPE_CHECKING:
@@ -48,18 +48,17 @@ FORECAST_DAYS = 14
 KEPT_REPORTS = 256  # calibration reports kept, one per learner and log size (a fit takes a while)
 
 
-Switching = Callable[[Request], Callable[[SchedulerAsked], Switched]]
-"""The requesting learner's switch of their own scheduler (:meth:`bertdrill.web.desk.Sittings.switch_scheduler`);
-a teacher's request is refused (403) before any of the form is read."""
+Done = TypeVar("Done")
 
 
 class StatsPages:
-    """The stats page of whoever the request is from (``place`` gives their desk), and its scheduler form
-    (``switching`` switches the learner's own scheduler: a teacher gets 403 there)."""
+    """The stats page of whoever the request is from (``place`` gives their desk), and its forms that switch the
+    learner's own scheduler and set their exam plan (``own`` gives their sittings: 403 for a teacher, before
+    anything of the form is read)."""
 
-    def __init__(self, place: Callable[[Request], Desk], switching: Switching):
+    def __init__(self, place: Callable[[Request], Desk], own: Callable[[Request], Sittings]):
         self.place = place
-        self.switching = switching
+        self.own = own
         self.calibrations = Calibrations()
 
     async def show(self, request: Request) -> Response:
@@ -70,33 +69,47 @@ class StatsPages:
         with desk.lock, speaking(pages.page_language(request, desk.languages)):
             today = study_day(desk.clock(), desk.limits.rollover_hour)
             by_id = {card.id: card for card in desk.cards}
-            context = progress(desk.store, by_id, today) | scheduler_form(desk.store)
+            context = progress(desk.store, by_id, today) | scheduler_form(desk.store, desk.lessons, today)
             if context["figures"].answers:
                 context |= costs(desk.store, today) | self.calibrations.view(desk.store, context["figures"].answers)
             return render(request, "stats.html", status, notices=list(notices), **context)
 
     async def switch(self, request: Request) -> Response:
         """``POST /stats/scheduler``: the form's switch, then the page with what it did (or why it could not)."""
-        form = await pages.read_form(request)
-        return await run_in_threadpool(self._switch, request, form)
-
-    def _switch(self, request: Request, form: FormData) -> Response:
+        from bertdrill.cli.base import scheduler_of
         from bertdrill.cli.scheduler import switched_lines
 
+        form = await pages.read_form(request)
+        return await run_in_threadpool(self._act, request, form, lambda sittings: switched_lines(
+            sittings.switch_scheduler(asked_by(form), scheduler_of)))
+
+    async def exam(self, request: Request) -> Response:
+        """``POST /stats/exam``: the form's exam plan set (or ended), then the page with what it asks."""
+        from bertdrill.cli.base import scheduler_of
+        from bertdrill.cli.exam import cannot_lines, planned_lines
+
+        def plan(sittings: Sittings) -> list[str]:
+            planned = sittings.plan_exam(exam_asked_by(form), scheduler_of)
+            return planned_lines(planned) + cannot_lines(planned) or [_("No exam plan was set: nothing to change.")]
+
+        form = await pages.read_form(request)
+        return await run_in_threadpool(self._act, request, form, plan)
+
+    def _act(self, request: Request, form: FormData, act: Callable[[Sittings], list[str]]) -> Response:
         with speaking(pages.page_language(request, request.state.languages)):
             pages.check_csrf(request, form)
-            switch = self.switching(request)
+            sittings = self.own(request)
             try:
-                done = switching(lambda: switch(asked_by(form)))
+                lines = switching(lambda: act(sittings))
             except HTTPException as exc:
                 if exc.status_code not in (400, 409):
                     raise
                 return self._show(request, [str(exc.detail)], exc.status_code)
-            return self._show(request, switched_lines(done))
+            return self._show(request, lines)
 
 
-def switching(run: Callable[[], Switched]) -> Switched:
-    """``run``'s switch; what cannot be done is an HTTPException with its message: 400 for options that ask
+def switching(run: Callable[[], Done]) -> Done:
+    """``run``'s switch (or exam plan); what cannot be done is an HTTPException with its message: 400 for options that ask
     for no choice (a retention out of range, a set that does not exist), 409 for a history too short to fit
     (nothing changed: FSRS keeps its default parameters). The class server's API and its page alike."""
     from bertdrill.app.scheduling import ChoiceError
@@ -135,9 +148,37 @@ def asked_by(form: FormData) -> SchedulerAsked:
     return SchedulerAsked(chosen, retention, fit, kept, spreading)
 
 
-def scheduler_form(store: ReviewStore) -> dict[str, Any]:
-    """What the scheduler form shows: the choice in use, described, and the learner's fitted sets."""
+def exam_asked_by(form: FormData) -> ExamAsked:
+    """What the exam form asks for: its day (``plan`` ``off``: the plan ended), target and lesson (400 for a
+    field that is not one the form sends)."""
+    from datetime import date
+
+    lesson = form.get("lesson")
+    chosen = lesson if isinstance(lesson, str) and lesson and len(lesson) <= 200 else None
+    if form.get("plan") == "off":
+        return ExamAsked(None, lesson=chosen)
+    day, target = form.get("day"), form.get("target")
+    try:
+        planned = date.fromisoformat(day) if isinstance(day, str) and len(day) <= 10 else None
+    except ValueError:
+        planned = None
+    if planned is None:
+        raise HTTPException(400, _("the exam's day is a date such as 2027-01-15"))
+    try:
+        wanted = float(target.strip().replace(",", ".")) if isinstance(target, str) and len(target) < 20 else None
+    except ValueError:
+        wanted = None
+    if wanted is None:
+        raise HTTPException(400, _("the exam's target is a number from 0.70 to 0.99"))
+    return ExamAsked(planned, wanted, chosen)
+
+
+def scheduler_form(store: ReviewStore, lessons: Sequence[str], today: date) -> dict[str, Any]:
+    """What the scheduler and exam forms show: the choice in use, described; the learner's fitted sets; the
+    exam plans, every lesson's and each lesson's own."""
+    from bertdrill.app.scheduling import MAX_TARGET, MIN_TARGET
     from bertdrill.cli.scheduler import describe, fitted_line, spread_words
+    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET
     from bertdrill.core.scheduling.fsrs import DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION
     from bertdrill.core.scheduling.registry import DEFAULT_SPREADING, Spreading
 
@@ -147,7 +188,12 @@ def scheduler_form(store: ReviewStore) -> dict[str, Any]:
             "retention_shown": f"{choice.retention or DEFAULT_RETENTION:.2f}",
             "retention_range": (f"{MIN_RETENTION:.2f}", f"{MAX_RETENTION:.2f}"),
             "spreads": [(each.value, spread_words(each)) for each in Spreading],
-            "spread_chosen": (choice.spread or DEFAULT_SPREADING).value}
+            "spread_chosen": (choice.spread or DEFAULT_SPREADING).value, "exam_lessons": lessons,
+            "lesson_exams": [(each.lesson, each.exam.isoformat(), each.target) for each in choice.lesson_exams],
+            "exam_shown": (choice.exam or today + timedelta(days=30)).isoformat(), "exam_first": (
+                today + timedelta(days=1)).isoformat(),
+            "exam_target_shown": f"{choice.exam_target or DEFAULT_EXAM_TARGET:.2f}",
+            "exam_range": (f"{MIN_TARGET:.2f}", f"{MAX_TARGET:.2f}")}
 
 
 def progress(store: ReviewStore, by_id: Mapping[str, Card], today: date) -> dict[str, Any]:

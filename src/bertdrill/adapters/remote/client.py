@@ -43,6 +43,8 @@ from bertdrill.ports import (
     CardManagement,
     CardState,
     DayCounts,
+    ExamAsked,
+    ExamPlanned,
     FittedSet,
     Keep,
     PublishedLesson,
@@ -405,14 +407,30 @@ class ClassStore:
         learner, under their review's lock); what it did. Sent once: a fit sent twice would store two sets."""
         body = {"name": asked.name, "retention": asked.retention, "fit": asked.fit, "parameters": asked.parameters,
                 "spread": asked.spread}
-        switching = Connection(self.login.server, token=self.login.token, language=self.connection.language,
-                               timeout=max(SWITCH_SECONDS, self.connection.timeout), reconnect=0)
+        switching = self._switching()
         try:
             found: Switched = _decoded(Switched, switching.post("/api/scheduler", body), self.login.server)
         finally:
             switching.close()
         self._choice = None  # the new choice, for the previews
         return found
+
+    def plan_exam(self, asked: ExamAsked) -> ExamPlanned:
+        """Set (or end) the learner's exam plan on the server (:func:`bertdrill.app.scheduling.plan_exam`, at the
+        class's daily limits); what it did and asks."""
+        body = {"day": asked.day, "target": asked.target, "lesson": asked.lesson}
+        switching = self._switching()
+        try:
+            found: ExamPlanned = _decoded(ExamPlanned, switching.post("/api/exam", body), self.login.server)
+        finally:
+            switching.close()
+        self._choice = None
+        return found
+
+    def _switching(self) -> Connection:
+        """A connection whose replies may take as long as a replay of the learner's log (and a fit)."""
+        return Connection(self.login.server, token=self.login.token, language=self.connection.language,
+                          timeout=max(SWITCH_SECONDS, self.connection.timeout), reconnect=0)
 
     def card_logs(self, visit: Callable[[CardLog], None], *, lessons: Collection[str] | None = None,
                   track: Callable[[list[str]], Iterable[str]] = iter) -> int:
