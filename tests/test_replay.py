@@ -169,3 +169,20 @@ def test_a_long_log_reaches_the_steps_extremes_and_stays_py_fsrs():
         for logged_day, grade in scheduling_answers(log):
             state = scheduler.review(state, grade, today=logged_day)
         assert replay(scheduler, log) == state
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(3, 5), st.integers(0, 1)), max_size=40),
+       st.integers(0, 2**64 - 1))
+def test_fsrs_fuzzes_only_what_its_last_interval_reads_and_gets_every_answers_fuzz(entries, number):
+    """FSRS's replay adjusts only the answers back to one whose fuzz reads no interval before it (a fail, or two
+    days or less); on runs of passing answers, where each fuzz range can start at the interval before, the result
+    is the replay that fuzzes every answer (py-fsrs's steps one call each)."""
+    from functools import partial
+
+    from bertdrill.core.scheduling.fsrs import LibrarySteps, MemorySteps, _scheduler
+    from bertdrill.core.scheduling.spread import fuzz_adjust
+
+    log, adjust = _ordinal_log(entries), partial(fuzz_adjust, number)
+    written = MemorySteps(_scheduler(0.9))
+    assert written.replayed(log, adjust) == LibrarySteps(_scheduler(0.9)).replayed(log, adjust)

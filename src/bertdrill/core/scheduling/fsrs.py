@@ -339,7 +339,10 @@ class MemorySteps(LibrarySteps):
     def replayed(self, log: DayLog, adjust: Adjust | None, *, distinct: bool = False) -> Schedule:
         """:meth:`LibrarySteps.replayed` with the steps of this class written into one loop (a call per step was
         half of a replay): :meth:`initial`, :meth:`stability`, :meth:`difficulty` and :meth:`interval`, expression
-        for expression, with their parts that depend on the rating alone from :attr:`terms`.
+        for expression, with their parts that depend on the rating alone from :attr:`terms`. ``adjust`` (the fuzz)
+        runs only for the answers the last interval depends on (:data:`~bertdrill.core.scheduling.state.Adjust`'s
+        rule: an interval of 2 days or less, or a failed answer, is adjusted alike whatever came before), since
+        nothing else reads an interval: a fuzz draw is a microsecond, once per answer for most logs.
         tests/test_replay.py holds this loop to the steps' and to py-fsrs's ``review_card``."""
         p, terms, factor, decay = self.p, self.terms, self.factor, self.decay
         first, short_gain, recall_gain, bonus, change = (terms.first, terms.short_gain, terms.recall_gain, terms.bonus,
@@ -352,7 +355,8 @@ class MemorySteps(LibrarySteps):
         stability: float | None = None
         difficulty = 0.0
         repetitions, ef100, lapses, interval, last = 0, EF_START, 0, 0, 0  # day 0: none yet (ordinals start at 1)
-        for day, grade in log:
+        chain: list[tuple[int, int, int]] = []  # (given, grade, day) since the last answer whose adjusting reads
+        for day, grade in log:                   # no interval before it: only they make the last interval
             if day <= last and not distinct:  # the last answer's day (a re-drill), or an earlier one (a clock set back)
                 if day == last:
                     continue
@@ -388,7 +392,12 @@ class MemorySteps(LibrarySteps):
                     difficulty = high
             given = round((stability / factor) * term)  # interval()
             given = 1 if given < 1 else longest if given > longest else given
-            interval = given if adjust is None else adjust(given, interval, grade, day)
+            if adjust is None:
+                interval = given
+            elif given <= 2 or grade < passing:  # its adjusted interval is the same whatever the one before
+                chain = [(given, grade, day)]
+            else:
+                chain.append((given, grade, day))
             # repetitions, EF and lapses: the grades' alone, bookkeeping()'s rule written out as SM-2's replay has it
             if grade >= passing:
                 repetitions += 1
@@ -400,6 +409,9 @@ class MemorySteps(LibrarySteps):
             if ef100 < floor:  # max(floor, ef100)
                 ef100 = floor
             last = day
+        if adjust is not None:  # FSRS's memory never reads an interval: only the last one is kept, and it reads
+            for given, grade, day in chain:  # the ones before it back to an answer whose adjusting reads none
+                interval = adjust(given, interval, grade, day)
         return _replayed(repetitions, ef100, lapses, interval, last, stability, difficulty)
 
     def agrees(self) -> bool:
