@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 
@@ -257,6 +258,36 @@ def test_an_exam_per_lesson_plans_that_lessons_cards_alone():
 
 
 # --------------------------------------------------------------------------- in a session
+
+def test_a_balancing_session_reads_its_forecast_when_a_preview_first_needs_it():
+    """The first card is shown before the load balancer's forecast is read (a pass over every schedule); the
+    preview, the answer and the undo after it read it once, before the answer is written."""
+    from datetime import UTC, datetime
+
+    from bertdrill.adapters.lessons import all_cards, load_lessons
+    from bertdrill.adapters.store.memory import MemoryStore
+    from bertdrill.app.session import Limits, Session
+
+    cards = all_cards(load_lessons())
+    store = MemoryStore()
+    store.sync(cards)
+    asked: list[date] = []
+    forecast = store.forecast
+
+    def counted(day: date, days: int, **options: Any) -> list[tuple[date, int]]:
+        asked.append(day)
+        return forecast(day, days, **options)
+
+    store.forecast = counted  # type: ignore[method-assign, assignment]
+    session = Session(store, cards, clock=lambda: datetime(2025, 3, 3, 9, tzinfo=UTC), limits=Limits(10, 100),
+                      scheduler=Spread(SM2(), Spreading.BALANCE))
+    assert session.show() is not None and asked == []
+    session.preview()
+    before = dict(session._load.due) if session._load is not None else None
+    session.answer(4)
+    session.undo()
+    assert asked == [date(2025, 3, 3)] and session._load is not None and session._load.due == before
+
 
 def test_a_session_balances_previews_what_it_gives_and_undo_gives_the_same_day_again():
     """Every shipped card learned on one day and reviewed Good on the next: under the balancer each answer's day

@@ -179,14 +179,23 @@ class Session:
         self.day = self.study_day(self.started)
         self._siblings: dict[str, frozenset[str]] = {}  # card -> the cards its answer gives away (core.leaks)
         self._held: set[str] = set()  # cards left out of today's queue for a sibling in it: buried once it is answered
-        # the forecast the load balancer spreads answers over (bertdrill.core.scheduling.spread), moved as answered
-        self._load = Load.of(self.day, store.forecast(self.day, LOAD_BALANCE_DAYS + 1)) \
-            if getattr(scheduler, "balancing", False) else None
+        # the forecast the load balancer spreads answers over (bertdrill.core.scheduling.spread), moved as answered:
+        # read when a preview or an answer first needs it, not before the first card is shown (a pass over every
+        # schedule: 30-60 ms on 100,000 cards)
+        self._balancing = bool(getattr(scheduler, "balancing", False))
+        self._balanced: Load | None = None
         self._queue = Queue(self._cram_queue() if cram else self._build_queue())
         self._answers: list[Outcome] = []
         self._repeats: Counter[tuple[str, AnswerKind]] = Counter()  # the session's answers by card and kind logged
         self._steps: list[_Step] = []
         self._shown_at = self.started
+
+    @property
+    def _load(self) -> Load | None:
+        """The load balancer's forecast, read from the store on first use (None: the scheduler does not balance)."""
+        if self._balancing and self._balanced is None:
+            self._balanced = Load.of(self.day, self.store.forecast(self.day, LOAD_BALANCE_DAYS + 1))
+        return self._balanced
 
     # ----------------------------------------------------------------- the queue
 
@@ -340,12 +349,13 @@ class Session:
         now = self.clock()
         day = self.study_day(now)
         queue, answered = self._queue.mark(), len(self._answers)
+        load = self._load  # read before the answer is written: the answer's own move is added below
         # the store keeps the schedule if not the day's first answer; a cram answer never reschedules
-        reschedule = _rescheduler(card_scheduler(self.scheduler, entry.card.id, self._load), grade, day) \
+        reschedule = _rescheduler(card_scheduler(self.scheduler, entry.card.id, load), grade, day) \
             if entry.kind.schedules else None
 
         def rescheduler(choice: SchedulerChoice) -> Callable[[Schedule], Schedule]:
-            return _rescheduler(card_scheduler(self._scheduler_for(choice), entry.card.id, self._load), grade, day)
+            return _rescheduler(card_scheduler(self._scheduler_for(choice), entry.card.id, load), grade, day)
 
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
@@ -353,8 +363,8 @@ class Session:
             variant=logged_variant(entry.card) if isinstance(entry.card, NumericCard) else None,
             rescheduler=rescheduler if self.follow is not None and reschedule is not None else None,
         )
-        if self._load is not None:
-            self._load.moved(logged.before.due, logged.after.due)
+        if load is not None:
+            load.moved(logged.before.due, logged.after.due)
         grade = logged.grade  # as the store logged it: a class server records a wrong answer's pass as a fail
         suspend = self.leech_action is LeechAction.SUSPEND and became_leech(logged.before, logged.after)
         flags: tuple[CardState, ...] = ()
@@ -440,10 +450,11 @@ class Session:
         for flags in reversed(step.flags):  # a suspend or bury, or a leech suspended and siblings buried by the answer
             self.store.set_flags(flags.card_id, suspended=flags.suspended, buried_until=flags.buried_until)
         if step.review_id is not None:
+            load = self._load  # read before the undo is written (an answer read it already)
             self.store.undo(step.review_id)
-            if self._load is not None:  # the answer's card is due where it was again
+            if load is not None:  # the answer's card is due where it was again
                 undone = self._answers[step.answered]
-                self._load.moved(undone.after.due, undone.before.due)
+                load.moved(undone.after.due, undone.before.due)
         self._queue.back_to(step.queue)
         for outcome in self._answers[step.answered:]:
             self._repeats[outcome.entry.card.id, outcome.kind] -= 1
