@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 
 _PART = r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)"""  # a bare, "basic" or 'literal' key
 _DOTTED = rf"{_PART}(?:\s*\.\s*{_PART})*"
@@ -94,6 +93,8 @@ def _plain(dotted: str) -> str:
     """A TOML key as tomllib reads it, parts joined by dots: ``params."big\\n"`` -> ``params.big`` + newline."""
     if '"' not in dotted and "'" not in dotted:  # the usual case, without asking tomllib
         return ".".join(part.strip() for part in dotted.split("."))
+    import tomllib  # here: only a quoted key needs it, and only a lesson being parsed has one
+
     try:
         parsed = tomllib.loads(f"{dotted} = 0")
     except tomllib.TOMLDecodeError:
