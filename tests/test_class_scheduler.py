@@ -24,11 +24,13 @@ import pytest
 from learner_store import LESSON, learner_store
 from postgres import Server
 from test_scheduler_cli import NOW
+from test_web_class import current_card
 from web_client import Browser
 
 from bertdrill.adapters.remote.client import Connection
 from bertdrill.adapters.remote.login import login_path, saved_login
 from bertdrill.adapters.store import PostgresStore
+from bertdrill.cli.base import chosen_scheduler
 from bertdrill.core.errors import StoreError
 from bertdrill.web.app import class_app
 from bertdrill.web.classroom import ClassServer
@@ -121,7 +123,7 @@ def klass(postgres, cli, tmp_path, monkeypatch) -> Iterator[Class]:
     import uvicorn
 
     store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
-    server = ClassServer(store, clock=lambda: datetime.fromisoformat(NOW))
+    server = ClassServer(store, clock=lambda: datetime.fromisoformat(NOW), scheduler=chosen_scheduler)  # as serve
     app = class_app(server)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -306,3 +308,22 @@ def test_an_exam_plan_is_set_from_the_terminal_and_the_page_as_on_her_own_store(
             api.post("/api/exam", body)
         assert message in str(refused_api.value)
     assert klass.choice("Bora") is None  # Bora's scheduler is his own
+
+
+def test_a_review_page_open_before_the_switch_schedules_with_the_new_choice(klass):
+    """A sitting opened under SM-2 starts again after the switch, so its next answer is FSRS's (a memory state)."""
+    web = klass.browser("Ayşe")
+    page = web.get("/review")
+    card = current_card(page)
+    web.get("/stats")
+    web.submit("/stats/scheduler", scheduler="fsrs", retention="0.90", parameters="keep", spread="balance")
+    assert klass.schedules("Ayşe")[card][-2] is not None  # the replay gave every reviewed card FSRS's state
+    page = web.get("/review")
+    assert "Your scheduler was switched: the review starts again over what is due now." in page
+    card = current_card(page)
+    web.submit("/review/answer", answer="Answer.")
+    web.submit("/review/grade", grade="4")
+    with klass.postgres.connect() as connection:
+        logged = connection.execute("SELECT stability_after, difficulty_after FROM review WHERE card_id = %s "
+                                    "ORDER BY id DESC LIMIT 1", (card,)).fetchone()
+    assert logged is not None and None not in logged  # scheduled by FSRS, not the sitting's old SM-2
