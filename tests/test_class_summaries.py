@@ -323,3 +323,24 @@ def test_the_migration_builds_exactly_the_summaries_tables(teacher):
                                                                                       table.primary_key]
     finally:
         engine.dispose()
+
+
+def test_a_hand_edit_of_the_log_and_a_truncate_keep_the_summaries(teacher, server, cli, facts):
+    """The teacher's role editing the log by hand (a grade, a day, a learner's answers moved to another day) and
+    emptying it: the update trigger takes the old rows out and puts the new ones in, the truncate empties them."""
+    _member, ayse = join(cli, server, "Ayşe")
+    _member, bora = join(cli, server, "Bora")
+    for offset in range(4):
+        answer(ayse, facts[offset].id, GRADES[offset], DAY - timedelta(days=offset))
+        answer(bora, facts[offset].id, GRADES[-offset], DAY - timedelta(days=2 * offset))
+    with teacher.connect() as connection:
+        connection.execute("UPDATE review SET grade = 5, kind = 'review', reps_before = 1 WHERE card_id = %s",
+                           (facts[0].id,))
+        connection.execute("UPDATE review SET study_day = study_day - 1, reviewed_at = reviewed_at - interval '1 day' "
+                           "WHERE study_day = %s", (DAY - timedelta(days=2),))  # a gap opened, another one closed
+        connection.execute("UPDATE review SET duration_ms = 1")  # every row, nothing the summaries count
+    assert_summaries_are_the_logs(teacher, server)
+    with teacher.connect() as connection:
+        connection.execute("TRUNCATE review")
+        assert stored(connection) == recounted(connection) == {"report_day": set(), "report_learner": set(),
+                                                               "report_card": set()}
