@@ -19,12 +19,15 @@ from bertdrill.cli.base import (
     RolloverOption,
     app,
     clock,
+    decimal,
     escape,
     load,
+    number,
     out,
     print_json,
     print_lines,
 )
+from bertdrill.core import i18n
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.limits import DEFAULT_ROLLOVER
@@ -227,7 +230,6 @@ def diagnosed_wrong(store: Store, lessons: Sequence[str] | None) -> dict[str, li
         return {}
     # the lessons' code only for a class that published some (100 ms of imports)
     from bertdrill.app.variants import FreshNumbers
-    from bertdrill.core import i18n
     from bertdrill.core.cards import compile_lesson
     from bertdrill.core.diagnosis import Diagnoser
     from bertdrill.core.lesson import parse
@@ -278,7 +280,9 @@ def class_lessons(db: str | None) -> list[Lesson] | None:
 
 
 def _percent(share: float | None) -> str:
-    return "-" if share is None else f"{share:.0%}"
+    from bertdrill.core.languages import written_percent
+
+    return "-" if share is None else written_percent(share, 0, i18n.language())
 
 
 def as_data(found: ClassReport, where: str, wrong: Mapping[str, list[Diagnosed]] | None = None
@@ -308,8 +312,9 @@ def as_lines(found: ClassReport, where: str, wrong: Mapping[str, list[Diagnosed]
     answers (a class's), diagnosed."""
     if not found.learners:
         return [_("No learners in {where} yet: add them with bertdrill class add-learner NAME").format(where=where)]
-    learners = ngettext("{count} learner", "{count} learners", len(found.learners)).format(count=len(found.learners))
-    cards = ngettext("{count} card", "{count} cards", len(found.cards)).format(count=len(found.cards))
+    learners = ngettext("{count} learner", "{count} learners", len(found.learners)).format(
+        count=number(len(found.learners)))
+    cards = ngettext("{count} card", "{count} cards", len(found.cards)).format(count=number(len(found.cards)))
     lines = [_("Class report for study day {day}: {learners}, {cards} ({where})").format(
         day=found.today.isoformat(), learners=learners, cards=cards, where=where), ""]
     width = max(len(_("learner")), *(len(row.learner) for row in found.learners))
@@ -317,16 +322,17 @@ def as_lines(found: ClassReport, where: str, wrong: Mapping[str, list[Diagnosed]
                  f"{_('streak'):>6}  {_('last active')}")
     for row in found.learners:
         last = row.last_active.strftime("%Y-%m-%d %H:%M UTC") if row.last_active else "-"
-        lines.append(f"{row.learner:<{width}}  {row.due:>5}  {row.answered_week:>6}  {_percent(row.retention):>9}  "
-                     f"{row.streak:>6}  {last}")
+        lines.append(f"{row.learner:<{width}}  {number(row.due):>5}  {number(row.answered_week):>6}  "
+                     f"{_percent(row.retention):>9}  {number(row.streak):>6}  {last}")
     lines += ["", _("Cards, hardest first (failed last time: learners whose latest review of it failed)")]
     width = max(len(_("card")), *(len(card.card_id) for card in found.cards)) if found.cards else 4
     lines.append(f"{_('card'):<{width}}  {_('answers'):>7}  {_('lapse rate'):>10}  {_('failed last time'):>16}  "
                  f"{_('EF'):>4}")
     for card in found.cards:
-        failed = f"{card.failing}/{card.learners} {_percent(card.failed_share)}" if card.learners else "-"
-        ease = f"{card.ef100 / 100:.2f}" if card.ef100 is not None else "-"
-        lines.append(f"{card.card_id:<{width}}  {card.answers:>7}  {_percent(card.lapse_rate):>10}  {failed:>16}  "
+        failed = (f"{number(card.failing)}/{number(card.learners)} {_percent(card.failed_share)}"
+                  if card.learners else "-")
+        ease = decimal(card.ef100 / 100, 2) if card.ef100 is not None else "-"
+        lines.append(f"{card.card_id:<{width}}  {number(card.answers):>7}  {_percent(card.lapse_rate):>10}  {failed:>16}  "
                      f"{ease:>4}")
     return lines + _wrong_lines(found, wrong or {})
 

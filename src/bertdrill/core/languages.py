@@ -212,6 +212,12 @@ def written_decimal(value: float, places: int, code: str) -> str:
     return f"{value:.{places}f}".replace(".", decimal_mark(code))
 
 
+def written_percent(share: float, places: int, code: str) -> str:
+    """A share (0.57) as a percentage a reader of ``code`` writes: 57% in English, %57 in Turkish; the sign's place
+    is the catalog's (``{number}%``), the number is :func:`written_decimal`'s."""
+    return _("{number}%").format(number=written_decimal(share * 100, places, code))
+
+
 def turkic_case(code: str) -> bool:
     """Whether case folds the Turkish way; a region is ignored: "tr-TR" and "tr_TR" fold as "tr"."""
     return language(code.split("-")[0].split("_")[0].lower()).turkic_case

@@ -51,7 +51,7 @@ from bertdrill.adapters.remote.wire import encode
 from bertdrill.app import served
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
-from bertdrill.core.scheduling.state import study_day
+from bertdrill.core.scheduling.state import Grade, study_day
 from bertdrill.ports import ExamAsked, SchedulerAsked
 from bertdrill.web import pages
 from bertdrill.web.classroom import NAME_LIMIT, PASSWORD_LIMIT, ClassServer, client_address
@@ -64,6 +64,9 @@ if TYPE_CHECKING:
     from bertdrill.ports import ExamPlanned, Switched
 
 Named = TypeVar("Named", bound=StrEnum)
+GRADE_VALUES = frozenset(int(grade) for grade in Grade)
+FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9000, 12, 31)  # a day asked about: far enough from date's ends
+# that a read's arithmetic (a forecast's 400 days on, a history's weeks back) never overflows
 MAX_BODY_BYTES = 64 * 1024  # an answer is a few hundred bytes; a typed answer is cut at 4,096 characters
 REQUEST_ID_LIMIT = 64
 Handler = Callable[[Request], Awaitable[Response]]
@@ -228,6 +231,8 @@ class ClassApi:
         duration = data.get("duration_ms", 0)
         if not isinstance(grade, int) or isinstance(grade, bool) or not isinstance(duration, int):
             raise HTTPException(400, _("an answer has a whole-number grade and duration"))
+        if grade not in GRADE_VALUES:  # the core's check would raise: a 500 instead of the reason
+            raise HTTPException(400, _("a grade is a whole number from 0 to 5"))
         request_id = _text(data, "request", REQUEST_ID_LIMIT)
         if not request_id.replace("-", "").isalnum():
             raise HTTPException(400, _("an answer's request id is letters, digits and dashes"))
@@ -284,6 +289,7 @@ SCHEDULER_FIELDS = frozenset({"name", "retention", "fit", "parameters", "spread"
 
 def scheduler_asked(data: dict[str, Any]) -> SchedulerAsked:
     """What ``POST /api/scheduler`` asks for, each field checked (400 with the reason)."""
+    from bertdrill.core.scheduling.fsrs import MAX_RETENTION, MIN_RETENTION
     from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 
     unknown = sorted(set(data) - SCHEDULER_FIELDS)
@@ -291,7 +297,8 @@ def scheduler_asked(data: dict[str, Any]) -> SchedulerAsked:
         raise HTTPException(400, _("a scheduler request has no field {field!r}").format(field=unknown[0]))
     retention, fit, parameters = data.get("retention"), data.get("fit", False), data.get("parameters")
     if retention is not None and (isinstance(retention, bool) or not isinstance(retention, int | float)):
-        raise HTTPException(400, _("the desired retention is a number from 0.70 to 0.97"))
+        raise HTTPException(400, _("the desired retention is a number from {low} to {high}").format(
+            low=f"{MIN_RETENTION:.2f}", high=f"{MAX_RETENTION:.2f}"))  # as the terminal's --retention is typed
     if not isinstance(fit, bool):
         raise HTTPException(400, _("fit is true or false"))
     if parameters is not None and (not isinstance(parameters, str) or len(parameters) > 20):
@@ -358,13 +365,43 @@ async def _json_body(request: Request) -> dict[str, Any]:
             raise HTTPException(413, _("the request is too large"))
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         raise HTTPException(415, _("the API reads JSON (Content-Type: application/json)"))
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise HTTPException(400, _("the request is not JSON")) from None
+    data = _json(body)
     if not isinstance(data, dict):
         raise HTTPException(400, _("the request is not a JSON object"))
     return data
+
+
+def _json(text: str | bytes) -> Any:
+    """Standard JSON, read whole: NaN and Infinity are not JSON, nesting too deep for the parser is refused as it
+    is, not as a crash, and no text in it holds a NUL (PostgreSQL's text cannot: the database would refuse it
+    later, as a failure). 400 with the reason for each."""
+    try:
+        found = json.loads(text, parse_constant=_not_a_json_number)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise HTTPException(400, _("the request is not JSON")) from None
+    if _holds_nul(found):
+        raise HTTPException(400, _("the request's text holds a NUL character"))
+    return found
+
+
+def _not_a_json_number(constant: str) -> None:
+    raise ValueError(constant)
+
+
+def _holds_nul(found: Any) -> bool:
+    """Whether any key or string in the parsed JSON holds U+0000 (walked without recursion: it may be deep)."""
+    waiting = [found]
+    while waiting:
+        each = waiting.pop()
+        if isinstance(each, str):
+            if "\x00" in each:
+                return True
+        elif isinstance(each, dict):
+            waiting.extend(each.keys())
+            waiting.extend(each.values())
+        elif isinstance(each, list):
+            waiting.extend(each)
+    return False
 
 
 def _text(data: dict[str, Any], name: str, limit: int) -> str:
@@ -385,9 +422,12 @@ def _whole(data: dict[str, Any], name: str) -> int:
 
 def _day(request: Request) -> date:
     try:
-        return date.fromisoformat(request.query_params.get("day", ""))
+        day = date.fromisoformat(request.query_params.get("day", ""))
     except ValueError:
-        raise HTTPException(400, _("the request needs a day such as 2025-03-03")) from None
+        day = None
+    if day is None or not FIRST_DAY <= day <= LAST_DAY:
+        raise HTTPException(400, _("the request needs a day such as 2025-03-03"))
+    return day
 
 
 def _count(request: Request, name: str, most: int = 100_000) -> int:
@@ -402,10 +442,7 @@ def _lessons(request: Request) -> list[str] | None:
     text = request.query_params.get("lessons")
     if text is None:
         return None
-    try:
-        found = json.loads(text)
-    except ValueError:
-        found = None
+    found = _json(text)
     if not isinstance(found, list) or not all(isinstance(each, str) for each in found) or len(found) > 1000:
         raise HTTPException(400, _("lessons are a JSON list of lesson ids"))
     return found

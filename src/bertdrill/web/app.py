@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from http import HTTPStatus
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -28,6 +29,7 @@ from bertdrill.web.review import ReviewPages
 from bertdrill.web.stats import StatsPages
 from bertdrill.web.teaching import TeachingPages
 
+API_PREFIX = "/api/"
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
 
 
@@ -45,6 +47,7 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         scope.setdefault("state", {}).update(languages=self.languages, local=self.local)
+        request = Request(scope)
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -53,7 +56,10 @@ class SecurityHeaders:
                 message["headers"] = [*given, *(pair for pair in self.headers if pair[0] not in chosen)]
             await send(message)
 
-        await self.app(scope, receive, with_headers)
+        # the whole request speaks its language: a refusal raised before a handler chose one (a form's check, the
+        # router's 404) is in it too
+        with pages.speaking(pages.page_language(request, self.languages)):
+            await self.app(scope, receive, with_headers)
 
 
 def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: Sequence[str] | None = None,
@@ -64,7 +70,12 @@ def build(desk_languages: Sequence[str], routes: Sequence[BaseRoute], *, hosts: 
         assert isinstance(exc, HTTPException)
         if exc.status_code >= 500:  # pragma: no cover - starlette raises only 4xx this way
             return PlainTextResponse("error", status_code=exc.status_code)
-        return pages.error_page(request, exc.status_code, str(exc.detail), desk_languages)
+        # the router's own refusals (404, 405) carry the status's English phrase: the page's words say it instead
+        reason = "" if exc.detail == HTTPStatus(exc.status_code).phrase else str(exc.detail)
+        if request.url.path.startswith(API_PREFIX):  # the terminal's API answers in JSON, whatever refused it
+            with pages.speaking(pages.page_language(request, desk_languages)):
+                return JSONResponse({"error": reason or pages.error_words(exc.status_code)}, status_code=exc.status_code)
+        return pages.error_page(request, exc.status_code, reason, desk_languages)
 
     async def failed(request: Request, exc: Exception) -> Response:
         """An anticipated failure (a busy or refused database) as a page with its message: 503, no traceback."""

@@ -277,7 +277,7 @@ class ClassServer:
     def teacher(self, request: Request) -> Member:
         member = self.required(request)
         if not member.is_teacher:
-            raise HTTPException(403, "this page is the teacher's")
+            raise HTTPException(403, _("this page is the teacher's: a learner reviews at /review"))
         return member
 
 
@@ -475,7 +475,7 @@ class MemberPages:
                         notices = [_("Archived {name}: logged out and unable to log in; their history is kept, and "
                                      "the report leaves them out.").format(name=archived.name)]
                     case _:
-                        raise HTTPException(404, "no such action")
+                        raise HTTPException(404, _("the members page has no action {action!r}").format(action=action))
             except StoreError as exc:
                 return self._page(request, [str(exc)], 409)
         return self._page(request, notices, 200)
@@ -487,4 +487,6 @@ def spreadsheet_safe(text: str) -> str:
 
 
 def _percent(share: float | None) -> str:
-    return "–" if share is None else f"{share:.0%}"
+    from bertdrill.core.languages import written_percent
+
+    return "–" if share is None else written_percent(share, 0, i18n.language())

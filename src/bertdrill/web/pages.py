@@ -152,21 +152,23 @@ async def read_form(request: Request) -> FormData:
     """The posted form, refused with 413 when too big and 400 when it is not a form at all."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_FORM_BYTES):
-        raise HTTPException(413, "form too large")
+        raise HTTPException(413, _("the form is larger than {size} kB").format(size=_number(MAX_FORM_BYTES // 1024)))
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_FORM_BYTES:
-            raise HTTPException(413, "form too large")
+            raise HTTPException(413, _("the form is larger than {size} kB").format(size=_number(MAX_FORM_BYTES // 1024)))
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
-        raise HTTPException(400, "not a form")
+        raise HTTPException(400, _("the request is not a form the page sends"))
     from urllib.parse import parse_qsl
 
     try:
         pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False, max_num_fields=64)
     except (UnicodeDecodeError, ValueError):
-        raise HTTPException(400, "broken form") from None
+        raise HTTPException(400, _("the form cannot be read (not UTF-8, or too many fields)")) from None
+    if any("\x00" in name or "\x00" in value for name, value in pairs):  # PostgreSQL's text cannot hold one
+        raise HTTPException(400, _("a form's text cannot hold a NUL character"))
     fields: list[tuple[str, str | UploadFile]] = list(pairs)
     return FormData(fields)
 
@@ -175,9 +177,10 @@ def field(form: FormData, name: str, *, limit: int = 200, too_long: int = 400) -
     """One text field of a form: 400 when missing or repeated, ``too_long`` when longer than ``limit`` characters."""
     values = form.getlist(name)
     if len(values) != 1 or not isinstance(values[0], str):
-        raise HTTPException(400, f"the form needs exactly one field {name!r}")
+        raise HTTPException(400, _("the form needs exactly one field {name!r}").format(name=name))
     if len(values[0]) > limit:
-        raise HTTPException(too_long, f"field {name!r} is longer than {limit} characters")
+        raise HTTPException(too_long, _("the field {name!r} is longer than {limit} characters").format(
+            name=name, limit=_number(limit)))
     return values[0]
 
 
@@ -186,30 +189,32 @@ def check_csrf(request: Request, form: FormData) -> None:
     given = form.get("csrf")
     expected = request.cookies.get(CSRF_COOKIE)
     if not isinstance(given, str) or not expected or not hmac.compare_digest(given.encode(), expected.encode()):
-        raise HTTPException(403, "the form's security token is missing or out of date: reload the page")
+        raise HTTPException(403, _("the form's security token is missing or out of date: reload the page"))
 
 
 def error_page(request: Request, status_code: int, detail: str, offered: Sequence[str]) -> HTMLResponse:
     """A clear page for a refused request (4xx), in the learner's language."""
     with speaking(page_language(request, offered)):
-        return render(request, "error.html", status_code, status=status_code, detail=_error_words(status_code),
+        return render(request, "error.html", status_code, status=status_code, detail=error_words(status_code),
                       reason=detail)
 
 
-def _error_words(status_code: int) -> str:
+def error_words(status_code: int) -> str:
+    """What a refusal's status means to the reader; the reason itself is said beside it."""
     match status_code:
         case 400:
             return _("This request is not one the page sends.")
         case 403:
-            return _("This form has expired or does not belong to you. Reload the page and try again.")
+            return _("This is not open to you, or the form has expired: see why below.")
         case 404:
             return _("There is no such page.")
         case 405:
             return _("This page does not take that kind of request.")
         case 409:
-            return _("This card was answered or changed in the meantime (another tab?). Reload to see where you are.")
+            return _("This cannot be done now: it was changed in the meantime (another tab?), or see why below.")
         case 413:
-            return _("That is too long. An answer has at most {limit} characters.").format(limit=_number(MAX_ANSWER_CHARS))
+            return _("That is too long for this page (an answer has at most {limit} characters).").format(
+                limit=_number(MAX_ANSWER_CHARS))
         case _:
             return _("The request could not be served.")
 

@@ -159,12 +159,12 @@ class ReviewPages:
         with desk.lock, speaking(pages.page_language(request, desk.languages)):
             sitting = sittings.find(request.cookies.get(SITTING_COOKIE))
             if sitting is None:
-                raise HTTPException(403, "no review open in this browser: reload the page")
+                raise HTTPException(403, _("no review open in this browser: reload the page"))
             check_csrf(request, form)
             if current:
                 entry = sitting.session.current
                 if entry is None or field(form, "card") != entry.card.id:
-                    raise HTTPException(409, "this form is for a card that is no longer the current one")
+                    raise HTTPException(409, _("this form is for a card that is no longer the current one"))
             action(desk, sitting)
         return RedirectResponse("/review", status_code=303)
 
@@ -191,10 +191,10 @@ class ReviewPages:
         assert entry is not None
         pending = sitting.pending
         if pending is None or pending.card_id != entry.card.id:
-            raise HTTPException(409, "answer the card before grading it")
+            raise HTTPException(409, _("answer the card before grading it"))
         text = field(form, "grade", limit=1)
         if not text.isdigit() or int(text) not in GRADES:
-            raise HTTPException(400, "a grade is a whole number from 0 to 5")
+            raise HTTPException(400, _("a grade is a whole number from 0 to 5"))
         chosen = int(text)
         if desk.in_class:  # as the class's terminal review records it (bertdrill.app.served)
             from bertdrill.app.served import recorded_grade

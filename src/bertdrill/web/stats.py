@@ -135,17 +135,26 @@ def asked_by(form: FormData) -> SchedulerAsked:
     chosen, spreading = SchedulerName(str(name)), Spreading(str(spread))
     if not registered(chosen).has_retention:
         return SchedulerAsked(chosen, spread=spreading)
-    text = form.get("retention")
-    try:
-        retention = float(text.strip().replace(",", ".")) if isinstance(text, str) and len(text) < 20 else None
-    except ValueError:
-        retention = None
-    if retention is None:
-        raise HTTPException(400, _("the desired retention is a number from 0.70 to 0.97"))
+    retention = typed_retention(form.get("retention"))
     parameters = form.get("parameters")
     fit = parameters == "fit"
     kept = None if fit or not isinstance(parameters, str) or parameters in ("", "keep") else parameters[:20]
     return SchedulerAsked(chosen, retention, fit, kept, spreading)
+
+
+def typed_retention(text: object) -> float:
+    """The form's desired retention as typed in the page's language (``0,85`` from a Turkish browser as ``0.85``);
+    400 for anything but a number in range, saying the range as the page writes it (0,70 in Turkish)."""
+    from bertdrill.core.scheduling.fsrs import MAX_RETENTION, MIN_RETENTION
+
+    try:
+        retention = float(text.strip().replace(",", ".")) if isinstance(text, str) and len(text) < 20 else None
+    except ValueError:
+        retention = None
+    if retention is None or not MIN_RETENTION <= retention <= MAX_RETENTION:  # NaN is in no range
+        raise HTTPException(400, _("the desired retention is a number from {low} to {high}").format(
+            low=decimal(MIN_RETENTION, 2), high=decimal(MAX_RETENTION, 2)))
+    return retention
 
 
 def exam_asked_by(form: FormData) -> ExamAsked:
@@ -169,7 +178,10 @@ def exam_asked_by(form: FormData) -> ExamAsked:
     except ValueError:
         wanted = None
     if wanted is None:
-        raise HTTPException(400, _("the exam's target is a number from 0.70 to 0.99"))
+        from bertdrill.app.scheduling import MAX_TARGET, MIN_TARGET
+
+        raise HTTPException(400, _("the exam's target is a number from {low} to {high}").format(
+            low=decimal(MIN_TARGET, 2), high=decimal(MAX_TARGET, 2)))
     return ExamAsked(planned, wanted, chosen)
 
 

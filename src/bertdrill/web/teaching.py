@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bertdrill.cli.base import number
 from bertdrill.core import i18n
 from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import study_day
@@ -70,7 +71,7 @@ class TeachingPages:
         for member in store.class_members(archived=True):
             if member.id == wanted and not member.is_teacher:
                 return member
-        raise HTTPException(404, "no learner of this class has that id")
+        raise HTTPException(404, _("no learner of this class has that id"))
 
     async def sheet(self, request: Request) -> Response:
         return await run_in_threadpool(self._sheet, request)
@@ -86,7 +87,7 @@ class TeachingPages:
         seed = _whole(request, "seed", 0, 0, SEED_MOST)
         part = request.query_params.get("part", "sheet")
         if part not in ("sheet", "key"):
-            raise HTTPException(400, "part is sheet or key")
+            raise HTTPException(400, _("part is sheet or key"))
         server = self.server
         store = server.store.acting_as(teacher)
         with speaking(pages.page_language(request, server.languages)):
@@ -109,5 +110,6 @@ def _whole(request: Request, name: str, default: int, least: int, most: int) -> 
     if not given:
         return default
     if len(given) > 1 or not (given[0].isascii() and given[0].isdigit() and len(given[0]) <= 10) or not least <= int(given[0]) <= most:
-        raise HTTPException(400, f"{name} is a whole number from {least} to {most}")
+        raise HTTPException(400, _("{name} is a whole number from {least} to {most}").format(
+            name=name, least=number(least), most=number(most)))
     return int(given[0])

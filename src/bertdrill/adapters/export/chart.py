@@ -21,6 +21,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from bertdrill.adapters.export.files import Input, Replace, check_writable, write_atomic
 from bertdrill.adapters.export.marks import Mark, seal
+from bertdrill.core import i18n
+from bertdrill.core.languages import written_count, written_percent
 from bertdrill.core.stats import Heatmap
 
 WIDTH, HEIGHT = 720, 400
@@ -265,7 +267,7 @@ def shares_svg(rows: Sequence[Share], title: str, *, target: float | None = None
     for tick in (0, 0.5, 1):
         x = label + bar_width * tick
         svg.line(x, top - 4, x, top + row_height * len(rows), "chart-grid")
-        svg.text(x, top - 8, f"{tick:.0%}", size=10, anchor="middle", kind="chart-muted")
+        svg.text(x, top - 8, _percent(tick), size=10, anchor="middle", kind="chart-muted")
     for index, row in enumerate(rows):
         y = top + index * row_height
         svg.text(label - 6, y + 17, _cut(row.label, label // 7), anchor="end")
@@ -307,8 +309,8 @@ def calibration_svg(series: Sequence[Series], title: str, predicted: str, observ
         x, y = at(tick, tick)
         svg.line(x, top, x, top + plot, "chart-grid")
         svg.line(left, y, left + plot, y, "chart-grid")
-        svg.text(x, top + plot + 14, f"{tick:.0%}", size=10, anchor="middle", kind="chart-muted")
-        svg.text(left - 4, y + 4, f"{tick:.0%}", size=10, anchor="end", kind="chart-muted")
+        svg.text(x, top + plot + 14, _percent(tick), size=10, anchor="middle", kind="chart-muted")
+        svg.text(left - 4, y + 4, _percent(tick), size=10, anchor="end", kind="chart-muted")
     svg.line(*at(0, 0), *at(1, 1), "chart-axis")
     svg.text(left + plot / 2, top + plot + 30, predicted, size=11, anchor="middle")
     svg.raw(f'<text x="12" y="{top + plot / 2:.1f}" font-size="11" text-anchor="middle" fill="currentColor" '
@@ -319,11 +321,17 @@ def calibration_svg(series: Sequence[Series], title: str, predicted: str, observ
         points = [at(p, q) for p, q, _count in drawn]
         svg.polyline(points, kind)
         for (x, y), (p, q, count) in zip(points, drawn):
-            svg.marker(x, y, index, kind, f"{each.name}: {p:.0%} → {q:.0%} ({count})")
+            svg.marker(x, y, index, kind, f"{each.name}: {_percent(p)} → {_percent(q)} "
+                                          f"({written_count(count, i18n.language())})")
         legend_y = top + plot + bottom + 18 * index + 4
         svg.marker(left + 4, legend_y - 4, index, kind)
         svg.text(left + 14, legend_y, each.name, size=11)
     return svg.done()
+
+
+def _percent(share: float) -> str:
+    """An axis's or a point's share, written the reader's way (50% in English, %50 in Turkish)."""
+    return written_percent(share, 0, i18n.language())
 
 
 def _cut(text: str, most: int) -> str:

@@ -1,0 +1,127 @@
+"""The class server as an adversary (or a careless client) reaches it: bad input to the API and the forms, refusals
+raised before any page chose a language, and numbers written the reader's way in what the pages draw.
+
+Every refusal is a 4xx with its reason in the request's language, never a 500 (the test client raises the
+server's exceptions, so a crash fails the test). The class of two learners and a teacher is
+``tests/test_web_class.py``'s.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+import pytest
+from test_web_class import classroom, lesson  # noqa: F401 - the class server's fixtures
+from web_client import Browser
+
+from bertdrill.adapters.export.chart import Series, Share, calibration_svg, shares_svg
+from bertdrill.web import pages
+
+CARD = "web/width@small"  # numeric, graded from what was typed
+
+
+def token_of(web: Browser, name: str) -> str:
+    response = web.client.post("/api/login", json={"name": name, "password": f"{name}-password"})
+    assert response.status_code == 200, response.text
+    found: str = response.json()["token"]
+    return found
+
+
+def answer(**changed: Any) -> dict[str, Any]:
+    return {"card": CARD, "grade": 4, "typed": "288", "request": "r-1", "language": "en", "duration_ms": 900,
+            **changed}
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status"), [
+    ("POST", "/api/answers", answer(grade=99), 400),  # out of 0-5: the core's check raised, a 500
+    ("POST", "/api/answers", answer(grade=-1), 400),
+    ("POST", "/api/answers", answer(grade=10**30), 400),
+    ("POST", "/api/answers", answer(typed="288\x00"), 400),  # PostgreSQL's text holds no NUL: it was a 503
+    ("POST", "/api/answers", b'{"card": "web/width@small", "grade": 4, "duration_ms": NaN}', 400),  # not JSON
+    ("POST", "/api/scheduler", b'{"name": "fsrs", "retention": Infinity}', 400),
+    ("POST", "/api/scheduler", b"[" * 30_000 + b"]" * 30_000, 400),  # deeper than the parser goes: a crash
+    ("POST", "/api/login", b'{"name": "A\\u0000", "password": "x"}', 400),
+    ("GET", "/api/forecast?day=9999-12-30&days=400", None, 400),  # the forecast's last day overflowed date
+    ("GET", "/api/due?day=0001-01-01&limit=5", None, 400),
+    ("GET", "/api/due?day=2025-03-03&limit=5&lessons=" + "%5B" * 5_000, None, 400),  # a crash in the parser
+    ("GET", "/api/nothing-here", None, 404),  # the router's own refusals, as JSON too
+    ("POST", "/api/fitted-sets", b"{}", 405),
+])
+def test_bad_input_to_the_api_is_a_json_4xx_with_its_reason_never_a_500(classroom, method, path, body, status):
+    web = classroom()
+    headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}", "Content-Type": "application/json"}
+    content = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    response = web.client.request(method, path, content=content, headers=headers)
+    assert response.status_code == status, response.text[:300]
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"] and "Traceback" not in response.text
+
+
+def test_the_apis_refusals_speak_the_learners_language(classroom):
+    web = classroom()
+    headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}", "Accept-Language": "tr"}
+    assert web.client.get("/api/nothing-here", headers=headers).json() == {"error": "Böyle bir sayfa yok."}
+    refused = web.client.post("/api/answers", json=answer(grade=7), headers=headers)
+    assert refused.json() == {"error": "not 0 ile 5 arasında bir tam sayıdır"}
+
+
+def reason(page: str) -> str:
+    return html.unescape(page.split('<p class="reason"><code>')[1].split("</code>")[0]) if 'class="reason"' in page else ""
+
+
+def test_a_refusal_raised_before_a_handler_speaks_the_pages_language(classroom):
+    """The form's checks (CSRF, size, NUL) and the teacher's pages refuse before the handler picks a language:
+    their reasons were English on a Turkish page, under a heading that spoke of an expired form."""
+    ayse = classroom("Ayşe")
+    ayse.client.cookies.set(pages.LANGUAGE_COOKIE, "tr")
+    ayse.get("/review")
+    refused = ayse.client.get("/teacher")
+    assert refused.status_code == 403
+    assert reason(refused.text) == "bu sayfa öğretmenindir: öğrenci /review adresinde tekrar yapar"
+    assert "formun süresi dolmuş" in refused.text and "Bu size açık değil" in refused.text
+    forged = ayse.client.post("/stats/scheduler", data={"csrf": "forged" * 4, "scheduler": "fsrs", "spread": "off"})
+    assert forged.status_code == 403
+    assert reason(forged.text) == "formun güvenlik belirteci eksik ya da eskimiş: sayfayı yenileyin"
+    form = ayse.forms()["/review/answer"]
+    nul = ayse.client.post("/review/answer", data={**form, "answer": "288\x00"})
+    assert nul.status_code == 400 and reason(nul.text) == "bir formun metninde NUL karakteri bulunamaz"
+    big = ayse.client.post("/review/answer", data={**form, "answer": "x" * 100_000})
+    assert big.status_code == 413 and reason(big.text) == "form 64 kB'tan büyük"
+    unknown = ayse.client.get("/no-such-page")
+    assert unknown.status_code == 404 and "Böyle bir sayfa yok." in unknown.text and "Not Found" not in unknown.text
+    teacher = classroom("Tülin")
+    teacher.client.cookies.set(pages.LANGUAGE_COOKIE, "tr")
+    teacher.get("/teacher/members")
+    action = teacher.client.post("/teacher/members/explode", data={"csrf": teacher.forms()["/teacher/members/add"][
+        "csrf"], "name": "x"})
+    assert action.status_code == 404 and reason(action.text) == "üyeler sayfasında 'explode' diye bir işlem yok"
+
+
+def test_the_scheduler_form_reads_a_turkish_retention_and_says_its_range_the_turkish_way(classroom):
+    ayse = classroom("Ayşe")
+    ayse.client.cookies.set(pages.LANGUAGE_COOKIE, "tr")
+    ayse.get("/stats")
+    form = {**ayse.forms()["/stats/scheduler"], "scheduler": "fsrs", "parameters": "keep", "spread": "off"}
+    for typed in ("0,5", "NaN", "1e308", ""):
+        refused = ayse.client.post("/stats/scheduler", data={**form, "retention": typed})
+        assert refused.status_code == 400, typed
+        assert "istenen hatırlama oranı 0,70 ile 0,97 arasında bir sayıdır" in refused.text
+    switched = ayse.client.post("/stats/scheduler", data={**form, "retention": "0,85"})
+    assert switched.status_code == 200 and "istenen hatırlama oranı 0,85" in switched.text
+
+
+def test_the_charts_and_the_dashboard_write_a_percentage_the_readers_way():
+    from bertdrill.cli.classroom import _percent as report_percent
+    from bertdrill.web.classroom import _percent as dashboard_percent
+
+    with pages.speaking("tr"):
+        shares = shares_svg([Share("genç", 0.5, "%50")], "Hatırlama", target=0.9, target_words="hedef %90")
+        calibration = calibration_svg([Series("FSRS", [(0.5, 0.5, 1234)])], "Kalibrasyon", "tahmin", "hatırlanan")
+        assert ">%0<" in shares and ">%50<" in shares and ">%100<" in shares and "50%" not in shares
+        assert ">%50<" in calibration and "FSRS: %50 → %50 (1.234)" in calibration
+        assert dashboard_percent(0.5) == report_percent(0.5) == "%50"
+    with pages.speaking("en"):
+        assert ">50%<" in shares_svg([Share("young", 0.5, "50%")], "Retention")
+        assert dashboard_percent(0.5) == "50%"
