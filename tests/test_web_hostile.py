@@ -49,7 +49,7 @@ def answer(**changed: Any) -> dict[str, Any]:
     ("GET", "/api/nothing-here", None, 404),  # the router's own refusals, as JSON too
     ("POST", "/api/fitted-sets", b"{}", 405),
 ])
-def test_bad_input_to_the_api_is_a_json_4xx_with_its_reason_never_a_500(classroom, method, path, body, status):
+def test_bad_input_to_the_api_is_a_json_4xx_with_its_reason_never_a_500(classroom, method, path, body, status):  # noqa: F811
     web = classroom()
     headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}", "Content-Type": "application/json"}
     content = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
@@ -59,7 +59,7 @@ def test_bad_input_to_the_api_is_a_json_4xx_with_its_reason_never_a_500(classroo
     assert response.json()["error"] and "Traceback" not in response.text
 
 
-def test_the_apis_refusals_speak_the_learners_language(classroom):
+def test_the_apis_refusals_speak_the_learners_language(classroom):  # noqa: F811
     web = classroom()
     headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}", "Accept-Language": "tr"}
     assert web.client.get("/api/nothing-here", headers=headers).json() == {"error": "Böyle bir sayfa yok."}
@@ -71,7 +71,7 @@ def reason(page: str) -> str:
     return html.unescape(page.split('<p class="reason"><code>')[1].split("</code>")[0]) if 'class="reason"' in page else ""
 
 
-def test_a_refusal_raised_before_a_handler_speaks_the_pages_language(classroom):
+def test_a_refusal_raised_before_a_handler_speaks_the_pages_language(classroom):  # noqa: F811
     """The form's checks (CSRF, size, NUL) and the teacher's pages refuse before the handler picks a language:
     their reasons were English on a Turkish page, under a heading that spoke of an expired form."""
     ayse = classroom("Ayşe")
@@ -99,7 +99,7 @@ def test_a_refusal_raised_before_a_handler_speaks_the_pages_language(classroom):
     assert action.status_code == 404 and reason(action.text) == "üyeler sayfasında 'explode' diye bir işlem yok"
 
 
-def test_the_scheduler_form_reads_a_turkish_retention_and_says_its_range_the_turkish_way(classroom):
+def test_the_scheduler_form_reads_a_turkish_retention_and_says_its_range_the_turkish_way(classroom):  # noqa: F811
     ayse = classroom("Ayşe")
     ayse.client.cookies.set(pages.LANGUAGE_COOKIE, "tr")
     ayse.get("/stats")
