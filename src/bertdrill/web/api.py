@@ -1,6 +1,7 @@
-"""The class server's JSON API: what a learner's terminal review needs (``bertdrill login``, ``bertdrill review``).
+"""The class server's JSON API: what a learner's terminal needs (``bertdrill login``, ``review``, ``scheduler``).
 
-Exactly the review session's reads and writes, for the member a bearer token belongs to (``Authorization:
+Exactly the review session's reads and writes, and the learner's own scheduler choice and exam plan (switched
+by :mod:`bertdrill.app.scheduling`, as on a store of one's own), for the member a bearer token belongs to (``Authorization:
 Bearer <token>``, the token a login here gave: kept only as its SHA-256, as the browser's are, ending after
 30 days or at ``/api/logout``). Each request runs as that member under row-level security, like a page; the
 writes go through :mod:`bertdrill.app.served`, which decides the answer's time, kind, grade and schedule on
