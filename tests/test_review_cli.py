@@ -591,14 +591,15 @@ def test_help_stays_light():
 
 def test_status_loads_no_class_code(tmp_path, monkeypatch):
     """A learner's `status` reads the saved login (adapters.remote.login) but loads neither the class client (its
-    HTTP and store) nor the class's tables (store.members): each cost every learner's start-up 10-20 ms."""
+    HTTP and store), nor the class's tables (store.members), nor SQLAlchemy's PostgreSQL dialect (which an
+    index's postgresql_where in the models loaded): each cost every learner's start-up 10-30 ms."""
     monkeypatch.setenv("BERTDRILL_DB", str(tmp_path / "light.db"))  # no --db: status looks for a login first
     code = ("import sys; from bertdrill.cli import run; sys.argv = ['bertdrill', 'status']\n"
             "try:\n    run()\nexcept SystemExit:\n    pass\n"
             "print(*(name in sys.modules for name in ('bertdrill.adapters.remote.login', 'bertdrill.adapters.remote.client',"
-            " 'bertdrill.adapters.store.members')))")
+            " 'bertdrill.adapters.store.members', 'sqlalchemy.dialects.postgresql')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.splitlines()[-1].split() == ["True", "False", "False"], result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1].split() == ["True", "False", "False", "False"], result.stdout + result.stderr
 
 
 def test_review_help(cli):

@@ -148,19 +148,19 @@ class Reports(Database):
 
         Counted over the learner's schedules alone, less the schedules of the cards left out (removed, never
         reviewed, of other lessons): joining each of 100,000 schedules to its card cost two lookups a row (65 ms
-        of every ``status``), where the schedules alone are one pass and the cards left out are found by a pass
-        over the cards, their few schedules through the schedule's key. Every schedule has its card (a foreign
-        key), so the difference is the join's count.
+        of every ``status``), where the schedules alone are one pass and the cards left out are found from the
+        index of hidden cards (usually none), or by a pass over the cards when some lessons are left out, their
+        few schedules through the schedule's key. Every schedule has its card (a foreign key), so the
+        difference is the join's count.
         """
         def counts(query: Select[*tuple[Any, ...]]) -> tuple[int, int, int]:
             due_now, new_cards, learned = self.read(query)[0]
             return int(due_now), int(new_cards), int(learned)
 
         every = counts(_status_columns(today).where(SCHEDULE.c.learner == LEARNER))
-        scope = self._scope(lessons)  # usually every lesson held: no lesson to leave out
+        scope = self._scope(lessons)  # usually every lesson held: only the hidden cards, from their own index
         left_out = counts(_status_columns(today).select_from(_cards_with_schedules()).where(
-            or_(CARD.c.removed.is_not(False), not_(reviewed_card()), *(
-                () if scope is None else (CARD.c.lesson_id.not_in(list(scope)),)))))
+            HIDDEN_CARD if scope is None else or_(HIDDEN_CARD, CARD.c.lesson_id.not_in(list(scope)))))
         return every[0] - left_out[0], every[1] - left_out[1], every[2] - left_out[2]
 
     def _count(self, lessons: Collection[str] | None, *conditions: Any) -> int:

@@ -82,10 +82,11 @@ class CardRow(SQLModel, table=True):
 
     __tablename__ = "card"
     # ix_card_hidden: the cards no review shows (removed ones, practice ones), usually none; its condition is
-    # HIDDEN_CARD's, as migrations' version 16 writes it (SQLite uses the index only for a query that says it)
+    # HIDDEN_CARD's, as migrations' version 16 writes it (SQLite uses the index only for a query that says it).
+    # PostgreSQL's condition (removed IS true ...) is in that DDL only: a postgresql_where here would load
+    # SQLAlchemy's PostgreSQL dialect (20-30 ms) into every learner's command, to check the keyword.
     __table_args__ = (Index("ix_card_lesson", "lesson_id", "position"),
-                      Index("ix_card_hidden", "id", sqlite_where=text("removed IS 1 OR kind IN ('practice')"),
-                            postgresql_where=text("removed IS true OR kind IN ('practice')")))
+                      Index("ix_card_hidden", "id", sqlite_where=text("removed IS 1 OR kind IN ('practice')")))
     id: str = Field(primary_key=True)
     lesson_id: str
     item_id: str
