@@ -125,3 +125,25 @@ def test_the_charts_and_the_dashboard_write_a_percentage_the_readers_way():
     with pages.speaking("en"):
         assert ">50%<" in shares_svg([Share("young", 0.5, "50%")], "Retention")
         assert dashboard_percent(0.5) == "50%"
+
+
+def test_a_form_another_site_sent_is_refused_even_with_the_right_token(classroom):  # noqa: F811
+    """The double-submit token holds alone against a site that cannot read the cookie; the browser's
+    Sec-Fetch-Site is a second lock (a sibling site that planted its own cookie and token)."""
+    ayse = classroom("Ayşe")
+    ayse.get("/stats")
+    form = {**ayse.forms()["/stats/scheduler"], "scheduler": "fsrs", "retention": "0.85", "parameters": "keep",
+            "spread": "off"}
+    for site in ("cross-site", "same-site"):
+        refused = ayse.client.post("/stats/scheduler", data=form, headers={"Sec-Fetch-Site": site})
+        assert refused.status_code == 403 and "sent from another site" in refused.text, site
+    assert "In use: SM-2." in ayse.get("/stats")
+    own = ayse.client.post("/stats/scheduler", data=form, headers={"Sec-Fetch-Site": "same-origin"})
+    assert own.status_code == 200 and "In use: FSRS, desired retention 0.85." in own.text
+
+
+def test_a_made_up_card_is_not_echoed_back_whole(classroom):  # noqa: F811
+    web = classroom()
+    headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}"}
+    refused = web.client.get("/api/state", params={"card": "x" * 50_000}, headers=headers)
+    assert refused.status_code == 404 and len(refused.text) < 1_000

@@ -160,7 +160,7 @@ class ClassApi:
 
     def card(self, card_id: str | None) -> str:
         if not card_id or card_id not in self.server.by_id:
-            raise HTTPException(404, _("no card {card!r} in this class").format(card=card_id))
+            raise HTTPException(404, _("no card {card!r} in this class").format(card=(card_id or "")[:200]))
         return card_id
 
     def recording(self, member: Member) -> served.Recording:

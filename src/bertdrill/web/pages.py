@@ -35,6 +35,7 @@ LANGUAGE_COOKIE = "bertdrill_lang"
 THEME_COOKIE = "bertdrill_theme"
 CSRF_COOKIE = "bertdrill_csrf"
 YEAR = 365 * 24 * 3600
+FOREIGN_FETCHES = ("cross-site", "same-site")  # Sec-Fetch-Site of a request another site's page made
 MAX_FORM_BYTES = 64 * 1024  # a form bigger than this is refused before it is parsed (413)
 MAX_ANSWER_CHARS = 4096  # as the terminal cuts a line (cli.review.MAX_LINE_BYTES)
 
@@ -185,7 +186,11 @@ def field(form: FormData, name: str, *, limit: int = 200, too_long: int = 400) -
 
 
 def check_csrf(request: Request, form: FormData) -> None:
-    """403 unless the form carries the token of this browser's cookie (another site cannot know it)."""
+    """403 unless the form carries the token of this browser's cookie (another site cannot know it), and 403 for a
+    form the browser says another site sent (``Sec-Fetch-Site``, which a page cannot set: a second lock, should a
+    sibling site of the school's ever plant a cookie of its own)."""
+    if request.headers.get("sec-fetch-site") in FOREIGN_FETCHES:
+        raise HTTPException(403, _("the form was sent from another site: open this server's own page and send it there"))
     given = form.get("csrf")
     expected = request.cookies.get(CSRF_COOKIE)
     if not isinstance(given, str) or not expected or not hmac.compare_digest(given.encode(), expected.encode()):
