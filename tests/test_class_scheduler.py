@@ -11,9 +11,7 @@ in-process over the same server.
 from __future__ import annotations
 
 import http.client
-import socket
 import sqlite3
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 from learner_store import LESSON, learner_store
 from postgres import Server
+from serving import listening
 from test_scheduler_cli import NOW
 from test_web_class import current_card
 from web_client import Browser
@@ -120,28 +119,15 @@ def klass(postgres, cli, tmp_path, monkeypatch) -> Iterator[Class]:
     klass = Class("", postgres, None, own)
     copy_log(own, postgres, klass.learner("Ayşe"))
     copy_log(own, postgres, klass.learner("Bora"), cards=5)  # Bora has a short log of his own
-    import uvicorn
-
     store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
     server = ClassServer(store, clock=lambda: datetime.fromisoformat(NOW), scheduler=chosen_scheduler)  # as serve
     app = class_app(server)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    running = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                            timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
     try:
-        klass.url, klass.app = f"http://127.0.0.1:{listener.getsockname()[1]}", app
-        yield klass
+        with listening(app) as url:
+            klass.url, klass.app = url, app
+            yield klass
     finally:
-        running.should_exit = True
-        thread.join(timeout=15)
-        listener.close()
         store.close()
-        assert not thread.is_alive(), "the server thread did not stop"
 
 
 def log_in(cli, klass: Class, name: str) -> str:

@@ -11,7 +11,6 @@ import json
 import os
 import socket
 import stat
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 from postgres import Server
+from serving import listening
 from test_web import LESSON
 
 from bertdrill.adapters.remote.client import Connection
@@ -60,28 +60,14 @@ def served(postgres, cli, tmp_path, monkeypatch) -> Iterator[Served]:
         assert cli("class", command, name, "--password", f"{name}-password").exit_code == 0
     # the learner's machine has no database: whatever BERTDRILL_DB said was the teacher's
     monkeypatch.delenv("BERTDRILL_DB")
-    import uvicorn
-
     store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
     clock = [NOW]
     server = ClassServer(store, clock=lambda: clock[0])
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    config = uvicorn.Config(class_app(server), log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=2)
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
     try:
-        yield Served(f"http://127.0.0.1:{listener.getsockname()[1]}", postgres, clock)
+        with listening(class_app(server)) as url:
+            yield Served(url, postgres, clock)
     finally:
-        running.should_exit = True
-        thread.join(timeout=15)
-        listener.close()
         store.close()
-        assert not thread.is_alive(), "the server thread did not stop"
 
 
 def log_in(cli, served: Served, name: str) -> Login:

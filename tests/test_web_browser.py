@@ -15,12 +15,11 @@ from __future__ import annotations
 import faulthandler
 import os
 import shutil
-import socket
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from serving import listening
 from test_web import LESSON
 
 from bertdrill.adapters.store import PostgresStore
@@ -61,27 +60,13 @@ def served(postgres, cli, tmp_path, monkeypatch):
     assert cli("class", "init", "--file", str(lesson)).exit_code == 0
     assert cli("class", "add-learner", "Ayşe", "--password", "ayse-password").exit_code == 0
     assert cli("class", "add-teacher", "Tülin", "--password", "tulin-password").exit_code == 0
-    import uvicorn
-
     store = PostgresStore.serving(postgres.url_as(f"{postgres.database}_server"))
     server = ClassServer(store, clock=__import__("datetime").datetime.now)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    config = uvicorn.Config(class_app(server), log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=2)
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", postgres
+        with listening(class_app(server)) as url:
+            yield url, postgres
     finally:
-        running.should_exit = True
-        thread.join(timeout=15)
-        listener.close()
         store.close()  # every pooled connection of the server's store
-        assert not thread.is_alive(), "the server thread did not stop"
 
 
 @pytest.fixture
