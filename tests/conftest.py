@@ -72,6 +72,15 @@ def cli():
     return invoke
 
 
+@pytest.fixture(scope="session")
+def facts():
+    """The shipped lesson's fact cards, in lesson order: what the class tests' learners answer."""
+    from bertdrill.adapters.lessons import all_cards, load_lessons
+    from bertdrill.core.kinds import Kind
+
+    return [card for card in all_cards(load_lessons()) if card.kind == Kind.FACT]
+
+
 @pytest.fixture
 def lesson_text() -> str:
     """The shipped lesson's text, a starting point for edited and broken lessons."""

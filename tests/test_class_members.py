@@ -18,17 +18,11 @@ from bertdrill.adapters.store import PostgresStore, Store
 from bertdrill.adapters.store import members as class_members
 from bertdrill.adapters.store.members import MemberRole
 from bertdrill.core.errors import StoreError
-from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling import sm2
 
 DAY = date(2025, 3, 3)
 MORNING = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 NAMES = ("Ayşe %Ö", "%%", "Александра Константиновна Преображенская-Добровольская", "李小龍")
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return [card for card in all_cards(load_lessons()) if card.kind == Kind.FACT]
 
 
 @pytest.fixture

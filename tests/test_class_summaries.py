@@ -15,20 +15,13 @@ from datetime import UTC, date, datetime, time, timedelta
 import psycopg
 import pytest
 
-from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import MIGRATIONS, PostgresStore, Store
 from bertdrill.adapters.store.members import Member
-from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.state import AnswerKind
 
 DAY = date(2025, 3, 3)
 GRADES = (0, 1, 2, 3, 4, 5, 5, 4)
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return [card for card in all_cards(load_lessons()) if card.kind == Kind.FACT]
 
 
 @pytest.fixture

@@ -9,17 +9,11 @@ import pytest
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import PostgresStore, Store
-from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling import sm2
 
 NOW = "2025-03-03T09:00:00+00:00"
 DAY = date(2025, 3, 3)
 
-
-@pytest.fixture(scope="module")
-def facts():
-    """The shipped lesson's fact cards, in lesson order: what the learners below answer."""
-    return [card for card in all_cards(load_lessons()) if card.kind == Kind.FACT]
 
 
 def answer(store, *graded):
