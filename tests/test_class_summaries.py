@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 
 import psycopg
@@ -200,6 +201,78 @@ def test_answers_landing_at_once_are_each_counted_once(teacher, server, cli, fac
     with teacher.connect() as connection:
         assert connection.execute("SELECT count(*) FROM review").fetchone() == (len(threads) * 12,)
     assert_summaries_are_the_logs(teacher, server)
+
+
+def copy_answer(connection: psycopg.Connection, answer_id: int, day: date, card_id: str, learner: str) -> None:
+    """The answer ``answer_id`` again, as ``learner``'s answer to ``card_id`` on ``day``, written as a hand edit
+    would (the log's triggers run at the end of the statement)."""
+    columns = [name for (name,) in connection.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'review'"
+        " AND column_name NOT IN ('id', 'request', 'study_day', 'card_id', 'learner') ORDER BY ordinal_position")]
+    names = ", ".join(columns)
+    connection.execute(f"INSERT INTO review ({names}, study_day, card_id, learner)"
+                       f" SELECT {names}, %s, %s, %s FROM review WHERE id = %s", (day, card_id, learner, answer_id))
+
+
+def while_the_other_is_open(teacher, first: Callable[[psycopg.Connection], object],
+                            second: Callable[[psycopg.Connection], object]) -> None:
+    """``first`` runs in a transaction left open while ``second`` runs and commits in another; then ``first``
+    commits. ``second`` may wait for ``first`` (a lock), or not: this waits until it has finished or waits."""
+    with teacher.connect(autocommit=False) as one, teacher.connect(autocommit=False) as two:
+        first(one)
+        other = two.execute("SELECT pg_backend_pid()").fetchone()
+        failures: list[BaseException] = []
+
+        def run_second() -> None:
+            try:
+                second(two)
+                two.commit()
+            except BaseException as exc:  # noqa: BLE001 - reported below, in the test's thread
+                failures.append(exc)
+
+        thread = threading.Thread(target=run_second)
+        thread.start()
+        with teacher.connect() as watcher:
+            while thread.is_alive() and watcher.execute(
+                    "SELECT wait_event_type IS DISTINCT FROM 'Lock' FROM pg_stat_activity WHERE pid = %s",
+                    other).fetchone() != (False,):
+                thread.join(0.01)
+        one.commit()
+        thread.join(30)
+        assert not thread.is_alive() and not failures, failures
+
+
+@pytest.mark.parametrize("earlier", [True, False], ids=["a learner with answers", "a learner's first answers"])
+def test_one_learners_answers_in_two_open_transactions_make_one_streak(teacher, server, cli, facts, earlier):
+    """Two transactions of one learner, each adding a day next to the other's (to another card), neither
+    committed when the other renumbers its runs: the second waits for the first (the learner's summary row is
+    the lock), so it counts the first's day, and the streak is the log's. Without the lock each counted a run
+    of one."""
+    _bora, as_bora = join(cli, server, "Bora")
+    model = answer(as_bora, facts[0].id, 4, DAY - timedelta(days=5))
+    ayse, as_ayse = join(cli, server, "Ayşe")
+    if earlier:
+        answer(as_ayse, facts[0].id, 4, DAY - timedelta(days=5))
+    while_the_other_is_open(
+        teacher, lambda one: copy_answer(one, model, DAY - timedelta(days=1), facts[1].id, as_ayse.learner),
+        lambda two: copy_answer(two, model, DAY, facts[2].id, as_ayse.learner))
+    assert_summaries_are_the_logs(teacher, server)
+    with teacher.connect() as connection:
+        assert connection.execute("SELECT run FROM report_day WHERE learner = %s AND study_day = %s",
+                                  (as_ayse.learner, DAY)).fetchone() == (2,)
+
+
+def test_an_undo_and_an_answer_in_two_open_transactions_split_the_streak(teacher, server, cli, facts):
+    """One transaction empties a day (an undo) while another adds the day after it: the run of the day added is
+    counted from the days the undo left."""
+    _member, ayse = join(cli, server, "Ayşe")
+    ids = [answer(ayse, facts[n].id, 4, DAY - timedelta(days=2 - n)) for n in range(2)]
+    while_the_other_is_open(teacher, lambda one: one.execute("DELETE FROM review WHERE id = %s", (ids[1],)),
+                            lambda two: copy_answer(two, ids[0], DAY, facts[2].id, ayse.learner))
+    assert_summaries_are_the_logs(teacher, server)
+    with teacher.connect() as connection:
+        assert connection.execute("SELECT study_day, run FROM report_day ORDER BY study_day").fetchall() == [
+            (DAY - timedelta(days=2), 1), (DAY, 1)]
 
 
 def test_an_answer_after_the_reports_day_is_read_from_the_log(teacher, server, cli, facts):

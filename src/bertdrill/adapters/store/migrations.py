@@ -41,7 +41,7 @@ from sqlalchemy.schema import CreateColumn, CreateTable
 from bertdrill.adapters.store.database import Backend, Database
 from bertdrill.core.errors import StoreError
 
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 
 Step = Callable[[Connection], None]
 """One statement of a migration, run on the migrating connection (its ``info["database"]`` is the store)."""
@@ -612,6 +612,40 @@ def _version_16() -> list[Step]:
     })
 
 
+V17_LOCK = """BEGIN
+    -- The learner's summary row is the lock of their summaries: made or locked first, it holds another
+    -- transaction of the same learner here until this one commits, so that one's statements then see this one's
+    -- days (READ COMMITTED: each statement reads what was committed when it began). Else two transactions each
+    -- adding a day next to the other's renumber their runs without the other's day, and the streak is wrong.
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO report_learner AS t (learner, first_day, last_day, last_at)
+        SELECT learner, min(study_day), max(study_day), max(reviewed_at) FROM added WHERE isfinite(study_day)
+        GROUP BY learner ORDER BY learner
+        ON CONFLICT (learner) DO UPDATE SET first_day = least(t.first_day, excluded.first_day),
+            last_day = greatest(t.last_day, excluded.last_day), last_at = greatest(t.last_at, excluded.last_at);
+    END IF;
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        PERFORM 1 FROM report_learner WHERE learner IN (SELECT learner FROM removed) ORDER BY learner FOR UPDATE;
+    END IF;
+"""
+
+
+def _version_17_trigger() -> str:
+    """Version 15's function with :data:`V17_LOCK` first. The upsert of the learner's row stays at its end too:
+    an update's removed answers read the learner's days again, without the days it adds."""
+    replaced = V15_TRIGGER.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1).replace("BEGIN\n", V17_LOCK, 1)
+    assert replaced.count(V17_LOCK) == 1 and "CREATE OR REPLACE" in replaced
+    return replaced
+
+
+def _version_17() -> list[Step]:
+    """The class report's summaries stay the log's when one learner's answers land in two transactions at once (two
+    windows, an undo beside an answer): each transaction takes the learner's summary row first (:data:`V17_LOCK`).
+    PostgreSQL only, as version 15."""
+    return _per_backend({Backend.sqlite: [],
+                         Backend.postgresql: [_statement(_version_17_trigger()), _fix_search_path]})
+
+
 def _migration(steps: Callable[[], Sequence[Step]]) -> Callable[[Connection], None]:
     """A version's migration; its steps are built when it runs (every open reads this module, few migrate)."""
 
@@ -626,7 +660,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     version: _migration(steps) for version, steps in enumerate(
         (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7, _version_8,
          _version_9, _version_10, _version_11, _version_12, _version_13, _version_14,
-         _version_15, _version_16), start=1)}
+         _version_15, _version_16, _version_17), start=1)}
 """version -> function(connection) that brings a database at version - 1 up to it."""
 
 
