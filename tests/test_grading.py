@@ -16,7 +16,7 @@ from timing import cpu_seconds
 
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.core import formula
-from bertdrill.core.cards import Card, MatchCard, compile_lesson
+from bertdrill.core.cards import Card, ChoiceCard, MatchCard, compile_lesson
 from bertdrill.core.grading import (
     MAX_ANSWER,
     Verdict,
@@ -442,9 +442,25 @@ def test_choice_rejects(typed, language):
 
 def test_choice_out_of_range_is_asked_again():
     """An option that does not exist is not an answer: nothing is graded, the learner is asked again."""
-    for typed in ("7", "0", "5", "e", "z", "(e)"):
+    for typed in ("7", "0", "5", "e", "z", "(e)", "1234", "-1", "2.5", "110M", "110 million", "1,000", "five"):
         result = verdict(CHOICE, typed)
-        assert (result.retry, result.feedback) == (True, "No such option: choose 1 to 4 or a to d")
+        assert (result.retry, result.feedback) == (True, "No such option: choose 1 to 4 or a to d"), typed
+    for typed in ("110 milyon", "beş", "1.000"):
+        result = verdict(CHOICE, typed, "tr")
+        assert result.retry, typed
+
+
+def test_a_number_on_a_choice_card_of_numbers_is_the_option_of_that_value():
+    """Options that are numbers: their value typed another way names them ("one hundred", "1e2" for "100");
+    a number that is none of them is asked again, never graded."""
+    choice = ChoiceCard(id="l/c", lesson_id="l", item_id="c", prompt={"en": "How many?"}, answer={"en": "100"},
+                        options={"en": ("12", "100", "3,072")}, correct=1)
+    for typed in ("100", "1e2", "one hundred", "b", "2"):
+        assert grade(choice, typed, "en").correct, typed
+    for typed in ("12", "3072", "a", "twelve"):
+        result = grade(choice, typed, "en")
+        assert (result.correct, result.retry) == (False, False), typed
+    assert grade(choice, "101", "en").retry
 
 
 def test_choice_text_tolerates_one_typo():

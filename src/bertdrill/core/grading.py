@@ -601,15 +601,36 @@ def _diff(typed: str, at: int, removed: str, inserted: str) -> str:
 def _grade_choice(card: ChoiceCard, text: str, language: str, expected: str) -> Verdict:
     """By number (``4``), letter (``d``) or meaning; a number or letter wins over an option's text.
 
-    A number or letter that names no option is asked again, never graded.
+    A number or letter that names no option is asked again, never graded: a number past the options
+    (``7``, ``1234``, ``110 million``, ``four`` of three) too, unless it is an option's value.
     """
     options: tuple[str, ...] = _in_language(card.options, language, ())
     picked = _option_index(text, language)
-    if picked is not None and options:
-        if not 0 <= picked < len(options):
-            return _no_such_option(expected, len(options))
+    if picked is not None and options and 0 <= picked < len(options):
         return _right(expected) if picked == card.correct else _wrong(expected)
-    return _grade_meaning(text, options, card.correct, language, expected)
+    if picked is None or not options:
+        verdict = _grade_meaning(text, options, card.correct, language, expected)
+        if verdict.correct or verdict.retry or not options or _typed_number(text, language) is None:
+            return verdict
+    return _by_value(card, text, options, language, expected)
+
+
+def _by_value(card: ChoiceCard, text: str, options: tuple[str, ...], language: str, expected: str) -> Verdict:
+    """A number or letter that named no option by its place or its text: the option of that value ("12" of the
+    options 12, 100 and 3,072; "one hundred" for "100"), else none, and the learner is asked again."""
+    typed = _typed_number(text, language)
+    values = [_typed_number(option, language) for option in options]
+    if typed is not None and typed in values:
+        return _right(expected) if values.index(typed) == card.correct else _wrong(expected)
+    return _no_such_option(expected, len(options))
+
+
+def _typed_number(text: str, language: str) -> Fraction | None:
+    """``text`` read as a number, in digits or in the language's words; None if it is not one."""
+    number = parse_number(text, language)
+    if number is None and (spelled := parse_words(text, language)) is not None:
+        number = Fraction(spelled)
+    return number
 
 
 def _no_such_option(expected: str, count: int) -> Verdict:
