@@ -139,4 +139,6 @@ def test_a_learners_own_server_switches_her_scheduler_from_the_page(learner, cli
         assert (store.scheduler_choice().name, store.scheduler_choice().retention) == ("fsrs", 0.86)
     assert cli("scheduler").stdout.startswith("Scheduler: FSRS, desired retention 0.86.\n")
     page = web.submit("/stats/scheduler", scheduler="sm2", spread="balance")
-    assert "Switched to SM-2:" in page and "To undo, switch back: bertdrill scheduler fsrs --retention 0.86" in page
+    assert "Switched to SM-2:" in page and "To undo, switch back to FSRS, desired retention 0.86 with the form below." in page
+    notices = re.findall(r'<p class="notice" role="status">(.*?)</p>', page)
+    assert len(notices) == 3 and not any("bertdrill " in notice for notice in notices)  # no terminal command

@@ -26,7 +26,7 @@ from bertdrill.core.limits import DEFAULT_ROLLOVER
 from bertdrill.core.scheduling.registry import SchedulerName, Spreading
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from bertdrill.adapters.remote.login import Login
     from bertdrill.ports import FittedSet, SchedulerAsked, SchedulerChoice, Switched
@@ -96,8 +96,15 @@ def class_scheduler(login: Login, asked: SchedulerAsked) -> list[str]:
         return switched_lines(store.choose(asked))
 
 
-def switched_lines(done: Switched) -> list[str]:
-    """What a switch did, as ``bertdrill scheduler`` prints it (the class server's page shows the same)."""
+def undo_by_command(before: SchedulerChoice, after: SchedulerChoice) -> str:
+    """How to go back, in the terminal: the command that does it."""
+    return _("To undo, switch back: {command}").format(command=describe_command(before, after))
+
+
+def switched_lines(done: Switched, undo: Callable[[SchedulerChoice, SchedulerChoice], str] = undo_by_command,
+                   ) -> list[str]:
+    """What a switch did, as ``bertdrill scheduler`` prints it; the class server's page says the same, with its
+    own way back (``undo``: its form, not a command it cannot run)."""
     if done.switch is None:
         return [_("Already using {scheduler}: nothing to change.").format(scheduler=describe(done.before))]
     switched = done.switch
@@ -106,7 +113,7 @@ def switched_lines(done: Switched) -> list[str]:
                 scheduler=describe(done.after), cards=card_count(switched.cards), answers=answers),
             _("Due today: {after} (before the switch: {before}).").format(
                 after=number(done.due_after), before=number(done.due_before)),
-            _("To undo, switch back: {command}").format(command=describe_command(done.before, done.after))]
+            undo(done.before, done.after)]
 
 
 def shown(current: SchedulerChoice, sets: Sequence[FittedSet]) -> list[str]:

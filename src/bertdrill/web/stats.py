@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from bertdrill.app.progress import Costs, Figures
     from bertdrill.core.cards import Card
     from bertdrill.core.scheduling.calibration import Report
-    from bertdrill.ports import ReviewStore
+    from bertdrill.ports import ReviewStore, SchedulerChoice
 
 FORECAST_DAYS = 14
 KEPT_REPORTS = 256  # calibration reports kept, one per learner and log size (a fit takes a while)
@@ -81,7 +81,7 @@ class StatsPages:
 
         form = await pages.read_form(request)
         return await run_in_threadpool(self._act, request, form, lambda sittings: switched_lines(
-            sittings.switch_scheduler(asked_by(form), scheduler_of)))
+            sittings.switch_scheduler(asked_by(form), scheduler_of), undo_by_form))
 
     async def exam(self, request: Request) -> Response:
         """``POST /stats/exam``: the form's exam plan set (or ended), then the page with what it asks."""
@@ -106,6 +106,13 @@ class StatsPages:
                     raise
                 return self._show(request, [str(exc.detail)], exc.status_code)
             return self._show(request, lines)
+
+
+def undo_by_form(before: SchedulerChoice, _after: SchedulerChoice) -> str:
+    """How to go back, on the page: its form (a terminal command is no use to a browser's learner)."""
+    from bertdrill.cli.scheduler import describe
+
+    return _("To undo, switch back to {scheduler} with the form below.").format(scheduler=describe(before))
 
 
 def switching(run: Callable[[], Done]) -> Done:
