@@ -91,6 +91,10 @@ def test_the_chart_goes_with_workload_and_is_never_written_over_a_folder(cli, tm
     result = cli("stats", "--chart", str(tmp_path / "x.svg"))
     assert result.exit_code == 1
     assert result.stderr == "Error: --chart goes with --workload: bertdrill stats --workload --chart FILE.svg\n"
+    for alone in (["--force"], ["--workload", "--force"]):  # --force replaces a chart's file: none, nothing to force
+        result = cli("stats", *alone)
+        assert result.exit_code == 1
+        assert result.stderr == "Error: --force goes with --chart: bertdrill stats --workload --chart FILE.svg --force\n"
     folder = tmp_path / "folder.svg"
     folder.mkdir()
     result = cli("stats", "--workload", "--chart", str(folder))

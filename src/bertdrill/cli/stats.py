@@ -90,6 +90,10 @@ def stats(
         from bertdrill.core.errors import BertdrillError
 
         raise BertdrillError(_("--chart goes with --workload: bertdrill stats --workload --chart FILE.svg"))
+    if force and chart is None:  # it replaces only the chart's file: without one it would do nothing, silently
+        from bertdrill.core.errors import BertdrillError
+
+        raise BertdrillError(_("--force goes with --chart: bertdrill stats --workload --chart FILE.svg --force"))
     if chart is not None:  # before the year's simulation, which takes a while
         from bertdrill.cli import workload as costs
 
