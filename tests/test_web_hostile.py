@@ -142,6 +142,27 @@ def test_a_form_another_site_sent_is_refused_even_with_the_right_token(classroom
     assert own.status_code == 200 and "In use: FSRS, desired retention 0.85." in own.text
 
 
+def test_a_field_sent_twice_is_refused_and_a_refused_form_shows_what_was_sent(classroom):  # noqa: F811
+    """No page's form sends a field twice: which would count is a guess, so the form is refused (400), nothing
+    changed. A refused form comes back as it was sent (FSRS chosen, the retention typed, the parameters and the
+    spread picked), for the learner to correct, while the page says the choice in use."""
+    ayse = classroom("Ayşe")
+    ayse.get("/stats")
+    form = {**ayse.forms()["/stats/scheduler"], "parameters": "fit", "spread": "off"}
+    twice = ayse.client.post("/stats/scheduler", data={**form, "scheduler": ["sm2", "fsrs"], "retention": "0.85"})
+    assert twice.status_code == 400 and "the form sends the field &#39;scheduler&#39; more than once" in twice.text
+    assert "In use: SM-2." in ayse.get("/stats")
+    refused = ayse.client.post("/stats/scheduler", data={**form, "scheduler": "fsrs", "retention": "0.5"})
+    assert refused.status_code == 400 and "In use: SM-2." in refused.text
+    page = refused.text
+    assert 'value="fsrs" checked' in page and 'value="sm2" checked' not in page
+    assert 'value="0.5" required' in page and '<option value="fit" selected>' in page
+    assert '<option value="off" selected>' in page and '<option value="keep" selected>' not in page
+    exam = {**ayse.forms()["/stats/exam"], "day": "1999-01-01", "target": "0.93", "plan": "set"}
+    refused = ayse.client.post("/stats/exam", data=exam)
+    assert refused.status_code == 400 and 'value="1999-01-01"' in refused.text and 'value="0.93"' in refused.text
+
+
 def test_a_made_up_card_is_not_echoed_back_whole(classroom):  # noqa: F811
     web = classroom()
     headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}"}

@@ -150,7 +150,7 @@ def csrf_token(request: Request) -> str:
 
 
 async def read_form(request: Request) -> FormData:
-    """The posted form, refused with 413 when too big and 400 when it is not a form at all."""
+    """The posted form, refused with 413 when too big and 400 when it is not a form at all, or sends a field twice."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_FORM_BYTES):
         raise HTTPException(413, _("the form is larger than {size} kB").format(size=_number(MAX_FORM_BYTES // 1024)))
@@ -170,6 +170,10 @@ async def read_form(request: Request) -> FormData:
         raise HTTPException(400, _("the form cannot be read (not UTF-8, or too many fields)")) from None
     if any("\x00" in name or "\x00" in value for name, value in pairs):  # PostgreSQL's text cannot hold one
         raise HTTPException(400, _("a form's text cannot hold a NUL character"))
+    names = [name for name, _value in pairs]
+    if (twice := next((name for name in names if names.count(name) > 1), None)) is not None:
+        # no page's form sends a field twice: which one counts would be the reader's guess (FormData takes the last)
+        raise HTTPException(400, _("the form sends the field {name!r} more than once").format(name=twice))
     fields: list[tuple[str, str | UploadFile]] = list(pairs)
     return FormData(fields)
 

@@ -64,12 +64,13 @@ class StatsPages:
     async def show(self, request: Request) -> Response:
         return await run_in_threadpool(self._show, request)  # the store blocks: never on the event loop
 
-    def _show(self, request: Request, notices: Sequence[str] = (), status: int = 200) -> Response:
+    def _show(self, request: Request, notices: Sequence[str] = (), status: int = 200,
+              asked: FormData | None = None) -> Response:
         desk = self.place(request)
         with desk.lock, speaking(pages.page_language(request, desk.languages)):
             today = study_day(desk.clock(), desk.limits.rollover_hour)
             by_id = {card.id: card for card in desk.cards}
-            context = progress(desk.store, by_id, today) | scheduler_form(desk.store, desk.lessons, today)
+            context = progress(desk.store, by_id, today) | scheduler_form(desk.store, desk.lessons, today, asked)
             if context["figures"].answers:
                 context |= costs(desk.store, today) | self.calibrations.view(desk.store, context["figures"].answers)
             return render(request, "stats.html", status, notices=list(notices), **context)
@@ -104,7 +105,7 @@ class StatsPages:
             except HTTPException as exc:
                 if exc.status_code not in (400, 409):
                     raise
-                return self._show(request, [str(exc.detail)], exc.status_code)
+                return self._show(request, [str(exc.detail)], exc.status_code, asked=form)  # the form as sent
             return self._show(request, lines)
 
 
@@ -192,9 +193,11 @@ def exam_asked_by(form: FormData) -> ExamAsked:
     return ExamAsked(planned, wanted, chosen)
 
 
-def scheduler_form(store: ReviewStore, lessons: Sequence[str], today: date) -> dict[str, Any]:
+def scheduler_form(store: ReviewStore, lessons: Sequence[str], today: date,
+                   asked: FormData | None = None) -> dict[str, Any]:
     """What the scheduler and exam forms show: the choice in use, described; the learner's fitted sets; the
-    exam plans, every lesson's and each lesson's own."""
+    exam plans, every lesson's and each lesson's own. After a refusal (``asked``: the form as sent), each field
+    shows what was sent, so the learner corrects it instead of choosing everything again."""
     from bertdrill.app.scheduling import MAX_TARGET, MIN_TARGET
     from bertdrill.cli.scheduler import describe, fitted_line, spread_words
     from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET
@@ -202,16 +205,19 @@ def scheduler_form(store: ReviewStore, lessons: Sequence[str], today: date) -> d
     from bertdrill.core.scheduling.registry import DEFAULT_SPREADING, Spreading
 
     choice = store.scheduler_choice()
-    return {"choice": choice, "choice_words": describe(choice), "fitted_sets": [
+    shown = {"scheduler": choice.name.value, "retention": f"{choice.retention or DEFAULT_RETENTION:.2f}",
+             "parameters": "keep", "spread": (choice.spread or DEFAULT_SPREADING).value,
+             "day": (choice.exam or today + timedelta(days=30)).isoformat(),
+             "target": f"{choice.exam_target or DEFAULT_EXAM_TARGET:.2f}", "lesson": ""}
+    if asked is not None:
+        shown |= {name: value for name, value in asked.items() if name in shown and isinstance(value, str)}
+    return {"choice": choice, "choice_words": describe(choice), "shown": shown, "fitted_sets": [
                 (each.number, fitted_line(each)) for each in store.fitted_sets()],
-            "retention_shown": f"{choice.retention or DEFAULT_RETENTION:.2f}",
             "retention_range": (f"{MIN_RETENTION:.2f}", f"{MAX_RETENTION:.2f}"),
-            "spreads": [(each.value, spread_words(each)) for each in Spreading],
-            "spread_chosen": (choice.spread or DEFAULT_SPREADING).value, "exam_lessons": lessons,
+            "spreads": [(each.value, spread_words(each)) for each in Spreading], "exam_lessons": lessons,
             "lesson_exams": [(each.lesson, each.exam.isoformat(), each.target) for each in choice.lesson_exams],
-            "exam_shown": (choice.exam or today + timedelta(days=30)).isoformat(), "exam_first": (
-                today + timedelta(days=1)).isoformat(),
-            "exam_target_shown": f"{choice.exam_target or DEFAULT_EXAM_TARGET:.2f}",
+            "exam_first": (today + timedelta(days=1)).isoformat(),
+            "exam_target": choice.exam_target or DEFAULT_EXAM_TARGET,
             "exam_range": (f"{MIN_TARGET:.2f}", f"{MAX_TARGET:.2f}")}
 
 
