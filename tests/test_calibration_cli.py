@@ -52,6 +52,20 @@ def test_the_screen_shows_the_schedulers_beside_the_baseline(cli, year):
     assert lines[-1] == verdict(report) and lines[-1].startswith("FSRS* predicts your recall better: log loss ")
 
 
+def test_turkish_writes_the_figures_with_a_decimal_comma(cli, year):
+    report = expected_report(year)
+    fitted = min(report.scores, key=lambda score: score.log_loss)
+    lines = cli("stats", "--calibration", "--lang", "tr").stdout.splitlines()
+    comma = lambda value, places: f"{value:.{places}f}".replace(".", ",")  # noqa: E731
+    assert f"{comma(report.recall * 100, 1)} %" in lines[2]
+    assert lines[5].split()[-3:] == [comma(fitted.log_loss, 3), comma(fitted.rmse_bins, 3), comma(fitted.auc, 3)]
+    assert lines[8].split()[-1] == "0,500"  # the baseline's AUC
+    row = fitted.table[-1]
+    assert f"{comma(row.predicted * 100, 1)} %" in next(line for line in lines if line.endswith(f" {row.count:,}"
+                                                                                                  .replace(",", ".")))
+    assert comma(fitted.log_loss, 3) in lines[-1] and "." not in lines[-1].rstrip(".")
+
+
 def test_json_has_the_same_figures(cli, year):
     report = expected_report(year)
     result = cli("stats", "--calibration", "--json")

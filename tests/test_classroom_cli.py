@@ -83,6 +83,8 @@ def test_a_class_from_init_to_report(teacher, class_server, cli, facts):
     assert text[2].split() == ["learner", "due", "7", "days", "retention", "streak", "last", "active"]
     assert text[3].split()[:5] == [ayse, "0", "4", "-", "1"]
     assert text[8].split()[:6] == [facts[2].id, "2", "-", "1/1", "100%", "1.96"]
+    turkish = cli("class", "report", "--lang", "tr").stdout.splitlines()
+    assert turkish[8].split()[:6] == [facts[2].id, "2", "-", "1/1", "%100", "1,96"]  # the EF with a decimal comma
 
 
 def test_the_report_counts_one_learner_and_one_card_in_the_singular(teacher, class_server, cli, facts):

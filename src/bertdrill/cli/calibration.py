@@ -8,7 +8,7 @@ import math
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from bertdrill.cli.base import number, out, progress
+from bertdrill.cli.base import decimal, number, out, progress
 from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def lines(report: Report) -> list[str]:
 
     shown = [_("Calibration: how well each scheduler predicts your recall"), ""]
     if not report.enough:
-        return [*shown, verdict(report)]
+        return [*shown, verdict(report, _figure)]
     shown.append(_("{reviews} reviews scored (each the first answer of a day to a card also answered on an "
                    "earlier day); you recalled {recall} of them.").format(
         reviews=number(report.reviews), recall=percent(report.recall)))
@@ -66,7 +66,8 @@ def lines(report: Report) -> list[str]:
     width = max(len(name) for name in names.values()) + 2
     shown.append(" " * width + f"{_('log loss'):>10}{_('RMSE (bins)'):>14}{_('AUC'):>8}")
     for each in sorted(report.scores, key=lambda each: each.log_loss) + [report.baseline]:
-        shown.append(f"{names[each.name]:<{width}}{each.log_loss:>10.3f}{each.rmse_bins:>14.3f}{each.auc:>8.3f}")
+        shown.append(f"{names[each.name]:<{width}}{_figure(each.log_loss):>10}{_figure(each.rmse_bins):>14}"
+                     f"{_figure(each.auc):>8}")
     shown.append(_("Lower is better for log loss and RMSE: log loss weighs every review; RMSE (bins) compares "
                    "average prediction and recall in groups of similar reviews. Higher is better for AUC: how "
                    "often a review you recalled was predicted above one you forgot (0.5: a coin)."))
@@ -79,9 +80,14 @@ def lines(report: Report) -> list[str]:
         shown.append(f"  {_('band'):<12}{_('predicted'):>10}{_('recalled'):>10}{_('reviews'):>10}")
         for row in each.table:
             band = f"{row.low * 100:.0f}–{row.high * 100:.0f} %"
-            shown.append(f"  {band:<12}{percent(row.predicted):>10}{percent(row.observed):>10}{row.count:>10,}")
-    return [*shown, "", verdict(report)]
+            shown.append(f"  {band:<12}{percent(row.predicted):>10}{percent(row.observed):>10}{number(row.count):>10}")
+    return [*shown, "", verdict(report, _figure)]
 
 
 def percent(share: float | None) -> str:
-    return "–" if share is None else f"{share * 100:.1f} %"
+    return "–" if share is None else f"{decimal(share * 100, 1)} %"
+
+
+def _figure(value: float) -> str:
+    """A score (log loss, RMSE, AUC) as the reader writes it: 0.512 in English, 0,512 in Turkish."""
+    return decimal(value, 3)
