@@ -156,8 +156,8 @@ def test_a_field_sent_twice_is_refused_and_a_refused_form_shows_what_was_sent(cl
     assert refused.status_code == 400 and "In use: SM-2." in refused.text
     page = refused.text
     assert 'value="fsrs" checked' in page and 'value="sm2" checked' not in page
-    assert 'value="0.5" required' in page and '<option value="fit" selected>' in page
-    assert '<option value="off" selected>' in page and '<option value="keep" selected>' not in page
+    assert 'value="0.5" required' in page and 'name="parameters" value="fit" checked' in page
+    assert 'name="spread" value="off" checked' in page and 'name="parameters" value="keep" checked' not in page
     exam = {**ayse.forms()["/stats/exam"], "day": "1999-01-01", "target": "0.93", "plan": "set"}
     refused = ayse.client.post("/stats/exam", data=exam)
     assert refused.status_code == 400 and 'value="1999-01-01"' in refused.text and 'value="0.93"' in refused.text
