@@ -239,7 +239,7 @@ def test_language_the_lesson_lacks(cli, tmp_path):
     assert result.exit_code == 1
     assert cli("export", "anki", str(lesson), "-o", str(tmp_path / "l.apkg"), "--lang", "de").stderr == (
         "Error: lesson 'tiny' has no 'de' texts (its languages: en); try --lang all\n")
-    assert result.stderr == "Hata: 'tiny' dersinde 'tr' metinleri yok (dilleri: en); --lang all deneyin\n"  # in Turkish
+    assert result.stderr == "Hata: 'tiny' dersinde 'tr' metinleri yok (dilleri: en); --lang all dene\n"  # in Turkish
     assert not (tmp_path / "l.apkg").exists()
 
 

@@ -175,7 +175,7 @@ def test_the_refusal_is_translated(cli, tmp_path, lesson):
     result = cli("sheet", str(lesson), "-o", str(out), "--lang", "tr")
     assert result.exit_code == 1
     assert result.stderr == (f"Hata: {out} var ve bertdrill'in yazdığı bir dosya değil; değiştirmek için --force "
-                             "kullanın ya da -o ile başka bir dosya seçin\n")
+                             "kullan ya da -o ile başka bir dosya seç\n")
     assert out.read_bytes() == FOREIGN
 
 

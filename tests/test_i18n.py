@@ -327,7 +327,7 @@ def test_an_asked_for_language_a_lesson_lacks_is_still_an_error(cli, monkeypatch
     monkeypatch.setenv("BERTDRILL_LANG", "tr")
     result = cli("cards", "-f", str(_english_only(tmp_path)))
     assert result.exit_code == 1
-    assert "mini dersinde 'tr' metinleri yok (olanlar: en); --lang en kullanın" in result.stderr
+    assert "mini dersinde 'tr' metinleri yok (olanlar: en); --lang en kullan" in result.stderr
 
 
 def test_review_in_a_turkish_locale_shows_the_english_texts_and_turkish_messages(cli, monkeypatch, tmp_path):

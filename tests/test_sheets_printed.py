@@ -155,7 +155,7 @@ def test_instructions_come_from_the_lesson_then_the_default(lesson):
     assert build(shipped).instructions.startswith("Answer every question. For each number, show your working; "
                                                   "biases and LayerNorms count")
     assert build(lesson).instructions == sheet_labels().instructions  # the frozen copy has no [sheet]
-    assert build(lesson, language="tr").instructions == "Bütün soruları cevaplayın. Her sayı için işleminizi gösterin."
+    assert build(lesson, language="tr").instructions == "Bütün soruları cevapla. Her sayı için işlemini göster."
 
 
 def test_key_repeats_the_question_and_lists_accepted_answers_and_tolerance(lesson):

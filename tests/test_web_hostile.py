@@ -80,10 +80,10 @@ def test_a_refusal_raised_before_a_handler_speaks_the_pages_language(classroom):
     refused = ayse.client.get("/teacher")
     assert refused.status_code == 403
     assert reason(refused.text) == "bu sayfa öğretmenindir: öğrenci /review adresinde tekrar yapar"
-    assert "formun süresi dolmuş" in refused.text and "Bu size açık değil" in refused.text
+    assert "formun süresi dolmuş" in refused.text and "Bu sana açık değil" in refused.text
     forged = ayse.client.post("/stats/scheduler", data={"csrf": "forged" * 4, "scheduler": "fsrs", "spread": "off"})
     assert forged.status_code == 403
-    assert reason(forged.text) == "formun güvenlik belirteci eksik ya da eskimiş: sayfayı yenileyin"
+    assert reason(forged.text) == "formun güvenlik belirteci eksik ya da eskimiş: sayfayı yenile"
     form = ayse.forms()["/review/answer"]
     nul = ayse.client.post("/review/answer", data={**form, "answer": "288\x00"})
     assert nul.status_code == 400 and reason(nul.text) == "bir formun metninde NUL karakteri bulunamaz"
