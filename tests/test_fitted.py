@@ -61,18 +61,20 @@ def first_answers(log):
 def test_fsrs_rs_gets_one_review_per_card_and_day_with_delta_days_and_the_mapped_rating():
     log = [(START, 4), (START, 2), (START + timedelta(days=3), 0), (START + timedelta(days=3), 5),
            (START + timedelta(days=4), 3), (START + timedelta(days=14), 5)]
-    items = fsrs_items([log, [(START, 5)]])
-    assert [(day, card) for day, card, _item in items] == [(START + timedelta(days=3), 0), (START + timedelta(days=4), 0),
-                                                           (START + timedelta(days=14), 0)]
-    last = items[-1][2]
+    training = fsrs_items([log, [(START, 5)]])
+    assert [(date.fromordinal(day), card) for day, card in zip(training.days, training.cards)] == [
+        (START + timedelta(days=3), 0), (START + timedelta(days=4), 0), (START + timedelta(days=14), 0)]
+    last = training.items[-1]
     assert repr(last) == ("FSRSItem { reviews: [FSRSReview { rating: 3, delta_t: 0 }, FSRSReview { rating: 1, delta_t: 3 }, "
                           "FSRSReview { rating: 2, delta_t: 1 }, FSRSReview { rating: 4, delta_t: 10 }] }")
-    assert [len(item.reviews) for _day, _card, item in items] == [2, 3, 4]  # each review with the history before it
+    assert [len(item.reviews) for item in training.items] == [2, 3, 4]  # each review with the history before it
 
 
 def test_items_come_in_the_order_of_their_study_day_across_cards():
     logs = [[(START, 4), (START + timedelta(days=9), 4)], [(START, 4), (START + timedelta(days=2), 4)]]
-    assert [(day - START).days for day, _card, _item in fsrs_items(logs)] == [2, 9]
+    training = fsrs_items(logs)
+    assert [day - START.toordinal() for day in training.days] == [2, 9] and list(training.cards) == [1, 0]
+    assert len(training.before(START + timedelta(days=9))) == 1 and len(training.before(START)) == 0
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -25,7 +25,7 @@ from bertdrill.core.scheduling.registry import registered
 from bertdrill.ports import ExamAsked, ExamPlanned, FittedSet, SchedulerAsked, SchedulerChoice, Switched
 
 if TYPE_CHECKING:
-    from bertdrill.ports import CardLog, ReviewStore, Scheduler, SyncCard
+    from bertdrill.ports import ReviewStore, Scheduler, SyncCard
 
 MIN_TARGET, MAX_TARGET = 0.70, 0.99  # an exam's target recall
 Track = Callable[[list[str], str], Iterable[str]]
@@ -97,12 +97,12 @@ def wanted_choice(store: ReviewStore, current: SchedulerChoice, asked: Scheduler
 def fit_log(store: ReviewStore, *, now: datetime, track: Track = quiet,
             notice: Callable[[str], None] = lambda text: None) -> FittedSet:
     """A new parameter set fitted to the learner's whole log (numbered when stored), or NotEnoughHistory."""
-    from bertdrill.core.scheduling.fitted import fit
+    from bertdrill.core.scheduling.fitted import Training, fit_training
 
-    logs: list[CardLog] = []
-    store.card_logs(logs.append, track=lambda cards: track(cards, _("Reading the review log")))
+    training = Training()  # each card's log becomes its items as it is read: the log is never held whole
+    store.card_logs(training.add, track=lambda cards: track(cards, _("Reading the review log")))
     notice(_("Fitting FSRS's parameters to your reviews (fsrs-rs)..."))
-    result = fit(logs)
+    result = fit_training(training.collected())
     return FittedSet(0, result.parameters, result.reviews, now.astimezone(UTC))
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from bertdrill.core.scheduling.fitted import RATING_NAMES, engine, fsrs_items
+from bertdrill.core.scheduling.fitted import RATING_NAMES, compute_parameters, default_parameters, engine, fsrs_items
 from bertdrill.core.scheduling.fsrs import RATING_OF_GRADE
 
 SPLITS = 5
@@ -97,21 +97,15 @@ def time_series_splits(logs: Iterable[Iterable[tuple[date, int]]], splits: int =
     """Cut the logs' reviews into ``splits + 1`` parts at day boundaries and fit fsrs-rs on what precedes each
     scored part. fsrs-rs decides what it can fit from little history (defaults below 8 reviews, the initial
     stabilities only below 64), as it does for Anki; fewer reviews than parts: no scored part at all."""
-    items = fsrs_items(logs)
-    days = [day for day, _card, _item in items]
+    training = fsrs_items(logs)
+    days = training.days
     starts: list[date] = []
     for part in range(1, splits + 1):
-        day = days[len(days) * part // (splits + 1)] if len(days) > splits else None
-        if day is not None and (not starts or day > starts[-1]) and day > days[0]:
+        day = date.fromordinal(days[len(days) * part // (splits + 1)]) if len(days) > splits else None
+        if day is not None and (not starts or day > starts[-1]) and day.toordinal() > days[0]:
             starts.append(day)
-    library = engine()
-    parameters = []
-    for start in starts:
-        before = [(card, item) for day, card, item in items if day < start]
-        fitted = library.FSRS(list(library.DEFAULT_PARAMETERS)).compute_parameters(
-            [item for _card, item in before], card_ids=[card for card, _item in before])
-        parameters.append(tuple(fitted))
-    return Splits(tuple(starts), tuple(parameters), len(items))
+    parameters = [tuple(compute_parameters(default_parameters(), training.before(start))) for start in starts]
+    return Splits(tuple(starts), tuple(parameters), len(training))
 
 
 def auc(predictions: Sequence[float], outcomes: Sequence[int]) -> float:

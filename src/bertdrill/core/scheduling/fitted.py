@@ -24,10 +24,13 @@ Pure: fsrs-rs is computation only (no I/O, no clock); it is imported on first us
 from __future__ import annotations
 
 import math
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
+from itertools import repeat
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -110,24 +113,66 @@ def check_parameters(parameters: Sequence[float]) -> tuple[float, ...]:
     return tuple(float(value) for value in values)
 
 
-def fsrs_items(logs: Iterable[Iterable[tuple[date, int]]]) -> list[tuple[date, int, Any]]:
-    """Each review to predict as (study day, card's number among ``logs``, fsrs-rs FSRSItem), oldest first.
+@dataclass(frozen=True)
+class TrainingSet:
+    """What fsrs-rs fits on: its FSRSItems oldest first (a day's in card order), each with its study day (as an
+    ordinal) and its card's number among the logs. Kept in arrays, not a tuple per item: a million reviews."""
 
-    Each log is one card's answers (study day, grade), oldest first; see the module's docstring.
-    """
-    library = engine()
-    items: list[tuple[date, int, Any]] = []
-    for number, log in enumerate(logs):
+    items: list[Any]
+    days: array[int]
+    cards: array[int]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def before(self, day: date) -> TrainingSet:
+        """The items of the study days before ``day`` (a prefix: they are in day order)."""
+        end = bisect_left(self.days, day.toordinal())
+        return TrainingSet(self.items[:end], self.days[:end], self.cards[:end])
+
+
+class Training:
+    """Collects fsrs-rs's items one card's log at a time (:meth:`add`), so that a caller reading the log card by
+    card never holds all of it: a million answers as (date, grade) tuples are 85 MB; each card's items go to
+    their study day's bucket, which gives day order without sorting a tuple per item."""
+
+    def __init__(self) -> None:
+        library = engine()
+        self._review, self._item = library.FSRSReview, library.FSRSItem
+        self._by_day: dict[int, tuple[list[Any], list[int]]] = {}
+        self._cards = 0
+
+    def add(self, log: Iterable[tuple[date, int]]) -> None:
+        """One card's answers (study day, grade), oldest first; see the module's docstring."""
+        number, self._cards = self._cards, self._cards + 1
         reviews: list[Any] = []
         last: date | None = None
         for day, grade in scheduling_answers(log):
-            rating = RATING_OF_GRADE[check_grade(grade)]
-            reviews.append(library.FSRSReview(rating, 0 if last is None else (day - last).days))
+            reviews.append(self._review(RATING_OF_GRADE[check_grade(grade)], 0 if last is None else (day - last).days))
             if last is not None:
-                items.append((day, number, library.FSRSItem(list(reviews))))
+                bucket = self._by_day.setdefault(day.toordinal(), ([], []))
+                bucket[0].append(self._item(list(reviews)))
+                bucket[1].append(number)
             last = day
-    items.sort(key=lambda each: each[0])  # stable: a day's items stay in card order
-    return items
+
+    def collected(self) -> TrainingSet:
+        """Every item added, oldest first; the buckets are emptied."""
+        items: list[Any] = []
+        days, cards = array("l"), array("l")
+        for ordinal in sorted(self._by_day):
+            day_items, day_cards = self._by_day.pop(ordinal)
+            items += day_items
+            cards.extend(day_cards)
+            days.extend(repeat(ordinal, len(day_items)))
+        return TrainingSet(items, days, cards)
+
+
+def fsrs_items(logs: Iterable[Iterable[tuple[date, int]]]) -> TrainingSet:
+    """The training set of these cards' logs (each one card's answers, (study day, grade) oldest first)."""
+    training = Training()
+    for log in logs:
+        training.add(log)
+    return training.collected()
 
 
 @dataclass(frozen=True)
@@ -140,19 +185,22 @@ class Fit:
 
 def fit(logs: Iterable[Iterable[tuple[date, int]]]) -> Fit:
     """FSRS's parameters fitted by fsrs-rs to these cards' logs, or :class:`NotEnoughHistory`."""
-    items = fsrs_items(logs)
-    return fit_items([item for _day, _card, item in items], [card for _day, card, _item in items])
+    return fit_training(fsrs_items(logs))
 
 
-def fit_items(items: Sequence[Any], cards: Sequence[int]) -> Fit:
-    """fsrs-rs's fit of these FSRSItems (oldest first; ``cards`` names each item's card)."""
-    if len(items) < MIN_FIT_REVIEWS:
-        raise NotEnoughHistory(len(items))
-    library = engine()
-    parameters = tuple(library.FSRS(list(default_parameters())).compute_parameters(list(items), card_ids=list(cards)))
+def fit_training(training: TrainingSet) -> Fit:
+    """fsrs-rs's fit of this training set, or :class:`NotEnoughHistory`."""
+    if len(training) < MIN_FIT_REVIEWS:
+        raise NotEnoughHistory(len(training))
+    parameters = tuple(compute_parameters(default_parameters(), training))
     if parameters[4:] == default_parameters()[4:]:  # fsrs-rs trained nothing: too few left after its outlier filter
-        raise NotEnoughHistory(len(items), min(_kept(items), MIN_FIT_REVIEWS - 1))
-    return Fit(parameters, len(items))
+        raise NotEnoughHistory(len(training), min(_kept(training.items), MIN_FIT_REVIEWS - 1))
+    return Fit(parameters, len(training))
+
+
+def compute_parameters(start: Sequence[float], training: TrainingSet) -> list[float]:
+    """fsrs-rs's ``compute_parameters`` from ``start``, as Anki calls it (each item's card named)."""
+    return list(engine().FSRS(list(start)).compute_parameters(training.items, card_ids=training.cards.tolist()))
 
 
 def _kept(items: Sequence[Any]) -> int:
