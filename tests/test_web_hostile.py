@@ -67,6 +67,21 @@ def test_the_apis_refusals_speak_the_learners_language(classroom):  # noqa: F811
     assert refused.json() == {"error": "not 0 ile 5 arasında bir tam sayıdır"}
 
 
+def test_an_answer_the_grader_asks_again_for_is_refused_with_its_reason(classroom):  # noqa: F811
+    """What the review asks again for (no number at all, an option that does not exist) is not graded through the
+    API either: refused with the grader's own reason, in the learner's language."""
+    web = classroom()
+    headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}"}
+    refused = web.client.post("/api/answers", json=answer(typed="twelvish"), headers=headers)
+    assert refused.status_code == 409, refused.text
+    assert refused.json() == {"error": "'twelvish' is not graded for web/width@small: Type it again: not a number or "
+                                       "an expression"}
+    turkish = web.client.post("/api/answers", json=answer(typed="twelvish", language="tr"),
+                              headers={**headers, "Accept-Language": "tr"})
+    assert turkish.json() == {"error": "'twelvish', web/width@small için notlanmadı: Yeniden yaz: bir sayı ya da "
+                                       "ifade değil"}
+
+
 def reason(page: str) -> str:
     return html.unescape(page.split('<p class="reason"><code>')[1].split("</code>")[0]) if 'class="reason"' in page else ""
 

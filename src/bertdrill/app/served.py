@@ -156,7 +156,8 @@ def _regraded(desk: Recording, card: Card, sent: Sent, learner_judges: bool) -> 
     asked = _asked(desk, card, sent.variant)
     verdict = grade_typed(asked, sent.typed, sent.language)
     if verdict.retry:
-        raise Refused(_("{typed!r} names no option of {card}").format(typed=sent.typed, card=card.id))
+        raise Refused(_("{typed!r} is not graded for {card}: {reason}").format(
+            typed=sent.typed, card=card.id, reason=verdict.feedback))  # the grader's reason: no option, no number
     return recorded_grade(sent.grade, verdict, learner_judges)
 
 
