@@ -355,8 +355,12 @@ class MemorySteps(LibrarySteps):
         stability: float | None = None
         difficulty = 0.0
         repetitions, ef100, lapses, interval, last = 0, EF_START, 0, 0, 0  # day 0: none yet (ordinals start at 1)
-        chain: list[tuple[int, int, int]] = []  # (given, grade, day) since the last answer whose adjusting reads
-        for day, grade in log:                   # no interval before it: only they make the last interval
+        # (stability, grade, day) since the last answer whose adjusting reads no interval before it: only they make
+        # the last interval
+        chain: list[tuple[float, int, int]] = []
+        # interval() is 2 days or less when round(x) <= 2, that is x <= 2.5 (round-half-even), for the same float x
+        short = 2.5 if longest > 2 else math.inf
+        for day, grade in log:
             if day <= last and not distinct:  # the last answer's day (a re-drill), or an earlier one (a clock set back)
                 if day == last:
                     continue
@@ -390,14 +394,14 @@ class MemorySteps(LibrarySteps):
                     difficulty = low
                 if high < difficulty:
                     difficulty = high
-            given = round((stability / factor) * term)  # interval()
-            given = 1 if given < 1 else longest if given > longest else given
+            # interval() is rounded after the loop, only for the answers the last interval reads (a million rounds
+            # were a tenth of the loop)
             if adjust is None:
-                interval = given
-            elif given <= 2 or grade < passing:  # its adjusted interval is the same whatever the one before
-                chain = [(given, grade, day)]
+                pass
+            elif grade < passing or (stability / factor) * term <= short:  # adjusted alike whatever came before
+                chain = [(stability, grade, day)]
             else:
-                chain.append((given, grade, day))
+                chain.append((stability, grade, day))
             # repetitions, EF and lapses: the grades' alone, bookkeeping()'s rule written out as SM-2's replay has it
             if grade >= passing:
                 repetitions += 1
@@ -409,9 +413,13 @@ class MemorySteps(LibrarySteps):
             if ef100 < floor:  # max(floor, ef100)
                 ef100 = floor
             last = day
-        if adjust is not None:  # FSRS's memory never reads an interval: only the last one is kept, and it reads
-            for given, grade, day in chain:  # the ones before it back to an answer whose adjusting reads none
-                interval = adjust(given, interval, grade, day)
+        if stability is None:
+            return NEW
+        if adjust is None:
+            interval = _interval(stability, factor, term, longest)
+        else:  # FSRS's memory never reads an interval: only the last one is kept, and it reads the ones before it
+            for kept_stability, grade, day in chain:  # back to an answer whose adjusting reads none
+                interval = adjust(_interval(kept_stability, factor, term, longest), interval, grade, day)
         return _replayed(repetitions, ef100, lapses, interval, last, stability, difficulty)
 
     def agrees(self) -> bool:
@@ -444,6 +452,12 @@ class _Terms(NamedTuple):
     low: float
     high: float
     least: float
+
+
+def _interval(stability: float, factor: float, term: float, longest: int) -> int:
+    """:meth:`MemorySteps.interval`, expression for expression, with its terms given (the replay's loop has them)."""
+    given = round((stability / factor) * term)
+    return 1 if given < 1 else longest if given > longest else given
 
 
 def _replayed(repetitions: int, ef100: int, lapses: int, interval: int, last: int, stability: float | None,
