@@ -66,11 +66,30 @@ def environment(**extra: str) -> dict[str, str]:
     return env
 
 
+# Linux counts a child's peak memory from the moment it was forked, when it held its parent's pages: every command
+# this process (a store of a million answers built in it: 300 MB) starts would show 300 MB. So a small process
+# starts the command and sends back the command's own CPU time and peak memory (the wall time is ours: the same
+# few milliseconds more for a command and its anchor).
+LAUNCHER = """import os, sys
+child = os.fork()
+if child == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_pid, status, usage = os.wait4(child, 0)
+os.write(int(sys.argv[1]), f"{usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}".encode())
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def measure(command: list[str], env: dict[str, str], *, until: bytes | None = None, stdin: bytes = b"") -> Run:
     """Run ``command`` to its end; its wall time (to the first ``until`` on its output, if given), CPU and memory."""
+    report, reported = os.pipe()
     began = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL)
+    try:
+        process = subprocess.Popen([sys.executable, "-I", "-S", "-c", LAUNCHER, str(reported), *command], env=env,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   pass_fds=(reported,))
+    finally:
+        os.close(reported)
     assert process.stdin is not None and process.stdout is not None
     if stdin:
         process.stdin.write(stdin)
@@ -80,14 +99,15 @@ def measure(command: list[str], env: dict[str, str], *, until: bytes | None = No
         seen += chunk
         if until is not None and wall is None and until in seen:
             wall = time.perf_counter() - began
-    _pid, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
+    process.wait()
     ended = time.perf_counter() - began
+    with os.fdopen(report, "rb") as reading:
+        cpu, peak = reading.read().split()
     if until is not None and wall is None:
         raise SystemExit(f"{' '.join(command)}: {until.decode()!r} never shown:\n{seen.decode()[-2000:]}")
     if process.returncode not in (0, 1) or (until is None and process.returncode):
         raise SystemExit(f"{' '.join(command)} exited {process.returncode}:\n{seen.decode()[-2000:]}")
-    return Run(wall if wall is not None else ended, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return Run(wall if wall is not None else ended, float(cpu), int(peak) / 1024)
 
 
 def in_turns(runs: int, *jobs) -> list[Run]:
