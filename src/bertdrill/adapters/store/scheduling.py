@@ -108,10 +108,11 @@ class Scheduling(Database):
             card_ids = [card_id for card_id, _key in scheduled]
             updates, answers = [], 0
             replayed, value = card_replayer(scheduler), self.value
+            flags = (value(False), value(True))
             for (_card, key), (card_id, log) in zip(scheduled, _merged(track(card_ids), _day_logs(connection, None)),
                                                     strict=True):
                 answers += len(log)
-                updates.append(_values(learner, key, replayed(card_id, log), value))
+                updates.append(_values(learner, key, replayed(card_id, log), value, flags))
             execute_compiled_many(connection, _REPLAYED_ROW if by_row else _REPLAYED, updates, converted=True)
             stored = _store_fitted(connection, choice)
             row = {"learner": learner, "name": stored.name.value, "retention": stored.retention,
@@ -242,11 +243,12 @@ def _merged(card_ids: Iterable[str], logs: Iterator[tuple[str, list[T]]]) -> Ite
         raise StoreError(f"the review log has answers to {waiting[0]!r}, which has no schedule; nothing was changed")
 
 
-def _values(learner: str, key: Any, state: Schedule, value: Callable[[Any], Any]) -> dict[str, Any]:
+def _values(learner: str, key: Any, state: Schedule, value: Callable[[Any], Any],
+            flags: tuple[Any, Any]) -> dict[str, Any]:
     """The parameters of :data:`_REPLAYED` (or :data:`_REPLAYED_ROW`) for one card of ``learner``, written by ``key``
-    (its card's id, or its row's), as the driver stores them (``value``: :meth:`Database.value`, for the two that may
-    need converting, the due day and the leech flag)."""
+    (its card's id, or its row's), as the driver stores them (``value``: :meth:`Database.value`, for the due day;
+    ``flags``: False and True as it converts them, once for 100,000 leech flags)."""
     return {"owner": learner, "key": key, "new_repetitions": state.repetitions, "new_ef100": state.ef100,
             "new_interval": state.interval, "new_due": value(state.due), "new_lapses": state.lapses,
-            "new_leech": value(state.lapses >= LEECH_LAPSES), "new_stability": state.stability,
+            "new_leech": flags[state.lapses >= LEECH_LAPSES], "new_stability": state.stability,
             "new_difficulty": state.difficulty}
