@@ -133,9 +133,11 @@ class Reports(Database):
     def due_count(self, day: date, *, lessons: Collection[str] | None = None) -> int:
         """Cards that will be due on or before ``day`` (suspended, buried and removed ones left out): the schedules
         alone less the hidden cards' (:meth:`_schedules_except`), where joining each of 100,000 schedules to its
-        card cost 0.3 s of CPU, twice in every ``bertdrill scheduler`` switch (0.08 s now)."""
+        card cost 0.3 s of CPU, twice in every ``bertdrill scheduler`` switch. The due day is kept off its index on
+        SQLite: the index found each due card and then looked its row up (0.10 s for 90,000 of 100,000 due), where
+        one pass over the table is 0.01 s, and no more than that when few are due."""
         return int(self._first(self._schedules_except(select(func.count()), lessons, HIDDEN_CARD,
-                                                      SCHEDULE.c.due <= day, available(day))))
+                                                      unindexed(SCHEDULE.c.due) <= day, available(day))))
 
     def status(self, today: date, *, lessons: Collection[str] | None = None) -> Status:
         next_due = self._first(_cards(select(func.min(SCHEDULE.c.due)), lessons).where(
