@@ -5,6 +5,7 @@ Errors become messages and exit codes in one place, :class:`.base.BertdrillGroup
 
 from __future__ import annotations
 
+import gc
 import sys
 
 # Importing a command module registers its commands on `app`.
@@ -29,7 +30,20 @@ __all__ = ["app", "run"]
 def run() -> None:
     """The console script's entry point."""
     _readable_on_any_terminal()
-    app(prog_name="bertdrill")
+    try:
+        app(prog_name="bertdrill")
+    finally:
+        _ending()
+
+
+def _ending() -> None:
+    """The process is about to end: what is alive is frozen out of the cycle collector (:func:`gc.freeze`), so the
+    interpreter's shutdown no longer walks it all, collecting and freeing every module, class and row one by one,
+    for the operating system to take back at once anyway. That walk cost ``status`` on a store of 100,000 cards
+    0.14 s of its 0.7 s of CPU (``python -c "import sqlmodel"`` pays 0.15 s for its own). Every file and store is
+    closed before (``with``): nothing waits for the collector to be closed, and what a finalizer would do at
+    shutdown Python never promised (its docs: ``__del__`` may not be called for objects alive at exit)."""
+    gc.freeze()
 
 
 def _readable_on_any_terminal() -> None:
