@@ -45,6 +45,15 @@ def test_replaying_sm2_gives_the_schedule_a_session_would_have_stored(entries):
     assert replay(SM2, log) == schedule
 
 
+@given(st.integers(0, (1 << 64) - 1), st.integers(1, 2), st.integers(0, 36500), st.integers(0, 5),
+       st.integers(1, date.max.toordinal()))
+def test_the_fuzz_keeps_an_interval_of_two_days_or_less(number, interval, previous, grade, day):
+    """Adjust's rule that SM-2's replay relies on to skip the call (three answers in four): the fuzz keeps 1 and 2."""
+    from bertdrill.core.scheduling.spread import fuzz_adjust
+
+    assert fuzz_adjust(number, interval, previous, grade, day) == interval
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(-5, 400), st.integers(0, 5)), max_size=40), st.booleans())
 def test_sm2s_own_replay_is_answer_after_answer(entries, fuzzed):

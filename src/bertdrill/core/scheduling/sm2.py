@@ -153,7 +153,7 @@ def _replayed(log: DayLog, adjust: Adjust | None, *, distinct: bool) -> Schedule
         ef100 += delta
         if ef100 < floor:  # max(floor, ef100), without the call
             ef100 = floor
-        interval = given if adjust is None else adjust(given, interval, grade, day)
+        interval = given if adjust is None or given <= 2 else adjust(given, interval, grade, day)  # Adjust keeps <= 2
         last = day
     if not last:
         return NEW

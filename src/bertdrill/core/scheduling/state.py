@@ -311,6 +311,8 @@ def became_leech(before: Schedule, after: Schedule) -> bool:
 
 Adjust: TypeAlias = "Callable[[int, int, int, int], int]"
 """What changes a replayed answer's interval (the fuzz of :mod:`.spread`): (interval the scheduler gave, interval
-before the answer, grade, study day as ``date.toordinal()``) -> the interval to keep. Pure, and it reads the
-interval before only for a passing grade (3 or more) and a given interval over 2 days, as the fuzz does: a replay
-whose next state reads no interval (FSRS) calls it for the answers the last interval depends on alone."""
+before the answer, grade, study day as ``date.toordinal()``) -> the interval to keep. Pure; a given interval of 2
+days or less it keeps as it is, and it reads the interval before only for a passing grade (3 or more) and a given
+interval over 2 days, as the fuzz does (under 2.5 days nothing is fuzzed): a replay calls it only for intervals over
+2 days (SM-2's first interval and every fail's are 1: three answers in four), and one whose next state reads no
+interval (FSRS) for the answers the last interval depends on alone."""
