@@ -501,6 +501,10 @@ class CardManagement(Protocol):
 class ReviewStore(ReviewQueue, ReviewReports, SchedulerSettings, Protocol):
     """Everything the application reads and writes, opened once per command and closed on every path."""
 
+    def state_under_choice(self, card_id: str) -> tuple[CardState, SchedulerChoice]:
+        """:meth:`state` and :meth:`scheduler_choice`, read together (a review's preview of each grade: one read)."""
+        ...
+
     def sync(self, cards: Sequence[SyncCard], *, now: datetime | None = None,
              track: Callable[[list[str]], Iterable[str]] = ...) -> SyncReport:
         """Make the stored cards match the lessons' cards, keeping every schedule and history."""

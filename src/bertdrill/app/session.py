@@ -326,8 +326,11 @@ class Session:
         if entry.kind is AnswerKind.REDRILL and (today == self.day or any(
                 outcome.entry.card.id == entry.card.id and outcome.study_day == today for outcome in self._answers)):
             return None
-        state = self.store.state(entry.card.id)
-        scheduler = self._scheduler_for(self.store.scheduler_choice()) if self.follow is not None else self.scheduler
+        if self.follow is None:
+            state, scheduler = self.store.state(entry.card.id), self.scheduler
+        else:
+            state, choice = self.store.state_under_choice(entry.card.id)
+            scheduler = self._scheduler_for(choice)
         return card_scheduler(scheduler, entry.card.id, self._load).next_states(state.schedule, today=today)
 
     def _scheduler_for(self, choice: SchedulerChoice) -> Scheduler:

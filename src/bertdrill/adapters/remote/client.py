@@ -293,6 +293,9 @@ class ClassStore:
         found: CardState = _decoded(CardState, self.connection.get("/api/state", card=card_id), self.login.server)
         return found
 
+    def state_under_choice(self, card_id: str) -> tuple[CardState, SchedulerChoice]:
+        return self.state(card_id), self.scheduler_choice()  # the choice as often as scheduler_choice reads it
+
     def scheduler_choice(self) -> SchedulerChoice:
         """The learner's choice, read again at most every :data:`CHOICE_SECONDS` (the session asks before every
         preview; the server schedules each answer under the choice it holds then, whatever this one says)."""

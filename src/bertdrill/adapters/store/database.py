@@ -13,14 +13,15 @@ from __future__ import annotations
 import getpass
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from operator import itemgetter
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from sqlalchemy import ClauseElement, Connection, CursorResult, Engine, Executable, Table, bindparam, text
+from sqlalchemy import ClauseElement, Connection, CursorResult, Dialect, Engine, Executable, Table, bindparam, text
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from bertdrill.core.errors import StoreError
@@ -68,7 +69,7 @@ class Database(ABC):
         back; the whole unit is run again while the backend says the failure is passing (:meth:`_retrying`).
 
         The one runner of both backends: a write asks the backend for its write transaction
-        (:attr:`write_options`: SQLite's ``BEGIN IMMEDIATE``). The connection's ``info["database"]`` is
+        (:meth:`_connected`: SQLite's ``BEGIN IMMEDIATE``). The connection's ``info["database"]`` is
         this store, for :func:`execute` and the learner. ``temporary``: the unit writes temporary tables
         only (a reader's shadows), and is committed so they last; a reader's store refuses any other write.
         """
@@ -76,10 +77,8 @@ class Database(ABC):
             raise AssertionError(f"a reader writes nothing, and {self.where} was opened for reading")
 
         def transaction() -> T:
-            with self.engine.connect() as connection:
+            with self._connected(write) as connection:
                 connection.info["database"] = self
-                if write:
-                    connection.execution_options(**self.write_options)
                 with connection.begin() as unit:
                     self.begun(connection)
                     if self.reading and not temporary:
@@ -94,7 +93,12 @@ class Database(ABC):
     def reading_unit(self, connection: Connection) -> None:  # noqa: B027 - optional: SQLite's file is guarded already
         """What a reader's transaction says first (PostgreSQL: ``READ ONLY``, so the server refuses any write)."""
 
-    write_options: dict[str, Any] = {}  # execution options of a write transaction (SQLite: immediate)
+    @contextmanager
+    def _connected(self, write: bool) -> Iterator[Connection]:
+        """A connection for one unit of work, its transaction to begin as a write if ``write`` (a backend that
+        begins a write differently says so here), given back to the pool after it."""
+        with self.engine.connect() as connection:
+            yield connection
 
     def begun(self, connection: Connection) -> None:  # noqa: B027 - optional: only a class server has something to do
         """The first thing in every transaction (PostgreSQL's class server: who is acting)."""
@@ -121,6 +125,17 @@ class Database(ABC):
     def value(self, value: Any) -> Any:
         """A parameter as this backend's driver stores it."""
         return value
+
+    def first(self, connection: Connection, statement: Executable, params: dict[str, Any]) -> Sequence[Any] | None:
+        """The first row of a statement built from the tables, run in the connection's transaction (None: no row,
+        or a write that returns none); its values as :func:`.schema.state_of` and the like read them (SQLite's
+        dates may come back as ISO text). What one answer runs (:mod:`.reviews`), five to nine times."""
+        result = connection.execute(statement, params)
+        return result.first() if result.returns_rows else None
+
+    def every(self, connection: Connection, statement: Executable, params: dict[str, Any]) -> list[Sequence[Any]]:
+        """Every row of a statement built from the tables, as :meth:`first` runs it."""
+        return list(connection.execute(statement, params).all())
 
     lock_row = ""  # SQL after a SELECT of the learner's schedule row that locks it until the transaction ends
 
@@ -275,6 +290,49 @@ def execute_compiled_many(connection: Connection, statement: ClauseElement, rows
         pick = itemgetter(*order) if len(order) > 1 else lambda row: (row[order[0]],)
         values = list(map(pick, rows)) if converted else [tuple(map(convert, pick(row))) for row in rows]
     connection.exec_driver_sql(str(compiled), values)
+
+
+def first_row(connection: Connection, statement: Executable, params: dict[str, Any]) -> Sequence[Any] | None:
+    """:meth:`Database.first` of the connection's store."""
+    database: Database = connection.info["database"]
+    return database.first(connection, statement, params)
+
+
+def all_rows(connection: Connection, statement: Executable, params: dict[str, Any]) -> list[Sequence[Any]]:
+    """:meth:`Database.every` of the connection's store."""
+    database: Database = connection.info["database"]
+    return database.every(connection, statement, params)
+
+
+class Precompiled:
+    """A statement built from the tables, compiled once for a dialect of positional marks (SQLite's ``?``), with
+    the values its literals bind (``LIMIT 1``, ``kind != 'cram'``) and the order its parameters go in."""
+
+    _made: dict[tuple[int, str], Precompiled] = {}
+
+    def __init__(self, statement: Executable, compiled: SQLCompiler):
+        assert compiled.positiontup is not None  # a dialect of named marks (psycopg) runs the statement itself
+        self.statement = statement  # kept: the statement's id is the key it is found by
+        self.sql = str(compiled)
+        self.order = tuple(compiled.positiontup)
+        self.literals = dict(compiled.params)
+        order = self.order  # the values picked by a C loop: a comprehension over the names cost more than the SQL
+        self.pick: Callable[[dict[str, Any]], tuple[Any, ...]] = \
+            itemgetter(*order) if len(order) > 1 else lambda given: (given[order[0]],)
+
+    @classmethod
+    def of(cls, statement: Executable, dialect: Dialect) -> Precompiled:
+        key = (id(statement), dialect.name)
+        made = cls._made.get(key)
+        if made is None:
+            compiled = statement.compile(dialect=dialect)  # type: ignore[attr-defined]  # every statement compiles
+            assert isinstance(compiled, SQLCompiler)  # a statement, not DDL
+            made = cls._made[key] = cls(statement, compiled)
+        return made
+
+    def values(self, params: dict[str, Any], convert: Callable[[Any], Any]) -> list[Any]:
+        """The statement's parameters, in order, as the driver stores them (``convert``: :meth:`Database.value`)."""
+        return list(map(convert, self.pick(self.literals | params)))
 
 
 def learner_of(connection: Connection) -> str:

@@ -210,6 +210,9 @@ class MemoryStore:
     def state(self, card_id: str) -> CardState:
         return self._state(card_id)
 
+    def state_under_choice(self, card_id: str) -> tuple[CardState, SchedulerChoice]:
+        return self._state(card_id), self._choice
+
     def answer(self, card_id: str, *, grade: int, kind: AnswerKind, reviewed_at: datetime, study_day: date,
                reschedule: Callable[[Schedule], Schedule] | None = None, typed: str | None = None,
                duration_ms: int = 0, once_per_day: bool = False, variant: str | None = None,

@@ -32,9 +32,12 @@ from sqlalchemy import (
 
 from bertdrill.adapters.store.database import (
     Database,
+    all_rows,
     as_date,
     as_utc,
+    day_of,
     execute_compiled_many,
+    first_row,
     learner_of,
     real,
     whole,
@@ -161,8 +164,9 @@ def _of_lessons(columns: Any, lessons: Collection[str] | None) -> Any:
 def choice_of(connection: Connection) -> SchedulerChoice:
     """The learner's scheduler choice as stored, read in ``connection``'s transaction (an answer reads it in its own)."""
     learner = {"learner": learner_of(connection)}
-    found = connection.execute(_CHOICE, learner).first()
-    exams = tuple(LessonExam(lesson, exam, target) for lesson, exam, target in connection.execute(_LESSON_EXAMS, learner))
+    found = first_row(connection, _CHOICE, learner)
+    exams = tuple(LessonExam(lesson, day_of(exam), target) for lesson, exam, target in
+                  all_rows(connection, _LESSON_EXAMS, learner))
     if found is None:
         return SchedulerChoice(lesson_exams=exams)
     name, retention, exam, exam_target, spread, *fitted = found
