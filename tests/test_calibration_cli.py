@@ -36,7 +36,7 @@ def test_the_screen_shows_the_schedulers_beside_the_baseline(cli, year):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[2] == (f"{report.reviews} reviews scored (each the first answer of a day to a card also answered on "
-                        f"an earlier day); you recalled {report.recall * 100:.1f} % of them.")
+                        f"an earlier day); you recalled {report.recall * 100:.1f}% of them.")
     assert lines[4:9] == ["                log loss   RMSE (bins)     AUC",
                           f"FSRS*             {fitted.log_loss:6.3f}        {fitted.rmse_bins:6.3f}   {fitted.auc:.3f}",
                           f"FSRS              {fsrs.log_loss:6.3f}        {fsrs.rmse_bins:6.3f}   {fsrs.auc:.3f}",
@@ -47,8 +47,8 @@ def test_the_screen_shows_the_schedulers_beside_the_baseline(cli, year):
     assert "FSRS: predicted against observed recall" in lines
     assert "SM-2: predicted against observed recall" in lines
     for row in fsrs.table:
-        band = f"{row.low * 100:.0f}–{row.high * 100:.0f} %"
-        assert (f"  {band:<12}{row.predicted * 100:>8.1f} %{row.observed * 100:>8.1f} %{row.count:>10,}") in lines
+        band = f"{row.low * 100:.0f}–{row.high * 100:.0f}%"
+        assert (f"  {band:<12}{row.predicted * 100:>9.1f}%{row.observed * 100:>9.1f}%{row.count:>10,}") in lines
     assert lines[-1] == verdict(report) and lines[-1].startswith("FSRS* predicts your recall better: log loss ")
 
 
@@ -57,11 +57,12 @@ def test_turkish_writes_the_figures_with_a_decimal_comma(cli, year):
     fitted = min(report.scores, key=lambda score: score.log_loss)
     lines = cli("stats", "--calibration", "--lang", "tr").stdout.splitlines()
     comma = lambda value, places: f"{value:.{places}f}".replace(".", ",")  # noqa: E731
-    assert f"{comma(report.recall * 100, 1)} %" in lines[2]
+    assert f" %{comma(report.recall * 100, 1)} " in lines[2]  # the sign before the number, as Turkish writes it
     assert lines[5].split()[-3:] == [comma(fitted.log_loss, 3), comma(fitted.rmse_bins, 3), comma(fitted.auc, 3)]
     assert lines[8].split()[-1] == "0,500"  # the baseline's AUC
     row = fitted.table[-1]
-    assert f"{comma(row.predicted * 100, 1)} %" in next(line for line in lines if line.endswith(f" {row.count:,}"
+    assert f"  %{row.low * 100:.0f}–{row.high * 100:.0f} " in " ".join(lines)
+    assert f" %{comma(row.predicted * 100, 1)} " in next(line for line in lines if line.endswith(f" {row.count:,}"
                                                                                                   .replace(",", ".")))
     assert comma(fitted.log_loss, 3) in lines[-1] and "." not in lines[-1].rstrip(".")
 

@@ -131,7 +131,17 @@ def test_the_outlook_counts_one_card_in_the_singular_and_more_in_the_plural():
 
     lessons = (("mini", 1, 0.9, 0, EXAM, 0.9), ("big", 12, 0.8, 3, EXAM, 0.9))
     shown = Outlook(EXAM, 0.9, lessons).lines()
-    assert shown[2:] == ["  mini: 90.0 % over 1 card, 0 below the target",
-                         "  big: 80.0 % over 12 cards, 3 below the target"]
+    assert shown[2:] == ["  mini: 90.0% over 1 card, 0 below the target",
+                         "  big: 80.0% over 12 cards, 3 below the target"]
     own = Outlook(None, None, lessons[:1]).lines()
-    assert own[2] == "  mini, exam on 2026-06-01: 90.0 % over 1 card, 0 below the target 0.90"
+    assert own[2] == "  mini, exam on 2026-06-01: 90.0% over 1 card, 0 below the target 0.90"
+
+
+def test_the_outlook_writes_shares_the_turkish_way():
+    from bertdrill.adapters import catalogs
+    from bertdrill.cli.exam import Outlook
+    from bertdrill.core import i18n
+
+    with i18n.speaking(catalogs.translation("tr"), "tr"):
+        shown = Outlook(EXAM, 0.9, (("mini", 1, 0.875, 0, EXAM, 0.9),)).lines()
+    assert shown[2] == "  mini: 1 kart üzerinde %87,5, 0 tanesi hedefin altında"  # was 87,5 %: the sign goes first

@@ -453,6 +453,12 @@ def decimal(value: float, places: int) -> str:
     return written_decimal(value, places, i18n.language())
 
 
+def percent(number_text: str) -> str:
+    """``57.1%`` in English, ``%57,1`` in Turkish (CLDR's patterns): where the sign goes is the catalog's. No
+    space inside, so a narrow terminal never wraps the number and its sign apart."""
+    return _("{number}%").format(number=number_text)
+
+
 def _version(value: bool) -> None:
     if value:
         out.print(f"bertdrill {__version__}")

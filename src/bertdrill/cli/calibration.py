@@ -8,7 +8,7 @@ import math
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from bertdrill.cli.base import decimal, number, out, progress
+from bertdrill.cli.base import decimal, number, out, percent, progress
 from bertdrill.core.i18n import _
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def lines(report: Report) -> list[str]:
         return [*shown, verdict(report, _figure)]
     shown.append(_("{reviews} reviews scored (each the first answer of a day to a card also answered on an "
                    "earlier day); you recalled {recall} of them.").format(
-        reviews=number(report.reviews), recall=percent(report.recall)))
+        reviews=number(report.reviews), recall=_share(report.recall)))
     shown.append("")
     names = {**TITLES, "baseline": _("your average")}
     width = max(len(name) for name in names.values()) + 2
@@ -79,13 +79,13 @@ def lines(report: Report) -> list[str]:
         shown += ["", _("{scheduler}: predicted against observed recall").format(scheduler=names[each.name])]
         shown.append(f"  {_('band'):<12}{_('predicted'):>10}{_('recalled'):>10}{_('reviews'):>10}")
         for row in each.table:
-            band = f"{row.low * 100:.0f}–{row.high * 100:.0f} %"
-            shown.append(f"  {band:<12}{percent(row.predicted):>10}{percent(row.observed):>10}{number(row.count):>10}")
+            band = percent(f"{decimal(row.low * 100, 0)}–{decimal(row.high * 100, 0)}")
+            shown.append(f"  {band:<12}{_share(row.predicted):>10}{_share(row.observed):>10}{number(row.count):>10}")
     return [*shown, "", verdict(report, _figure)]
 
 
-def percent(share: float | None) -> str:
-    return "–" if share is None else f"{decimal(share * 100, 1)} %"
+def _share(share: float | None) -> str:
+    return "–" if share is None else percent(decimal(share * 100, 1))
 
 
 def _figure(value: float) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bertdrill.cli.base import card_count, clock, day_count, decimal, err, number, out, progress
+from bertdrill.cli.base import card_count, clock, day_count, decimal, err, number, out, percent, progress
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _, ngettext
 
@@ -120,13 +120,13 @@ class Outlook:
                      .format(day=self.exam.isoformat(), target=decimal(self.target or 0, 2))]
             for lesson, count, mean, below, _day, _target in self.lessons:
                 shown.append("  " + _("{lesson}: {recall} over {cards}, {below} below the target").format(
-                    lesson=lesson, recall=f"{decimal(mean * 100, 1)} %", cards=card_count(count), below=number(below)))
+                    lesson=lesson, recall=percent(decimal(mean * 100, 1)), cards=card_count(count), below=number(below)))
             return shown
         shown = ["", _("Exams: predicted recall on each lesson's exam day if you review nothing more")]
         for lesson, count, mean, below, day, target in self.lessons:
             shown.append("  " + _("{lesson}, exam on {day}: {recall} over {cards}, {below} below the target "
                                   "{target}").format(lesson=lesson, day=day.isoformat(),
-                                                     recall=f"{decimal(mean * 100, 1)} %", cards=card_count(count),
+                                                     recall=percent(decimal(mean * 100, 1)), cards=card_count(count),
                                                      below=number(below), target=decimal(target, 2)))
         return shown
 

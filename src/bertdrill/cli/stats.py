@@ -34,6 +34,7 @@ from bertdrill.cli.base import (
     number,
     open_indexed_store,
     out,
+    percent,
     print_json,
     texts_language,
 )
@@ -391,8 +392,3 @@ def _card_line(figures: Figures, state: CardState, figure: str, width: int) -> T
         line.append("  " + shown, style="dim")
     return line
 
-
-def percent(number_text: str) -> str:
-    """``57.1%`` in English, ``%57,1`` in Turkish (CLDR's patterns): where the sign goes is the catalog's. No
-    space inside, so a narrow terminal never wraps the number and its sign apart."""
-    return _("{number}%").format(number=number_text)

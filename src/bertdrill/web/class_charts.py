@@ -63,7 +63,6 @@ def learner_pages(store: PostgresStore) -> dict[str, int]:
 
 
 def _percent(share: float | None) -> str:
-    from bertdrill.cli.base import decimal
-    from bertdrill.cli.stats import percent
+    from bertdrill.cli.base import decimal, percent
 
     return "–" if share is None else percent(decimal(share * 100, 0))

@@ -28,8 +28,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bertdrill.adapters.store.schema import MATURE_DAYS
-from bertdrill.cli.base import decimal, number
-from bertdrill.cli.stats import percent, stage_word
+from bertdrill.cli.base import decimal, number, percent
+from bertdrill.cli.stats import stage_word
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.scheduling.registry import registered
 from bertdrill.core.scheduling.state import study_day
