@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,7 +31,7 @@ def cache(tmp_path) -> LessonCache:
 
 
 def entries(cache: LessonCache) -> list[Path]:
-    return sorted(cache.folder.glob("*.json"))
+    return sorted(path for path in cache.folder.glob("*.json") if path.name != lesson_files.DIGESTS)
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda path: path.name)
@@ -68,6 +70,79 @@ def test_a_changed_lesson_is_verified_again(cache, tmp_path):
     with pytest.raises(LessonErrors, match="23837185"):
         read_lesson(lesson_path, cache)
     assert len(entries(cache)) == 1  # a lesson with errors is never kept
+
+
+def later(cache: LessonCache) -> LessonCache:
+    """The cache as a command reading its lessons ten seconds after they were written sees them (the digest memo
+    notes only a file last changed well before it was read)."""
+    cache.clock = lambda: time.time_ns() + 10_000_000_000
+    return cache
+
+
+def wrong_bytes() -> bytes:
+    """The shipped lesson with one stated figure changed: the same size, a lesson that fails its check."""
+    text = SHIPPED.read_bytes()
+    wrong = text.replace(b"stated = { bert-base = 23837184", b"stated = { bert-base = 23837185", 1)
+    assert wrong != text and len(wrong) == len(text)
+    return wrong
+
+
+def rewrite_in_place(path: Path, data: bytes) -> None:
+    """New bytes of the same size into the same file (same inode), its mtime set back to the old one."""
+    before = path.stat()
+    with path.open("r+b") as file:
+        file.write(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+
+
+def test_an_unchanged_lesson_is_not_read_again(cache, tmp_path, monkeypatch):
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    first = read_index(lesson_path, later(cache))
+    assert cache.known(lesson_path) == hashlib.sha256(SHIPPED.read_bytes()).digest()
+    monkeypatch.setattr(lesson_files, "_read", lambda path: pytest.fail("read again"))
+    fresh = later(LessonCache(cache.folder, cache.write))  # the next command: the memo read from its file
+    assert read_index(lesson_path, fresh) == first
+    assert read_lesson(lesson_path, fresh) == first.lesson()
+
+
+def test_a_file_rewritten_in_the_same_tick_is_read_again(cache, tmp_path):
+    """Read and rewritten at once (same size, same mtime; a coarse clock gives the same ctime too): the file was
+    too new to be noted, so the new bytes are read and refused."""
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    read_index(lesson_path, cache)
+    assert cache.known(lesson_path) is None and not (cache.folder / lesson_files.DIGESTS).exists()
+    rewrite_in_place(lesson_path, wrong_bytes())
+    with pytest.raises(LessonErrors, match="23837185"):
+        read_index(lesson_path, LessonCache(cache.folder, cache.write))
+
+
+def test_a_noted_file_rewritten_with_its_size_and_mtime_is_read_again(cache, tmp_path):
+    """The change moves the file's ctime, which no program sets back: the noted digest is not trusted."""
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    read_index(lesson_path, later(cache))
+    assert cache.known(lesson_path) is not None
+    time.sleep(0.02)  # past the filesystem's timestamp tick, as any later edit is
+    rewrite_in_place(lesson_path, wrong_bytes())
+    fresh = later(LessonCache(cache.folder, cache.write))
+    assert fresh.known(lesson_path) is None
+    with pytest.raises(LessonErrors, match="23837185"):
+        read_index(lesson_path, fresh)
+
+
+@pytest.mark.parametrize("memo", [b"not json", b"[]", b'{"x": [1, 2]}', b'{"x": [1, 2, 3, 4, 5, "zz"]}'])
+def test_a_damaged_digest_memo_is_ignored(cache, tmp_path, memo):
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    cache.folder.mkdir(mode=0o700)
+    (cache.folder / lesson_files.DIGESTS).write_bytes(memo)
+    assert cache.known(lesson_path) is None
+    assert read_index(lesson_path, later(cache)).id == "bert-basics"
+    assert later(LessonCache(cache.folder, cache.write)).known(lesson_path) is not None  # noted again, whole
 
 
 def split(entry: Path) -> tuple[bytes, list[list[object]], dict[str, bytes]]:

@@ -60,8 +60,12 @@ def expand(paths: list[Path]) -> list[Path]:
 
 def read_lesson(path: Path, cache: LessonCache | None = None) -> Lesson:
     """Read, parse and verify one lesson file; with a ``cache``, a file verified before is read from it."""
-    data = _read(path)
-    if cache is not None and (kept := cache.get(data, str(path))) is not None:
+    if cache is None:
+        return _verified(_read(path), str(path), None)
+    if (key := cache.known(path)) is not None and (kept := cache.get_named(key, str(path))) is not None:
+        return kept
+    data, key = cache.read(path)
+    if (kept := cache.get_named(key, str(path))) is not None:
         return kept
     return _verified(data, str(path), cache)
 
@@ -69,8 +73,12 @@ def read_lesson(path: Path, cache: LessonCache | None = None) -> Lesson:
 def read_index(path: Path, cache: LessonCache | None = None) -> LessonIndex:
     """One lesson file's :class:`LessonIndex`: from the cache when the file was verified before, else
     the file is read, parsed and verified (and kept in the cache) as :func:`read_lesson` does."""
-    data = _read(path)
-    if cache is not None and (kept := cache.index(data, str(path))) is not None:
+    if cache is None:
+        return index_of(_verified(_read(path), str(path), None))
+    if (key := cache.known(path)) is not None and (kept := cache.index_named(key, str(path))) is not None:
+        return kept
+    data, key = cache.read(path)
+    if (kept := cache.index_named(key, str(path))) is not None:
         return kept
     return index_of(_verified(data, str(path), cache))
 
@@ -291,10 +299,10 @@ class _Damaged(Exception):
 class _Kept:
     """A lesson in the cache, read a section at a time, each checked against its checksum when read."""
 
-    def __init__(self, cache: LessonCache, data: bytes, path: str, sections: dict[bytes, tuple[int, int, bytes]],
+    def __init__(self, cache: LessonCache, key: bytes, path: str, sections: dict[bytes, tuple[int, int, bytes]],
                  summary: tuple[str, tuple[str, ...], str, int, int]):
         self.cache, self.path, self.sections, self.summary = cache, path, sections, summary
-        self.key = hashlib.sha256(data).digest()  # the file's bytes, to be sure a reparse reads the same
+        self.key = key  # the sha256 of the file's bytes, to be sure a reparse reads the same
         self._rows: tuple[CardRow, ...] | None = None
         self._head: Lesson | None = None
         self._places: dict[str, tuple[int, int]] | None = None
@@ -389,6 +397,11 @@ class _Kept:
         return _Parsed(_verified(data, self.path, self.cache))
 
 
+def _stat_key(status: os.stat_result) -> list[int | str]:
+    """What a digest memo row holds of a file's stat: any change to the file moves one of them."""
+    return [status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
+
+
 _KINDS = {kind.value: kind for kind in Kind}  # a dict lookup: Kind(name) costs microseconds, on 100,000 rows
 
 
@@ -434,6 +447,8 @@ CACHE_ENTRIES = 200  # entries kept: each edit of a lesson makes a new one, so t
 STALE_TEMPORARY = 3600  # seconds after which a writer's leftover temporary file is its crash's, not its work
 MAX_ENTRY_BYTES = 4 * MAX_FILE_BYTES  # an entry is about its lesson's size: a bigger file is not ours
 MAX_TABLE_BYTES = 1024  # the line that says where each section is
+DIGESTS = "digests.json"  # the digest memo: each lesson file's sha256 by its stat (LessonCache.known)
+RACY_NS = 2_000_000_000  # a file changed this close to its reading could change again in the same timestamp tick
 
 
 def cache_folder() -> Path:
@@ -486,6 +501,66 @@ class LessonCache:
     def __init__(self, folder: Path, write: Callable[[Path, bytes], None]):
         self.folder = folder
         self.write = write
+        self.clock = time.time_ns  # the moment a file is read, against the file's own times
+        self._memo: dict[str, list[int | str]] | None = None
+
+    def known(self, path: Path) -> bytes | None:
+        """The sha256 of a lesson file's bytes without reading them: the digest memo's, when the file's
+        device, inode, size, mtime and ctime are all as they were when it was read and hashed. Only a file
+        last changed well before that reading (:data:`RACY_NS`) was noted, as git's index guards against
+        "racy" files: a file written again in the same timestamp tick could keep its size and times, while
+        any change after the reading moves its ctime, which no program can set back. So only the very bytes
+        that were verified still find their entry."""
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        row = self._digests().get(os.path.abspath(path))
+        return bytes.fromhex(str(row[5])) if row is not None and row[:5] == _stat_key(status) else None
+
+    def read(self, path: Path) -> tuple[bytes, bytes]:
+        """A lesson file's bytes and their sha256, noted in the digest memo if the file was last changed long
+        enough before this reading. Its stat is taken first: a change while it is read moves the ctime off
+        the noted one."""
+        since = self.clock()
+        try:
+            status: os.stat_result | None = os.stat(path)
+        except OSError:
+            status = None
+        data = _read(path)
+        key = hashlib.sha256(data).digest()
+        if status is not None and stat.S_ISREG(status.st_mode) \
+                and max(status.st_mtime_ns, status.st_ctime_ns) < since - RACY_NS:
+            self._note(os.path.abspath(path), [*_stat_key(status), key.hex()])
+        return data, key
+
+    def _digests(self) -> dict[str, list[int | str]]:
+        """The digest memo, read once; rows of any other shape are left out, a memo that cannot be read is empty."""
+        if self._memo is None:
+            self._memo = {}
+            try:
+                found = json.loads((self.folder / DIGESTS).read_bytes()) if self._trusted_folder() else {}
+            except (OSError, ValueError, RecursionError):
+                found = {}
+            for name, row in found.items() if type(found) is dict else ():
+                if type(row) is list and len(row) == 6 and all(type(value) is int for value in row[:5]) \
+                        and type(row[5]) is str and len(row[5]) == 64 and not set(row[5]) - set("0123456789abcdef"):
+                    self._memo[name] = row
+        return self._memo
+
+    def _note(self, name: str, row: list[int | str]) -> None:
+        memo = self._digests()
+        if memo.get(name) == row:
+            return
+        memo.pop(name, None)
+        memo[name] = row  # the newest last: the oldest go first
+        kept = dict(list(memo.items())[-CACHE_ENTRIES:])
+        try:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if self._trusted_folder():
+                self.write(self.folder / DIGESTS, json.dumps(kept, ensure_ascii=False, separators=(",", ":")).encode())
+        except (OSError, BertdrillError):
+            return
 
     def entry(self, data: bytes) -> Path:
         return self.entry_named(hashlib.sha256(data).digest())
@@ -496,7 +571,11 @@ class LessonCache:
 
     def get(self, data: bytes, path: str) -> Lesson | None:
         """The lesson verified from exactly these bytes, or None."""
-        index = self.index(data, path)
+        return self.get_named(hashlib.sha256(data).digest(), path)
+
+    def get_named(self, key: bytes, path: str) -> Lesson | None:
+        """The lesson verified from the bytes whose sha256 is ``key``, or None."""
+        index = self.index_named(key, path)
         if index is None:
             return None
         try:
@@ -507,7 +586,11 @@ class LessonCache:
     def index(self, data: bytes, path: str) -> LessonIndex | None:
         """The :class:`LessonIndex` of the lesson verified from exactly these bytes, or None. Only the
         entry's summary is read now."""
-        entry = self.entry(data)
+        return self.index_named(hashlib.sha256(data).digest(), path)
+
+    def index_named(self, key: bytes, path: str) -> LessonIndex | None:
+        """:meth:`index` of the bytes whose sha256 is ``key``."""
+        entry = self.entry_named(key)
         sections = self._sections(entry)
         if sections is None:
             return None
@@ -520,7 +603,7 @@ class LessonCache:
             return None
         lesson_id, languages, digest, count, reviewed = found
         return LessonIndex(lesson_id, path, languages, digest, count, reviewed,
-                           _Kept(self, data, path, sections, found))
+                           _Kept(self, key, path, sections, found))
 
     def put(self, data: bytes, lesson: Lesson) -> None:
         """Keep a lesson just verified from ``data``; a folder that cannot take it is left alone."""
