@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from operator import attrgetter
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, exists, func, insert, literal, select, update
@@ -475,12 +476,17 @@ def _answered_on(connection: Connection, card_id: str, day: date) -> bool:
 
 def _set_schedule(connection: Connection, card_id: str, schedule: Schedule) -> None:
     first_row(connection, _SET_SCHEDULE, {"owner": learner_of(connection), "card": card_id,
-                                      "new_leech": schedule.lapses >= LEECH_LAPSES,
-                                      **{f"new_{field}": getattr(schedule, field) for field in SCHEDULE_FIELDS}})
+                                          "new_leech": schedule.lapses >= LEECH_LAPSES,
+                                          **dict(zip(_NEW_NAMES, _schedule_values(schedule), strict=True))})
+
+
+_NEW_NAMES = tuple(f"new_{field}" for field in SCHEDULE_FIELDS)
+_LOGGED_NAMES = {when: tuple(logged(field, when) for field in SCHEDULE_FIELDS) for when in ("before", "after")}
+_schedule_values = attrgetter(*SCHEDULE_FIELDS)  # a schedule's fields in SCHEDULE_FIELDS' order (names made once)
 
 
 def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
-    return {logged(field, suffix): getattr(schedule, field) for field in SCHEDULE_FIELDS}
+    return dict(zip(_LOGGED_NAMES[suffix], _schedule_values(schedule), strict=True))
 
 
 def _answer(row: Sequence[Any]) -> Answer:
