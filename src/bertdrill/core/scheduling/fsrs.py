@@ -419,7 +419,8 @@ class MemorySteps(LibrarySteps):
             interval = _interval(stability, factor, term, longest)
         else:  # FSRS's memory never reads an interval: only the last one is kept, and it reads the ones before it
             for kept_stability, grade, day in chain:  # back to an answer whose adjusting reads none
-                interval = adjust(_interval(kept_stability, factor, term, longest), interval, grade, day)
+                given = _interval(kept_stability, factor, term, longest)
+                interval = given if given <= 2 else adjust(given, interval, grade, day)  # Adjust keeps <= 2
         return _replayed(repetitions, ef100, lapses, interval, last, stability, difficulty)
 
     def agrees(self) -> bool:
