@@ -18,6 +18,7 @@ from bertdrill.adapters.export.files import Replace, write_atomic
 from bertdrill.adapters.lessons import CACHE_FORMAT, LessonCache, index_of, read_index, read_lesson
 from bertdrill.core.cards import compile_lesson
 from bertdrill.core.errors import LessonErrors
+from bertdrill.core.kinds import interleave_by_kind
 from bertdrill.core.lesson import parse, stored
 
 REPO = Path(__file__).resolve().parent.parent
@@ -181,7 +182,7 @@ def damage(entry: Path) -> list[bytes]:
         content.replace(sections["items"], flipped),  # one number changed: the checksum no longer fits
         b"garbage",
         b"",
-        head.replace(b"4", b"0") + content[len(head):],  # another format
+        head[:-1] + b"0" + content[len(head):],  # another format (its number changed)
         sealed(entry, head, dict(sections, head=json.dumps(forged_head).encode())),
         sealed(entry, head, dict(sections, index=json.dumps(forged_rows).encode())),
         sealed(entry, head, dict.fromkeys(sections, b"[1, 2]")),
@@ -208,8 +209,27 @@ def test_a_damaged_entry_is_ignored_and_rebuilt(cache, tmp_path, case):
     entry.write_bytes(damage(entry)[case])
     index = read_index(lesson_path, cache)  # a section found damaged after the summary was read: the file is read
     assert index == index_of(good)
+    assert index.new_order() == index_of(good).new_order()
     assert index.cards_of([card.id for card in compile_lesson(good)]) == {card.id: card for card in compile_lesson(good)}
     assert index.lesson() == good
+
+
+def test_the_order_of_new_cards_is_kept_and_a_forged_one_refused(cache, tmp_path):
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    good = read_lesson(lesson_path, cache)
+    interleaved = tuple(card.id for card in interleave_by_kind(card for card in compile_lesson(good) if card.kind.reviewed))
+    assert interleaved != tuple(card.id for card in compile_lesson(good) if card.kind.reviewed)  # the order is its own
+    assert read_index(lesson_path, cache).new_order() == interleaved
+    (entry,) = entries(cache)
+    head, _rows, sections = split(entry)
+    for forged in ([*interleaved[1:], interleaved[1]],  # one card twice, one left out
+                   [*interleaved[:-1], "other-lesson/card"],  # another lesson's card
+                   list(interleaved[:-1]),  # one short
+                   [*interleaved[:-1], 7]):  # not an id
+        entry.write_bytes(sealed(entry, head, dict(sections, order=json.dumps(forged).encode())))
+        index = read_index(lesson_path, cache)  # the summary is intact: the order is found wrong when read
+        assert index.new_order() == interleaved  # read from the file instead
 
 
 def test_a_lesson_that_changes_while_it_is_read_is_refused(cache, tmp_path):

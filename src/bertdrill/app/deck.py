@@ -13,19 +13,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from bertdrill.core.cards import Card
+from bertdrill.core.kinds import interleave_by_kind
 from bertdrill.ports import SyncCard
 
 __all__ = ["Deck", "LessonCards"]
 
 
 class LessonCards(Protocol):
-    """One lesson's cards as a deck needs them: listed (lesson order, no more than a store keeps of each),
-    and built for some ids (those the lesson has; any other id is left out)."""
+    """One lesson's cards as a deck needs them: listed (lesson order, no more than a store keeps of each), the ids
+    of those a review shows in the order new cards come (:meth:`Deck.new_order`), and built for some ids (those
+    the lesson has; any other id is left out)."""
 
     @property
     def id(self) -> str: ...
     @property
     def cards(self) -> Sequence[SyncCard]: ...
+    def new_order(self) -> Sequence[str]: ...
     def cards_of(self, card_ids: Iterable[str]) -> Mapping[str, Card]: ...
 
 
@@ -53,6 +56,13 @@ class Deck:
         lesson = self._lessons.get(lesson_id)
         return [] if lesson is None else [card for card in lesson.cards if card.kind.reviewed]
 
+    def new_order(self, lesson_id: str) -> list[str]:
+        """The ids of the lesson's cards a review shows, in the order new cards are introduced: interleaved by
+        kind (:func:`bertdrill.core.kinds.interleave_by_kind`). The lesson cache keeps it, so the first card
+        of a review does not read the lesson's every card for it."""
+        lesson = self._lessons.get(lesson_id)
+        return [] if lesson is None else list(lesson.new_order())
+
     def cards(self, card_ids: Iterable[str]) -> list[Card]:
         """The cards a review shows among ``card_ids``, in their order; an id of no card of the deck's lessons
         (or of a card a review does not show) is left out."""
@@ -78,6 +88,9 @@ class _Built:
     @property
     def cards(self) -> Sequence[SyncCard]:
         return self._cards
+
+    def new_order(self) -> Sequence[str]:
+        return [card.id for card in interleave_by_kind(card for card in self._cards if card.kind.reviewed)]
 
     def cards_of(self, card_ids: Iterable[str]) -> Mapping[str, Card]:
         return {card_id: self._by_id[card_id] for card_id in card_ids if card_id in self._by_id}

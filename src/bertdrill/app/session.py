@@ -20,16 +20,16 @@ together).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
-from typing import TypeVar
 
 from bertdrill.app.deck import Deck
 from bertdrill.app.queue import Entry, Queue
 from bertdrill.app.variants import FreshNumbers
 from bertdrill.core.cards import Card, NumericCard
+from bertdrill.core.kinds import interleave_by_kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS, DEFAULT_ROLLOVER, Limits, room_today
 from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.sm2 import SM2
@@ -53,14 +53,11 @@ from bertdrill.ports import (
     ReviewStore,
     Scheduler,
     SchedulerChoice,
-    SyncCard,
 )
 
 __all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "LEARNING_STEPS", "MAX_REDRILLS", "Entry", "LeechAction", "Limits",
            "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",
            "room_today"]
-
-Listed = TypeVar("Listed", bound=SyncCard)  # a card, or a row of one: what interleaving looks at
 
 LEARNING_STEPS = (timedelta(minutes=1), timedelta(minutes=10))
 """When a failed card comes back, as Anki's learning steps: 1 minute after its first failure, then 10
@@ -263,11 +260,11 @@ class Session:
         included = set(self.lessons)
         chosen: list[str] = []
         for lesson_id in self.deck.lesson_ids:
-            cards = self.deck.listing(lesson_id) if lesson_id in included else []
-            if not cards:
+            order = self.deck.new_order(lesson_id) if lesson_id in included else []
+            if not order:
                 continue
-            unseen = set(self.store.new_ids(self.day, lessons=[lesson_id], limit=len(cards)))
-            chosen.extend(card.id for card in interleave_by_kind(cards) if card.id in unseen)
+            unseen = set(self.store.new_ids(self.day, lessons=[lesson_id], limit=len(order)))
+            chosen.extend(card_id for card_id in order if card_id in unseen)
             if len(chosen) >= room:
                 break
         return self.deck.cards(chosen[:room])
@@ -482,24 +479,6 @@ class Session:
         if (entry := self._queue.front) is None:
             raise LookupError("the session has no card left")
         return entry
-
-
-def interleave_by_kind(cards: Iterable[Listed]) -> list[Listed]:
-    """New cards taken in turn from each kind, in lesson order within a kind and lesson by lesson.
-
-    A lesson's facts come first in its file; without this, the first days would show only facts
-    and totals, and the lesson's own questions (choice, blank, match) not before day 3. In turn,
-    every kind of a lesson is among its first new cards.
-    """
-    lessons: dict[str, dict[str, list[Listed]]] = {}
-    for card in cards:
-        lessons.setdefault(card.lesson_id, {}).setdefault(card.kind, []).append(card)
-    ordered: list[Listed] = []
-    for kinds in lessons.values():
-        turns = list(kinds.values())
-        for index in range(max(len(queue) for queue in turns)):
-            ordered.extend(queue[index] for queue in turns if index < len(queue))
-    return ordered
 
 
 def record_attempt(store: ReviewQueue, card_id: str, grade: int, *, moment: datetime,
