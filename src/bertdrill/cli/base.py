@@ -541,16 +541,17 @@ def progress(items: Sequence[T], description: str, *, after: float = PROGRESS_AF
 
     started = time.monotonic()
     bar = task = None
+    step = max(1, len(items) // 1000)  # the bar moves a thousand times at most: rich's update costs microseconds
     try:
-        for done, item in enumerate(items):
+        for done, item in enumerate(items, start=1):
             if bar is None and time.monotonic() - started > after:
                 bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                TimeRemainingColumn(), console=out, transient=True)
                 bar.start()
-                task = bar.add_task(description, total=len(items), completed=done)
+                task = bar.add_task(description, total=len(items), completed=done - 1)
             yield item
-            if bar is not None and task is not None:
-                bar.advance(task)
+            if bar is not None and task is not None and (done % step == 0 or done == len(items)):
+                bar.update(task, completed=done)
     finally:
         if bar is not None:
             bar.stop()
