@@ -102,19 +102,28 @@ def integrity(db: Path) -> str:
 
 
 def log_rows(db: Path, after_id: int = 0) -> list[tuple[int, str, str, int]]:
-    """(id, card_id, kind, grade) of every logged answer with an id above ``after_id``."""
+    """(id, card_id, kind, grade) of every logged answer with an id above ``after_id``; none in a file a kill left
+    before its first schema was committed (SQLite makes the file as it connects)."""
+    if not has_log(db):
+        return []
     with sqlite3.connect(db) as connection:
         rows: list[tuple[int, str, str, int]] = connection.execute("SELECT id, card_id, kind, grade FROM review WHERE id > ? ORDER BY id",
                                   (after_id,)).fetchall()
         return rows
 
 
-def last_id(db: Path) -> int:
+def has_log(db: Path) -> bool:
+    """Whether ``db`` holds a log: a file a kill left before its first schema was committed has none."""
     if not db.exists():
+        return False
+    with sqlite3.connect(db) as connection:
+        return connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'review'").fetchone() is not None
+
+
+def last_id(db: Path) -> int:
+    if not has_log(db):
         return 0
     with sqlite3.connect(db) as connection:
-        if not connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'review'").fetchone():
-            return 0
         last: int = connection.execute("SELECT coalesce(max(id), 0) FROM review").fetchone()[0]
         return last
 

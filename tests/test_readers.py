@@ -14,6 +14,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -148,6 +149,19 @@ def test_an_older_schema_is_read_without_being_upgraded(cli, tmp_path):
         result = cli(*command, "--db", str(db))
         assert result.exit_code == 0, (command, result.output)
     assert digest(db) == before and listing(tmp_path) == [db.name]
+
+
+def test_a_reader_of_an_older_schema_ends_without_a_word_on_stderr(tmp_path):
+    """The reader's copy in memory replaces the file's engine: the connection the store kept between units went back
+    first, else disposing the engine closed it under the pool, whose reset printed a traceback as the process
+    ended (seen in a real process only: the interpreter's exit runs it)."""
+    db = tmp_path / "store-v16.db"
+    shutil.copy(FIXTURES / "store-v16.db", db)
+    env = {**os.environ, "BERTDRILL_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    ended = subprocess.run([sys.executable, "-m", "bertdrill", "status", "--db", str(db)], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stderr) == (0, "")
+    assert "Due now" in ended.stdout
 
 
 def test_a_reader_store_refuses_to_write(tmp_path, cli):

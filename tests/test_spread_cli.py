@@ -136,8 +136,8 @@ def test_an_exam_per_lesson_plans_its_cards_and_stats_shows_each_lessons_day(cli
     assert cli("review", *LESSONS, "--exam", "2026-05-01", input=":quit\n").exit_code == 0
     shown = cli("stats", *LESSONS).stdout
     assert "Exams: predicted recall on each lesson's exam day if you review nothing more" in shown
-    assert re.search(r"  bert-basics, exam on 2026-05-01: [\d.]+ % over \d+ cards, \d+ below the target 0.90", shown)
-    assert re.search(r"  mini, exam on 2026-04-06: [\d.]+ % over \d+ cards, \d+ below the target 0.97", shown)
+    assert re.search(r"  bert-basics, exam on 2026-05-01: [\d.]+% over \d+ cards, \d+ below the target 0.90", shown)
+    assert re.search(r"  mini, exam on 2026-04-06: [\d.]+% over \d+ cards, \d+ below the target 0.97", shown)
     data = json.loads(cli("stats", *LESSONS, "--json").stdout)["exam"]
     assert data["day"] == "2026-05-01"
     assert [(each["lesson"], each["day"], each["target"]) for each in data["lessons"]] == [

@@ -245,6 +245,7 @@ class SQLiteStore(Store, SQLiteDatabase):
     def upgrade_elsewhere(self, found: int) -> None:
         """An older file, for a reader: copied into memory (SQLite's backup), where it is upgraded."""
         memory = engine(URL.create("sqlite", database=":memory:"), pinned=True)
+        self.release_idle()
         source, target = self.engine.raw_connection(), memory.raw_connection()
         try:
             source.driver_connection.backup(target.driver_connection)  # type: ignore[union-attr]

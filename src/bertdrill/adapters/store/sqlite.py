@@ -275,11 +275,17 @@ class SQLiteDatabase(Database):
                 connection.close()
 
     def close(self) -> None:
+        self.release_idle()
+        super().close()
+
+    def release_idle(self) -> None:
+        """Give the kept connection back before the engine is disposed (closing the store, or a reader's file
+        copied into memory): disposing closes the driver's connection under it, and the pool's reset of it later
+        printed a traceback at exit. The last connection to close ends the WAL's files."""
         with self._idle_lock:
             idle, self._idle = self._idle, None
         if idle is not None:
-            idle.close()  # before the engine is disposed: the last connection to close ends the WAL's files
-        super().close()
+            idle.close()
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         """``attempt()``, again while the file is locked, until :attr:`lock_timeout` has passed."""
