@@ -257,8 +257,8 @@ class SQLiteDatabase(Database):
         thread meanwhile, takes one from the pool; a connection SQLAlchemy gave up on is not kept."""
         with self._idle_lock:
             connection, self._idle = self._idle, None
-        if connection is not None and (connection.engine is not self.engine or connection.invalidated):
-            connection.close()  # another engine's (a reader's file upgraded in memory), or broken
+        if connection is not None and connection.invalidated:
+            connection.close()  # broken: SQLAlchemy gave up on it (an engine replaced releases it first: release_idle)
             connection = None
         if connection is None or connection.closed:
             connection = self.engine.connect()
