@@ -14,10 +14,13 @@ import pytest
 from files import make_read_only
 from sqlalchemy import inspect, text
 
-from bertdrill.adapters import store
+from bertdrill.adapters import catalogs, store
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import Store
+from bertdrill.adapters.store import damage
 from bertdrill.adapters.store.memory import MemoryStore
+from bertdrill.adapters.store.schema import SchedulerRow
+from bertdrill.core import i18n
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.registry import SchedulerName
@@ -256,6 +259,24 @@ def test_locked_by_another_process_gives_up_with_a_clear_message(tmp_path):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_the_seconds_waited_and_a_columns_bounds_are_written_the_learners_way(tmp_path):
+    """0,3 sn in Turkish, not 0.3: a measure in a message takes the language's decimal mark, like every number."""
+    path = tmp_path / "busy.db"
+    Store.open(str(path)).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with i18n.speaking(catalogs.translation("tr"), "tr"), pytest.raises(StoreError, match=r"\(0,3 sn beklendi\)"):
+            Store.open(str(path), lock_timeout=0.3)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    retention = SchedulerRow.__table__.c.retention  # type: ignore[attr-defined]
+    assert "0.5 to 0.999" in damage._expected(retention)
+    with i18n.speaking(catalogs.translation("tr"), "tr"):
+        assert "0,5 ile 0,999 arasında" in damage._expected(retention)
 
 
 def test_a_short_lock_is_waited_out_and_never_seen(sqlite_db, cards, tmp_path):

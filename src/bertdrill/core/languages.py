@@ -212,6 +212,12 @@ def written_decimal(value: float, places: int, code: str) -> str:
     return f"{value:.{places}f}".replace(".", decimal_mark(code))
 
 
+def written_short(value: float, code: str) -> str:
+    """A measure as short as it is exact (``:g``): 2.5 or 30 in English, 2,5 in Turkish; for seconds and bounds
+    in messages, where a fixed number of places would print 30.00."""
+    return f"{value:g}".replace(".", decimal_mark(code))
+
+
 def written_percent(share: float, places: int, code: str) -> str:
     """A share (0.57) as a percentage a reader of ``code`` writes: 57% in English, %57 in Turkish; the sign's place
     is the catalog's (``{number}%``), the number is :func:`written_decimal`'s."""

@@ -30,7 +30,8 @@ from bertdrill.adapters.remote.login import Login
 from bertdrill.adapters.remote.wire import WireError, decode, encode
 from bertdrill.core.errors import StoreError, os_reason
 from bertdrill.core.hosts import is_loopback
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import _, language
+from bertdrill.core.languages import written_short
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.state import AnswerKind, CardStage, Schedule
@@ -195,7 +196,7 @@ class Connection:
 
 def _reason(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, TimeoutError | socket.timeout):
-        return _("no reply within {seconds:g} s").format(seconds=timeout)
+        return _("no reply within {seconds} s").format(seconds=written_short(timeout, language()))
     if isinstance(exc, ConnectionRefusedError):
         return _("nothing listens there (is the server running?)")
     if isinstance(exc, socket.gaierror):

@@ -42,7 +42,8 @@ from bertdrill.adapters.store.schema import (
     FittedParametersRow,
     _table,
 )
-from bertdrill.core.i18n import N_, _
+from bertdrill.core.i18n import N_, _, language
+from bertdrill.core.languages import written_short
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.registry import SchedulerName
 
@@ -167,7 +168,8 @@ def _expected(column: Column[Any]) -> str:
     if words is not None:
         what = _("one of {words}").format(words=", ".join(words))
     elif bounds is not None:
-        what = _("{what} from {low:g} to {high:g}").format(what=what, low=bounds[0], high=bounds[1])
+        what = _("{what} from {low} to {high}").format(what=what, low=written_short(bounds[0], language()),
+                                                        high=written_short(bounds[1], language()))
     return what if not column.nullable else _("{what} or nothing (NULL)").format(what=what)
 
 

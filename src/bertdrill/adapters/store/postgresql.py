@@ -37,7 +37,8 @@ from sqlalchemy.pool import StaticPool
 
 from bertdrill.adapters.store.database import Backend, Database, learner_name, utc
 from bertdrill.core.errors import StoreError
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import _, language
+from bertdrill.core.languages import written_short
 
 T = TypeVar("T")
 RETRIED = {"40001", "40P01"}  # serialization failure, deadlock: the unit of work is run again
@@ -178,8 +179,8 @@ class PostgresDatabase(Database):
             return StoreError(_("{where}: your role may not do this ({message}); in a class, the teacher's role "
                                 "changes the lessons (bertdrill class init)").format(where=self.where, message=message))
         if state == "55P03":  # lock not available
-            return StoreError(_("{where}: another session holds a lock (waited {seconds:g} s); try again")
-                              .format(where=self.where, seconds=self.lock_timeout))
+            return StoreError(_("{where}: another session holds a lock (waited {seconds} s); try again")
+                              .format(where=self.where, seconds=written_short(self.lock_timeout, language())))
         # Only a failure to reach or log in is called one: psycopg's own errors (a bad option, a
         # placeholder in a query) have no SQLSTATE either, and are not the server's fault.
         connecting = state is None and isinstance(exc, OperationalError)

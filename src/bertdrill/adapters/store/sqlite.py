@@ -54,7 +54,8 @@ from bertdrill.adapters.store.database import (  # noqa: F401 (utc: re-exported)
 )
 from bertdrill.adapters.store.reading import refuse_writes
 from bertdrill.core.errors import StoreError, os_reason
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import _, language
+from bertdrill.core.languages import written_short
 
 LOCK_TIMEOUT = 10.0  # seconds to wait for another program's lock before giving up ($BERTDRILL_LOCK_TIMEOUT)
 BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits, per statement, within that
@@ -305,7 +306,7 @@ class SQLiteDatabase(Database):
         message = str(getattr(exc, "orig", exc) or exc)
         lowered = message.lower()
         if _is_locked(exc):
-            return StoreError(_('{where} is locked by another program (waited {lock_timeout:g} s); close it (another bertdrill?) and try again').format(where=self.where, lock_timeout=self.lock_timeout))
+            return StoreError(_('{where} is locked by another program (waited {seconds} s); close it (another bertdrill?) and try again').format(where=self.where, seconds=written_short(self.lock_timeout, language())))
         if "not a database" in lowered or "encrypted" in lowered:
             return StoreError(_('{where} is not a bertdrill database (SQLite says: {message})').format(where=self.where, message=message))
         if "malformed" in lowered or "corrupt" in lowered:
