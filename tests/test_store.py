@@ -16,8 +16,7 @@ from sqlalchemy import inspect, text
 
 from bertdrill.adapters import catalogs, store
 from bertdrill.adapters.lessons import all_cards, load_lessons
-from bertdrill.adapters.store import Store
-from bertdrill.adapters.store import damage
+from bertdrill.adapters.store import Store, damage
 from bertdrill.adapters.store.memory import MemoryStore
 from bertdrill.adapters.store.schema import SchedulerRow
 from bertdrill.core import i18n

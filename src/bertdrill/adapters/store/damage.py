@@ -43,8 +43,8 @@ from bertdrill.adapters.store.schema import (
     _table,
 )
 from bertdrill.core.i18n import N_, _, language
-from bertdrill.core.languages import written_short
 from bertdrill.core.kinds import Kind
+from bertdrill.core.languages import written_short
 from bertdrill.core.scheduling.registry import SchedulerName
 
 FITTED = _table(FittedParametersRow)
