@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 from itertools import repeat
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.i18n import _
@@ -62,6 +62,10 @@ below 8 none): the reviews counted are those that follow an earlier review of th
 
 MAX_INTERVAL = 36500
 """The longest interval, in days (a hundred years, as py-fsrs and Anki cap it)."""
+
+INDEX = "I"
+"""The arrays of a training set hold unsigned 32-bit numbers (positions in its reviews, card numbers, day ordinals):
+4 bytes each, 12 an item, for a million reviews."""
 
 RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 """fsrs-rs's NextStates attribute for each rating."""
@@ -115,56 +119,96 @@ def check_parameters(parameters: Sequence[float]) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class TrainingSet:
-    """What fsrs-rs fits on: its FSRSItems oldest first (a day's in card order), each with its study day (as an
-    ordinal) and its card's number among the logs. Kept in arrays, not a tuple per item: a million reviews."""
+    """What fsrs-rs fits on, held compactly: every review that schedules once (``reviews``: card after card, each an
+    FSRSReview shared by all reviews of the same rating and delta), each card's first review (``firsts``: its index
+    in ``reviews``), and each item, oldest first (a day's in card order), as the end of its history in ``reviews``,
+    its study day (as an ordinal) and its card's number among the logs. The FSRSItems are made one at a time as
+    fsrs-rs reads them (:attr:`items`): a million reviews' items held as FSRSItems were 100 MB, beside fsrs-rs's
+    own copy of them."""
 
-    items: list[Any]
+    reviews: list[Any]
+    firsts: array[int]
+    ends: array[int]
     days: array[int]
     cards: array[int]
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self.ends)
+
+    @property
+    def items(self) -> Items:
+        return Items(self)
 
     def before(self, day: date) -> TrainingSet:
         """The items of the study days before ``day`` (a prefix: they are in day order)."""
         end = bisect_left(self.days, day.toordinal())
-        return TrainingSet(self.items[:end], self.days[:end], self.cards[:end])
+        return TrainingSet(self.reviews, self.firsts, self.ends[:end], self.days[:end], self.cards[:end])
+
+
+class Items(Sequence[Any]):
+    """A training set's FSRSItems, each made when it is read (fsrs-rs's binding copies each item it is given, so a
+    read item is freed as the next one is made): item ``i`` is its card's reviews up to ``ends[i]``."""
+
+    def __init__(self, training: TrainingSet):
+        self._training = training
+
+    def __len__(self) -> int:
+        return len(self._training)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[each] for each in range(*index.indices(len(self)))]
+        training = self._training
+        end = training.ends[index]  # an index out of range is the array's IndexError
+        return engine().FSRSItem(training.reviews[training.firsts[training.cards[index]]:end])
+
+    def __iter__(self) -> Iterator[Any]:
+        item, reviews, firsts = engine().FSRSItem, self._training.reviews, self._training.firsts
+        for end, card in zip(self._training.ends, self._training.cards):
+            yield item(reviews[firsts[card]:end])
 
 
 class Training:
-    """Collects fsrs-rs's items one card's log at a time (:meth:`add`), so that a caller reading the log card by
-    card never holds all of it: a million answers as (date, grade) tuples are 85 MB; each card's items go to
-    their study day's bucket, which gives day order without sorting a tuple per item."""
+    """Collects a training set one card's log at a time (:meth:`add`), so that a caller reading the log card by
+    card never holds all of it (a million answers as (date, grade) tuples are 85 MB): each card's reviews are
+    appended to one list, and its items go to their study day's bucket, which gives day order without sorting."""
 
     def __init__(self) -> None:
-        library = engine()
-        self._review, self._item = library.FSRSReview, library.FSRSItem
-        self._by_day: dict[int, tuple[list[Any], list[int]]] = {}
-        self._cards = 0
+        self._review = cache(engine().FSRSReview)  # one FSRSReview per (rating, delta): a few thousand in all
+        self._reviews: list[Any] = []
+        self._firsts: array[int] = array(INDEX)
+        self._by_day: dict[int, tuple[array[int], array[int]]] = {}
 
     def add(self, log: Iterable[tuple[date, int]]) -> None:
         """One card's answers (study day, grade), oldest first; see the module's docstring."""
-        number, self._cards = self._cards, self._cards + 1
-        reviews: list[Any] = []
+        number, reviews = len(self._firsts), self._reviews
+        self._firsts.append(len(reviews))
         last: date | None = None
         for day, grade in scheduling_answers(log):
             reviews.append(self._review(RATING_OF_GRADE[check_grade(grade)], 0 if last is None else (day - last).days))
             if last is not None:
-                bucket = self._by_day.setdefault(day.toordinal(), ([], []))
-                bucket[0].append(self._item(list(reviews)))
-                bucket[1].append(number)
+                ends, cards = self._by_day.setdefault(day.toordinal(), (array(INDEX), array(INDEX)))
+                ends.append(len(reviews))
+                cards.append(number)
             last = day
 
     def collected(self) -> TrainingSet:
-        """Every item added, oldest first; the buckets are emptied."""
-        items: list[Any] = []
-        days, cards = array("l"), array("l")
+        """Every item added, oldest first; the collector is emptied."""
+        ends, days, cards = array(INDEX), array(INDEX), array(INDEX)
         for ordinal in sorted(self._by_day):
-            day_items, day_cards = self._by_day.pop(ordinal)
-            items += day_items
-            cards.extend(day_cards)
-            days.extend(repeat(ordinal, len(day_items)))
-        return TrainingSet(items, days, cards)
+            day_ends, day_cards = self._by_day.pop(ordinal)
+            ends += day_ends
+            cards += day_cards
+            days.extend(repeat(ordinal, len(day_ends)))
+        training = TrainingSet(self._reviews, self._firsts, ends, days, cards)
+        self._reviews, self._firsts = [], array(INDEX)
+        return training
 
 
 def fsrs_items(logs: Iterable[Iterable[tuple[date, int]]]) -> TrainingSet:
@@ -200,13 +244,13 @@ def fit_training(training: TrainingSet) -> Fit:
 
 def compute_parameters(start: Sequence[float], training: TrainingSet) -> list[float]:
     """fsrs-rs's ``compute_parameters`` from ``start``, as Anki calls it (each item's card named)."""
-    return list(engine().FSRS(list(start)).compute_parameters(training.items, card_ids=training.cards.tolist()))
+    return list(engine().FSRS(list(start)).compute_parameters(training.items, card_ids=training.cards))
 
 
 def _kept(items: Sequence[Any]) -> int:
     """How many of ``items`` fsrs-rs's outlier filter keeps for training (its first-interval groups decide)."""
     firsts = [item for item in items if item.long_term_review_cnt() == 1]
-    return len(engine().filter_outlier(firsts, list(items))[1])
+    return len(engine().filter_outlier(firsts, items)[1])
 
 
 def rounded_interval(value: float) -> int:
