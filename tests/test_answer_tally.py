@@ -71,13 +71,15 @@ def answer_at_random(db: Store, cards: list[Card], rng: random.Random, count: in
 def figures(db: Store, lessons: list[str] | None) -> tuple[object, ...]:
     return (db.retention(lessons=lessons), db.retention(FIRST_DAY + timedelta(days=20), lessons=lessons),
             db.answer_count(lessons=lessons), db.reviews_per_day(FIRST_DAY, FIRST_DAY + timedelta(days=30),
-                                                                 lessons=lessons))
+                                                                 lessons=lessons),
+            db._study_days(FIRST_DAY + timedelta(days=30), lessons), db._study_days(date.max, lessons))
 
 
 def from_log(db: Store, lessons: list[str] | None) -> tuple[object, ...]:
     return (db._retention_from_log(None, lessons), db._retention_from_log(FIRST_DAY + timedelta(days=20), lessons),
             db._answer_count_from_log(lessons),
-            db._reviews_per_day_from_log(FIRST_DAY, FIRST_DAY + timedelta(days=30), lessons))
+            db._reviews_per_day_from_log(FIRST_DAY, FIRST_DAY + timedelta(days=30), lessons),
+            db._study_days_from_log(FIRST_DAY + timedelta(days=30), lessons), db._study_days_from_log(date.max, lessons))
 
 
 def test_the_tally_is_the_log_counted_through_answers_undos_and_hand_edits(tmp_path, cards):

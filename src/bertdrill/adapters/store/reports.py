@@ -5,7 +5,6 @@ Every statement is built from the tables (:mod:`.schema`), like the review's.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
@@ -198,13 +197,25 @@ class Reports(Database):
         """
         from bertdrill.core.stats import streaks
 
-        query = (self._log(select(REVIEW.c.study_day).distinct(), lessons).where(REVIEW.c.study_day <= today)
-                 .order_by(REVIEW.c.study_day))
-        days = [day_of(row[0]) for row in self.read(query)]
+        days = self._study_days(today, lessons)
         gaps = any((later - earlier).days > 1 for earlier, later in zip(days, days[1:], strict=False))
         if not days or (not gaps and (today - days[-1]).days <= 1):
             return streaks(days, [], today)  # no day without an answer to judge: the owed days are not read
         return streaks(days, self._owed(today, lessons), today)
+
+    def _study_days(self, until: date, lessons: Collection[str] | None) -> list[date]:
+        """The study days up to ``until`` with an answer, in order: from the tally where the store keeps one (a row
+        per day and lesson, where the log's day index holds a million answers: 8 of ``stats``' ms)."""
+        if not self.tallied:
+            return self._study_days_from_log(until, lessons)
+        query = (self._tally(select(TALLY.c.study_day).distinct(), lessons).where(TALLY.c.study_day <= until)
+                 .order_by(TALLY.c.study_day))
+        return [day_of(row[0]) for row in self.read(query)]
+
+    def _study_days_from_log(self, until: date, lessons: Collection[str] | None) -> list[date]:
+        query = (self._log(select(REVIEW.c.study_day).distinct(), lessons).where(REVIEW.c.study_day <= until)
+                 .order_by(REVIEW.c.study_day))
+        return [day_of(row[0]) for row in self.read(query)]
 
     def _owed(self, today: date, lessons: Collection[str] | None) -> list[tuple[date, date]]:
         """Spans of days when some card was due and not answered: from each answer whose card came back after
@@ -232,7 +243,9 @@ class Reports(Database):
         # The largest of several values: SQLite's max(a, b, c), PostgreSQL's greatest (Database.greatest).
         shown = getattr(func, self.greatest)(SCHEDULE.c.due, func.coalesce(SCHEDULE.c.buried_until, SCHEDULE.c.due),
                                              literal(today, Date), type_=Date).label("d")
-        days_shown = self._schedules_except(select(shown), lessons, HIDDEN_CARD, SCHEDULE.c.due.is_not(None),
+        # a card shown by the last day was due by then: the cheap test first (on SQLite, off the due day's index:
+        # a pass), so the largest of three days is taken of the 12,000 cards it keeps, not of 100,000 (24 -> 12 ms)
+        days_shown = self._schedules_except(select(shown), lessons, HIDDEN_CARD, unindexed(SCHEDULE.c.due) <= last,
                                             SCHEDULE.c.suspended.is_(False)).subquery("shown")
         query = select(days_shown.c.d, func.count()).where(days_shown.c.d <= last).group_by(days_shown.c.d)
         counts = {day_of(day): count for day, count in self.read(query)}
@@ -266,19 +279,17 @@ class Reports(Database):
         lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
         removed only, a suspended one as suspended only; a buried card counts by its schedule.
         """
-        # state.stage_of, in SQL: the same tests in the same order, each stage counted in one pass (a CASE per
-        # stage, no grouping); the first test (removed) is asked of the removed cards alone
-        tests = ((SCHEDULE.c.suspended, CardStage.SUSPENDED), (SCHEDULE.c.due.is_(None), CardStage.NEW),
+        # state.stage_of, in SQL: the same tests in the same order, each stage counted in one pass (no grouping)
+        # as the schedules that fail every earlier test and pass its own, the last (mature) as the rest; the
+        # first test (removed) is asked of the removed cards alone. A count with a filter, not a sum of CASEs:
+        # SQLite evaluates fewer steps a row (card states 30 -> 18 ms for 100,000 schedules)
+        tests = ((SCHEDULE.c.suspended.is_(True), CardStage.SUSPENDED), (SCHEDULE.c.due.is_(None), CardStage.NEW),
                  (SCHEDULE.c.repetitions < 2, CardStage.LEARNING), (SCHEDULE.c.interval < MATURE_DAYS, CardStage.YOUNG))
-
-        def counted(stage: CardStage) -> Any:
-            earlier = [(test, 0) for test, _stage in itertools.takewhile(lambda pair: pair[1] is not stage, tests)]
-            last = [(test, 1) for test, each in tests if each is stage]
-            return func.coalesce(func.sum(case(*earlier, *last, else_=0 if last else 1)), 0)
-
-        stages = [stage for _test, stage in tests] + [CardStage.MATURE]
-        found = self.read(self._schedules_except(select(*map(counted, stages)), lessons, HIDDEN_CARD))[0]
-        counts = {stage.value: int(count) for stage, count in zip(stages, found, strict=True)}
+        first_passed = [func.count().filter(and_(*(not_(earlier) for earlier, _stage in tests[:position]), test))
+                        for position, (test, _stage) in enumerate(tests)]
+        every, *found = self.read(self._schedules_except(select(func.count(), *first_passed), lessons, HIDDEN_CARD))[0]
+        counts = {stage.value: int(count) for (_test, stage), count in zip(tests, found, strict=True)}
+        counts[CardStage.MATURE.value] = int(every) - sum(counts.values())
         counts[CardStage.REMOVED.value] = self._removed_count(lessons)
         return {stage: counts.get(stage.value, 0) for stage in CardStage}
 
