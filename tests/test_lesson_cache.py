@@ -238,10 +238,73 @@ def test_a_lesson_that_changes_while_it_is_read_is_refused(cache, tmp_path):
     read_lesson(lesson_path, cache)
     index = read_index(lesson_path, cache)
     (entry,) = entries(cache)
-    entry.write_bytes(damage(entry)[1])  # its items no longer read back
+    entry.write_bytes(damage(entry)[1])  # one item (embedding-params) no longer reads back
     lesson_path.write_bytes(SHIPPED.read_bytes() + b"\n# edited\n")
+    assert index.cards_of(["bert-basics/bert-definition"])  # an intact item is read alone, checked by its own digest
     with pytest.raises(LessonErrors, match="changed while bertdrill was reading it"):
-        index.cards_of(["bert-basics/bert-definition"])
+        index.cards_of(["bert-basics/embedding-params@bert-base"])
+
+
+def test_a_few_items_are_read_alone(cache, tmp_path, monkeypatch):
+    """A review's few cards read their items by the table of items (each checked by its own digest): neither the
+    whole items section nor the cards' rows."""
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    good = read_lesson(lesson_path, cache)
+    whole = {card.id: card for card in compile_lesson(good)}
+    read = LessonCache.read_section
+
+    def sections_but_items(self, entry, name, sections):
+        assert name not in (b"items", b"index"), f"the whole {name.decode()} section read"
+        return read(self, entry, name, sections)
+
+    monkeypatch.setattr(LessonCache, "read_section", sections_but_items)
+    chosen = ["bert-basics/embedding-params@bert-large", "bert-basics/bert-definition", "bert-basics/no-such-item"]
+    index = read_index(lesson_path, cache)
+    assert index.cards_of(chosen) == {card_id: whole[card_id] for card_id in chosen[:2]}
+    assert [item.id for item in index.built().items] == [item.id for item in good.items
+                                                         if item.id in ("bert-definition", "embedding-params")]
+
+
+def records(table: bytes) -> list[tuple[bytes, int, int, bytes]]:
+    return list(lesson_files.TOC_RECORD.iter_unpack(table))
+
+
+def table_of(found: list[tuple[bytes, int, int, bytes]]) -> bytes:
+    return b"".join(lesson_files.TOC_RECORD.pack(*record) for record in found)
+
+
+def forged_tables(table: bytes) -> list[bytes]:
+    """Tables of items a forger sealed (checksums that fit): each points some item's id at the wrong bytes."""
+    found = records(table)
+    first, second = found[0], found[1]
+    wrong_digest = [(first[0], first[1], first[2], bytes(16)), *found[1:]]
+    other_item = [(first[0], second[1], second[2], second[3]), *found[1:]]  # another item's bytes, their own digest
+    outside = [(first[0], first[1], 1 << 31, first[3]), *found[1:]]  # beyond the items section
+    return [table_of(wrong_digest), table_of(other_item), table_of(outside), table[:-1], table_of(found[1:])]
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_a_forged_table_of_items_is_refused(cache, tmp_path, monkeypatch, case):
+    """An item read alone is the one its id names, with the bytes that were written, or the lesson file is read;
+    the whole lesson's items must fill the items section (the last case drops an item's record: a few items read
+    alone cannot tell, as an id of no item is left out, so only the whole lesson finds it)."""
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    good = read_lesson(lesson_path, cache)
+    whole = {card.id: card for card in compile_lesson(good)}
+    (entry,) = entries(cache)
+    head, _rows, sections = split(entry)
+    entry.write_bytes(sealed(entry, head, dict(sections, toc=forged_tables(sections["toc"])[case])))
+    parsed = []
+    monkeypatch.setattr(lesson_files, "parse", lambda text, path: parsed.append(path) or parse(text, path))
+    if case < 4:
+        assert read_index(lesson_path, cache).cards_of(whole) == whole
+        assert parsed  # the forgery was found, and the lesson read from its file
+        entry.write_bytes(sealed(entry, head, dict(sections, toc=forged_tables(sections["toc"])[case])))
+        parsed.clear()
+    assert read_lesson(lesson_path, cache) == good  # the whole items section is intact in the first case: kept
+    assert bool(parsed) == (case > 0)
 
 
 def test_an_entry_under_another_lessons_name_is_refused(cache, tmp_path):

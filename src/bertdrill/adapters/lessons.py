@@ -15,15 +15,17 @@ import hashlib
 import json
 import os
 import stat
+import struct
 import sys
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable
 from functools import cache
 from importlib import resources
 from itertools import chain
-from operator import le
+from operator import itemgetter, le
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TypeVar
 
 from bertdrill import __version__
 from bertdrill.core import collector
@@ -320,8 +322,9 @@ class _Kept:
         self.key = key  # the sha256 of the file's bytes, to be sure a reparse reads the same
         self._rows: tuple[CardRow, ...] | None = None
         self._head: Lesson | None = None
-        self._places: dict[str, tuple[int, int]] | None = None
-        self._items: dict[str, Item] = {}
+        self._toc: bytes | None = None
+        self._items: dict[str, tuple[int, Item]] = {}  # each item read so far, after where it starts (lesson order)
+        self._absent: set[str] = set()  # ids asked for that are no item of the lesson
         self._built: Lesson | None = None
 
     def section(self, name: bytes) -> bytes:
@@ -365,59 +368,63 @@ class _Kept:
             self._head = head
         return self._head
 
-    def places(self) -> dict[str, tuple[int, int]]:
-        """Each item's id and where its bytes are in the items section, in lesson order."""
-        if self._places is None:
-            # two flat lists, the items' ids and where each ends, checked and zipped in C: a list per item was
-            # 14,000 small lists a lesson for the cycle collector to walk, and a loop in Python to check them
-            try:
-                found = json.loads(self.section(b"toc"))
-                if type(found) is not list or len(found) != 2 or type(found[0]) is not list \
-                        or type(found[1]) is not list or len(found[0]) != len(found[1]):
-                    raise ValueError("not a table of items")
-                ids, ends = found
-                starts = [0, *ends[:-1]]
-                if set(map(type, ids)) - {str} or set(map(type, ends)) - {int} or not all(map(le, starts, ends)):
-                    raise ValueError("not a table of items")
-            except (ValueError, RecursionError):
-                raise _Damaged(b"toc") from None
-            with collector.paused():  # a pair per item, none of them garbage
-                places = dict(zip(ids, zip(starts, ends)))
-            if len(places) != len(ids):  # an item twice
+    def toc(self) -> bytes:
+        """The table of items (:data:`TOC_RECORD` each, in the order of their keys), checked whole: 32 bytes an item."""
+        if self._toc is None:
+            found = self.section(b"toc")
+            if len(found) % TOC_RECORD.size:
                 raise _Damaged(b"toc")
-            self._places = places
-        return self._places
+            self._toc = found
+        return self._toc
 
     def part(self, item_ids: Collection[str]) -> Lesson:
-        places = self.places()
-        missing = [item_id for item_id in item_ids if item_id in places and item_id not in self._items]
+        missing = [item_id for item_id in item_ids if item_id not in self._items and item_id not in self._absent]
         if missing:
-            items = self.section(b"items")
-            for item_id in missing:
-                start, end = places[item_id]
-                try:
-                    item = stored.decode_item(items[start:end])
-                except stored.Unreadable:
-                    raise _Damaged(b"items") from None
-                if item.id != item_id:
-                    raise _Damaged(b"items")
-                self._items[item_id] = item
+            self._read_items(missing)
             self._built = None
-        head = self.head()
-        return head.part(tuple(self._items[item_id] for item_id in places if item_id in item_ids and item_id in self._items))
+        return self.head().part(_in_lesson_order(self._items[item_id] for item_id in item_ids if item_id in self._items))
+
+    def _read_items(self, item_ids: list[str]) -> None:
+        """Read these items alone, each checked against its digest in the table: not the whole items section."""
+        toc = self.toc()
+        wanted = [(item_id, record) for item_id in item_ids for record in _records_of(toc, _item_key(item_id))]
+        found = self.cache.read_pieces(self.cache.entry_named(self.key), b"items", self.sections,
+                                       [(start, end) for _item_id, (_key, start, end, _digest) in wanted])
+        if found is None:
+            raise _Damaged(b"items")
+        for (item_id, (_key, start, _end, digest)), content in zip(wanted, found, strict=True):
+            if _item_digest(content) != digest:
+                raise _Damaged(b"items")
+            try:
+                item = stored.decode_item(content)
+            except stored.Unreadable:
+                raise _Damaged(b"items") from None
+            if item.id == item_id:  # else another item whose id's key is the same (two ids' 64-bit keys clash)
+                self._items[item_id] = (start, item)
+        if any(item_id not in self._items for item_id, _record in wanted):
+            raise _Damaged(b"toc")  # a key of no item with that id: the lesson file says what is there
+        self._absent.update(item_id for item_id in item_ids if item_id not in self._items)
 
     def built(self) -> Lesson:
         if self._built is None:
-            places = self.places()
-            self._built = self.head().part(tuple(self._items[item_id] for item_id in places if item_id in self._items))
+            self._built = self.head().part(_in_lesson_order(self._items.values()))
         return self._built
 
     def lesson(self) -> Lesson:
-        places = self.places()
-        self.part(places.keys())  # a view, not a list: part asks it of every item (a list made that quadratic)
-        lesson = dataclasses.replace(self.head(), items=tuple(self._items[item_id] for item_id in places))
-        self._items.clear()  # the whole lesson holds them now
-        return lesson
+        """Every item, from the whole items section (one checksum), cut where the table says each starts and ends."""
+        with collector.paused():  # a record per item, none of them garbage
+            places = sorted((start, end) for _key, start, end, _digest in TOC_RECORD.iter_unpack(self.toc()))
+        items = self.section(b"items")
+        starts, ends = [start for start, _end in places], [0, *(end for _start, end in places)]
+        if starts != ends[:-1] or ends[-1] != len(items) or not all(map(le, starts, ends[1:])):
+            raise _Damaged(b"toc")  # the pieces must tile the section: every byte in one item, in order
+        try:
+            found = tuple(stored.decode_item(items[start:end]) for start, end in places)
+        except stored.Unreadable:
+            raise _Damaged(b"items") from None
+        if len({item.id for item in found}) != len(found):  # an item twice
+            raise _Damaged(b"items")
+        return dataclasses.replace(self.head(), items=found)
 
     def reparsed(self) -> _Parsed:
         """The lesson read from its file again, when its entry failed after its summary was trusted; an error
@@ -427,6 +434,52 @@ class _Kept:
             raise LessonErrors([LessonError(self.path, None, _("changed while bertdrill was reading it; run the "
                                                                  "command again"))])
         return _Parsed(_verified(data, self.path, self.cache))
+
+
+TOC_RECORD = struct.Struct("<8sII16s")  # an item's key (_item_key), where its bytes start and end, their digest
+
+
+def _item_key(item_id: str) -> bytes:
+    """What the table of items is ordered by, to find an item by its id without reading every id: a hash."""
+    return hashlib.sha256(item_id.encode()).digest()[:8]
+
+
+def _item_digest(content: bytes) -> bytes:
+    """An item's own checksum, kept in the table of items, which the section's checksum covers: an item read
+    alone is checked without reading the whole items section."""
+    return hashlib.sha256(content).digest()[:16]
+
+
+def _toc(items: Iterable[tuple[str, bytes]]) -> bytes:
+    """The table of the ``(id, encoded)`` items, written one after the other in the items section."""
+    records, end = [], 0
+    for item_id, encoded in items:
+        records.append((_item_key(item_id), end, end + len(encoded), _item_digest(encoded)))
+        end += len(encoded)
+    return b"".join(TOC_RECORD.pack(*record) for record in sorted(records))
+
+
+def _records_of(toc: bytes, key: bytes) -> list[tuple[bytes, int, int, bytes]]:
+    """The table's records with this key (one, unless two ids' keys clash; none for an id of no item), found by
+    bisection: a review's few items are looked up without reading the 14,000 others' records."""
+    size = TOC_RECORD.size
+    first = bisect_left(range(len(toc) // size), key, key=lambda index: toc[index * size:index * size + len(key)])
+    found = []
+    for offset in range(first * size, len(toc), size):
+        if toc[offset:offset + len(key)] != key:
+            break
+        found.append(TOC_RECORD.unpack_from(toc, offset))
+    return found
+
+
+def _in_lesson_order(items: Iterable[tuple[int, Item]]) -> tuple[Item, ...]:
+    """Items read by their places (where each starts in the items section), in the order of the lesson."""
+    return tuple(item for _start, item in sorted(items, key=itemgetter(0)))
+
+
+def _piece(file: BinaryIO, offset: int, length: int) -> bytes:
+    file.seek(offset)
+    return file.read(length)
 
 
 def _stat_key(status: os.stat_result) -> list[int | str]:
@@ -473,7 +526,7 @@ def _summary_from_json(data: bytes) -> tuple[str, tuple[str, ...], str, int, int
 
 # --------------------------------------------------------------------------- the cache of verified lessons
 
-CACHE_FORMAT = b"bertdrill lesson cache 5\n"
+CACHE_FORMAT = b"bertdrill lesson cache 6\n"
 SECTIONS = (b"summary", b"index", b"order", b"toc", b"head", b"items")
 CACHE_ENTRIES = 200  # entries kept: each edit of a lesson makes a new one, so the oldest go
 STALE_TEMPORARY = 3600  # seconds after which a writer's leftover temporary file is its crash's, not its work
@@ -649,17 +702,11 @@ class LessonCache:
             rows = index.cards
             summary = json.dumps([lesson.id, list(lesson.languages), index.digest, index.count, index.reviewed],
                                  ensure_ascii=False, separators=(",", ":")).encode()
-            items, ids, ends, end = [], [], [], 0
-            for item in lesson.items:
-                encoded = stored.encode_item(item)
-                items.append(encoded)
-                end += len(encoded)
-                ids.append(item.id)
-                ends.append(end)
+            items = [(item.id, stored.encode_item(item)) for item in lesson.items]
             contents = {b"summary": summary, b"index": _rows_json(rows),
                         b"order": json.dumps(new_order(rows), ensure_ascii=False, separators=(",", ":")).encode(),
-                        b"toc": json.dumps([ids, ends], separators=(",", ":")).encode(), b"head": stored.encode_head(lesson),
-                        b"items": b"".join(items)}
+                        b"toc": _toc(items), b"head": stored.encode_head(lesson),
+                        b"items": b"".join(encoded for _item_id, encoded in items)}
             table = json.dumps([[name.decode(), len(contents[name]), self._check(entry, name, contents[name]).decode()]
                                 for name in SECTIONS], separators=(",", ":")).encode()
             self.write(entry, CACHE_FORMAT + table + b"\n" + b"".join(contents[name] for name in SECTIONS))
@@ -708,6 +755,24 @@ class LessonCache:
         except OSError:
             return None
         return content if len(content) == length and self._check(entry, name, content) == check else None
+
+    def read_pieces(self, entry: Path, name: bytes, sections: dict[bytes, tuple[int, int, bytes]],
+                    pieces: list[tuple[int, int]]) -> list[bytes] | None:
+        """Pieces (start, end) of one section of an entry, without its checksum: the caller checks each (an item
+        against its digest in the table of items, whose own checksum held). None when the entry cannot be read
+        or a piece is not inside the section."""
+        offset, length, _check = sections[name]
+        if any(not 0 <= start <= end <= length for start, end in pieces):
+            return None
+        try:
+            if not self._trusted_folder():
+                return None
+            with entry.open("rb") as file:
+                found = [_piece(file, offset + start, end - start) for start, end in pieces]
+        except OSError:
+            return None
+        return found if all(len(piece) == end - start for piece, (start, end) in zip(found, pieces, strict=True)) \
+            else None
 
     @staticmethod
     def _check(entry: Path, section: bytes, content: bytes) -> bytes:
