@@ -296,8 +296,13 @@ def test_a_forged_table_of_items_is_refused(cache, tmp_path, monkeypatch, case):
     (entry,) = entries(cache)
     head, _rows, sections = split(entry)
     entry.write_bytes(sealed(entry, head, dict(sections, toc=forged_tables(sections["toc"])[case])))
-    parsed = []
-    monkeypatch.setattr(lesson_files, "parse", lambda text, path: parsed.append(path) or parse(text, path))
+    parsed: list[str] = []
+
+    def counted(text, path):
+        parsed.append(path)
+        return parse(text, path)
+
+    monkeypatch.setattr(lesson_files, "parse", counted)
     if case < 4:
         assert read_index(lesson_path, cache).cards_of(whole) == whole
         assert parsed  # the forgery was found, and the lesson read from its file
