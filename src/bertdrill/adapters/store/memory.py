@@ -343,13 +343,8 @@ class MemoryStore:
         """As the SQL stores: a day with nothing due does not break a run (core.stats.streaks)."""
         answers = [answer for answer in self._answers_of(lessons)
                    if answer.study_day <= today and answer.kind is not AnswerKind.PRACTICE and answer.kind.schedules]
-        owed: list[tuple[date, date]] = []
-        following: dict[str, date] = {}  # each card's next answer, walking the log backwards
-        for answer in reversed(answers):
-            later = following.get(answer.card_id)
-            if later is not None and answer.after.due is not None and later > answer.after.due:
-                owed.append((answer.after.due, later - timedelta(days=1)))
-            following[answer.card_id] = answer.study_day
+        owed = [(answer.before.due, answer.study_day - timedelta(days=1)) for answer in answers
+                if answer.before.due is not None and answer.study_day > answer.before.due]
         waiting = [schedule.state.due for card, schedule in self._rows(lessons) if schedule.state.due is not None
                    and not schedule.suspended and not card.removed and card.reviewed]
         if waiting and min(waiting) <= today:
