@@ -614,6 +614,24 @@ def test_a_day_with_nothing_due_keeps_the_streak(db, cards):
     assert db.streaks(DAY) == (0, 4)  # day -30 alone (days -29 and -28 owed it); then days -27, -10, -9, -3
 
 
+def test_a_card_moved_later_owes_no_day_before_its_new_due_day(db, cards):
+    """A late answer owes from the due day its card had before it: a card due on day -8, moved on day -9 to
+    day -3 and answered then, left days -8 to -4 free (the previous answer's due day would have owed them)."""
+    from bertdrill.core.scheduling.actions import CardAction
+
+    card = cards[0].id
+    review(db, card, 5, day=DAY - timedelta(days=10), kind="new")  # due on day -9
+    review(db, card, 5, day=DAY - timedelta(days=9))  # due in 6 days: day -3
+    db.manage(card, CardAction.RESCHEDULE, at=MORNING - timedelta(days=9), study_day=DAY - timedelta(days=9),
+              due=DAY - timedelta(days=1))
+    review(db, card, 5, day=DAY - timedelta(days=1))  # on its new due day: nothing was owed
+    assert db.streaks(DAY) == (3, 3)
+    late = cards[1].id
+    review(db, late, 5, day=DAY - timedelta(days=9), kind="new")  # due on day -8, answered on day -1: owed
+    review(db, late, 5, day=DAY - timedelta(days=1))
+    assert db.streaks(DAY) == (1, 2)  # days -10 and -9; then day -1 alone
+
+
 def test_retention_states_and_ease(db, cards):
     young, mature = cards[0].id, cards[1].id
     review(db, young, 5, day=DAY - timedelta(days=40))
