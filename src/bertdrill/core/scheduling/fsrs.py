@@ -154,12 +154,12 @@ class FSRS:
     def next_states(self, state: Schedule, *, today: date) -> NextStates:
         """What :meth:`review` gives for each grade 0-5 (0, 1 and 2 are all FSRS's Again)."""
         check_day(today)
-        cards: dict[int, fsrs.Card] = {}  # py-fsrs runs once per rating: grades 0-2 share Again's memory
+        memories: dict[int, _Memory] = {}  # one memory step per rating: grades 0-2 share Again's
         for grade in GRADES:
             rating = RATING_OF_GRADE[grade]
-            if rating not in cards:
-                cards[rating] = self._memory(state, grade, today)
-        return NextStates.of({grade: _after(state, grade, cards[RATING_OF_GRADE[grade]], today) for grade in GRADES})
+            if rating not in memories:
+                memories[rating] = self._memory(state, rating, today)
+        return NextStates.of({grade: _after(state, grade, memories[RATING_OF_GRADE[grade]], today) for grade in GRADES})
 
     def replay(self, log: DayLog, *, adjust: Adjust | None = None) -> Schedule:
         """The state after the logged answers (:data:`DayLog`: days as ordinals, re-drills included): what
@@ -182,17 +182,36 @@ class FSRS:
         return _scheduler(self.retention).get_card_retrievability(_card(state), _moment(today))
 
     def _review(self, state: Schedule, grade: Grade, today: date) -> Schedule:
-        return _after(state, grade, self._memory(state, grade, today), today)
+        return _after(state, grade, self._memory(state, RATING_OF_GRADE[grade], today), today)
 
-    def _memory(self, state: Schedule, grade: Grade, today: date) -> fsrs.Card:
-        """py-fsrs's card after this review."""
-        return _scheduler(self.retention).review_card(_card(state), _ratings()[grade], _moment(today))[0]
+    def _memory(self, state: Schedule, rating: int, today: date) -> _Memory:
+        """The memory and interval after this review, by the steps py-fsrs's ``review_card`` takes for a card
+        without learning steps reviewed on whole days (:func:`memory_steps`: py-fsrs's own formulas, float for
+        float, as a switch's replay takes them), without making a py-fsrs card, copying it and its times for each
+        rating: four ``review_card`` calls were a fifth of an answer under FSRS (its preview). tests/test_fsrs.py
+        holds every state to ``review_card``'s."""
+        steps = memory_steps(self.retention)
+        reviewed = last_review(state)
+        if reviewed is None or state.stability is None or state.difficulty is None:  # new to FSRS: review_card's
+            stability, difficulty = steps.initial(rating)  # Learning card, its first memory
+        else:  # State.Review: the stability from the difficulty before, then the difficulty
+            stability = steps.stability(state.difficulty, state.stability, (today - reviewed).days, rating)
+            difficulty = steps.difficulty(state.difficulty, rating)
+        return _Memory(stability, difficulty, steps.interval(stability))
 
 
-def _after(state: Schedule, grade: Grade, card: fsrs.Card, today: date) -> Schedule:
-    """The state after a review graded ``grade`` on ``today`` that left py-fsrs's ``card``: FSRS's memory and
+class _Memory(NamedTuple):
+    """FSRS's memory after a review, and the interval it gives (what :func:`_after` reads of py-fsrs's card)."""
+
+    stability: float
+    difficulty: float
+    interval: int
+
+
+def _after(state: Schedule, grade: Grade, memory: _Memory, today: date) -> Schedule:
+    """The state after a review graded ``grade`` on ``today`` that left FSRS's ``memory``: its memory and
     interval, and the shared bookkeeping (repetitions, EF, lapses: they depend on the grades alone)."""
-    interval = (card.due - _moment(today)).days
+    interval = memory.interval
     counts = bookkeeping(state, grade)
     return Schedule(
         repetitions=counts.repetitions,
@@ -200,8 +219,8 @@ def _after(state: Schedule, grade: Grade, card: fsrs.Card, today: date) -> Sched
         interval=interval,
         due=today + timedelta(days=interval),
         lapses=counts.lapses,
-        stability=card.stability,
-        difficulty=card.difficulty,
+        stability=memory.stability,
+        difficulty=memory.difficulty,
     )
 
 
