@@ -37,7 +37,7 @@ from functools import cache
 from typing import Any, Protocol
 
 from bertdrill.core.i18n import _
-from bertdrill.core.scheduling.evaluation import auc, time_series_splits
+from bertdrill.core.scheduling.evaluation import Splits, auc, time_series_splits
 from bertdrill.core.scheduling.fsrs import RATING_OF_GRADE, FSRSForecast
 from bertdrill.core.scheduling.registry import SchedulerName, registered
 from bertdrill.core.scheduling.replay import scheduling_answers
@@ -120,7 +120,17 @@ CHUNK = 2048
 
 def out_of_sample(logs: Sequence[Iterable[tuple[date, int]]]) -> Report:
     """SM-2, FSRS with its default parameters and FSRS fitted by fsrs-rs, scored on the same reviews, none of
-    them seen by the parameters that predict it (:mod:`bertdrill.core.scheduling.evaluation`).
+    them seen by the parameters that predict it (:mod:`bertdrill.core.scheduling.evaluation`): :class:`OutOfSample`
+    of these logs, read twice (once to fit, once to score)."""
+    scoring = OutOfSample(time_series_splits(logs))
+    for log in logs:
+        scoring.add(log)
+    return scoring.report()
+
+
+class OutOfSample:
+    """Scores the three models with the parameters of ``splits`` on the logs given to :meth:`add`, one card at a
+    time, so that a caller reading the log card by card never holds all of it.
 
     Each FSRS model's memory states come from fsrs-rs in batches (``historical_memory_state_batch``: every card's
     states after each of its reviews, one Rust call per model for :data:`CHUNK` cards), and SM-2's interval is
@@ -128,26 +138,49 @@ def out_of_sample(logs: Sequence[Iterable[tuple[date, int]]]) -> Report:
     default parameters are fsrs-rs's (32-bit floats, as Anki's), the states those of ``next_states`` review
     after review (tests/test_calibration.py holds them to it).
     """
-    from bertdrill.core.scheduling.fitted import default_parameters, engine
 
-    splits = time_series_splits(logs)
-    if not splits.starts:  # too short to cut: nothing can be scored out of sample
-        return Calibration([SM2Forecast(), FSRSForecast()], since=date.max).report()
-    library = engine()
-    sets = [default_parameters(), *splits.parameters]
-    models = [library.FSRS(list(each)) for each in sets]
-    curves = [(0.9 ** (-1 / float(each[20])) - 1, float(each[20])) for each in sets]  # (factor, decay) of each
-    # The three models' predictions are computed here, in batches, so the scorer is given their names only
-    calibration = Calibration((), since=splits.starts[0], names=(SM2Forecast().name, SchedulerName.FSRS.value, FITTED))
-    since, starts, score = splits.starts[0], splits.starts, calibration.score
-    review, rating_of = library.FSRSReview, RATING_OF_GRADE
-    deltas = {int(grade): delta for grade, delta in EF_DELTA.items()}
-    cards = [card for card in (list(scheduling_answers(log)) for log in logs) if card]
-    for first in range(0, len(cards), CHUNK):
-        chunk = cards[first:first + CHUNK]
-        items = [library.FSRSItem([review(rating_of[grade], 0 if number == 0 else max(0, (day - card[number - 1][0]).days))
-                                   for number, (day, grade) in enumerate(card)]) for card in chunk]
-        states = [model.historical_memory_state_batch(items) for model in models]
+    def __init__(self, splits: Splits):
+        from bertdrill.core.scheduling.fitted import default_parameters, engine
+
+        self._starts = splits.starts
+        self._cards: list[list[tuple[date, int]]] = []  # the cards added since the last batch
+        if not splits.starts:  # too short to cut: nothing can be scored out of sample
+            self._calibration = Calibration([SM2Forecast(), FSRSForecast()], since=date.max)
+            return
+        library = engine()
+        sets = [default_parameters(), *splits.parameters]
+        self._models = [library.FSRS(list(each)) for each in sets]
+        self._curves = [(0.9 ** (-1 / float(each[20])) - 1, float(each[20])) for each in sets]  # (factor, decay)
+        self._item, self._review = library.FSRSItem, library.FSRSReview
+        # The three models' predictions are computed here, in batches, so the scorer is given their names only
+        self._calibration = Calibration((), since=splits.starts[0],
+                                        names=(SM2Forecast().name, SchedulerName.FSRS.value, FITTED))
+
+    def add(self, log: Iterable[tuple[date, int]]) -> None:
+        """One card's answers (study day, grade), oldest first."""
+        if not self._starts:
+            return
+        card = list(scheduling_answers(log))
+        if card:
+            self._cards.append(card)
+            if len(self._cards) == CHUNK:
+                self._score()
+
+    def report(self) -> Report:
+        """The scores of every card added."""
+        if self._cards:
+            self._score()
+        return self._calibration.report()
+
+    def _score(self) -> None:
+        """Score the cards added since the last batch."""
+        chunk, self._cards = self._cards, []
+        since, starts, score, curves = self._starts[0], self._starts, self._calibration.score, self._curves
+        review, rating_of = self._review, RATING_OF_GRADE
+        deltas = {int(grade): delta for grade, delta in EF_DELTA.items()}
+        items = [self._item([review(rating_of[grade], 0 if number == 0 else max(0, (day - card[number - 1][0]).days))
+                             for number, (day, grade) in enumerate(card)]) for card in chunk]
+        states = [model.historical_memory_state_batch(items) for model in self._models]
         for position, card in enumerate(chunk):
             defaults = states[0][position]
             repetitions, ef100, interval, lapses, last = 0, EF_START, 0, 0, card[0][0]
@@ -169,7 +202,6 @@ def out_of_sample(logs: Sequence[Iterable[tuple[date, int]]]) -> Report:
                 interval = (1 if repetitions <= 1 else 6 if repetitions == 2
                             else (interval * previous_ef + 99) // 100)
                 last = day
-    return calibration.report()
 
 
 def log_loss_term(p: float, y: int) -> float:

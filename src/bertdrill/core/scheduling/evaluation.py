@@ -23,7 +23,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from bertdrill.core.scheduling.fitted import RATING_NAMES, compute_parameters, default_parameters, engine, fsrs_items
+from bertdrill.core.scheduling.fitted import (
+    RATING_NAMES,
+    TrainingSet,
+    compute_parameters,
+    default_parameters,
+    engine,
+    fsrs_items,
+)
 from bertdrill.core.scheduling.fsrs import RATING_OF_GRADE
 
 SPLITS = 5
@@ -97,7 +104,11 @@ def time_series_splits(logs: Iterable[Iterable[tuple[date, int]]], splits: int =
     """Cut the logs' reviews into ``splits + 1`` parts at day boundaries and fit fsrs-rs on what precedes each
     scored part. fsrs-rs decides what it can fit from little history (defaults below 8 reviews, the initial
     stabilities only below 64), as it does for Anki; fewer reviews than parts: no scored part at all."""
-    training = fsrs_items(logs)
+    return fitted_splits(fsrs_items(logs), splits)
+
+
+def fitted_splits(training: TrainingSet, splits: int = SPLITS) -> Splits:
+    """:func:`time_series_splits` of a training set already collected (:class:`bertdrill.core.scheduling.fitted.Training`)."""
     days = training.days
     starts: list[date] = []
     for part in range(1, splits + 1):
