@@ -83,7 +83,10 @@ def read_index(path: Path, cache: LessonCache | None = None) -> LessonIndex:
     data, key = cache.read(path)
     if (kept := cache.index_named(key, str(path))) is not None:
         return kept
-    return index_of(_verified(data, str(path), cache))
+    lesson = _verified(data, str(path), cache)
+    # Kept now, it is read back from its entry as an unchanged lesson is: a folder of lessons verified at once
+    # is not held whole (eight lessons of 14,000 cards: 578 MB for a status after an upgrade)
+    return cache.index_named(key, str(path)) or index_of(lesson)
 
 
 def _read(path: Path) -> bytes:
