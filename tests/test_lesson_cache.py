@@ -10,6 +10,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -457,7 +458,7 @@ def test_a_lesson_just_verified_is_not_held_by_its_index(cache, tmp_path, monkey
 
     lesson_path = tmp_path / "lesson.toml"
     lesson_path.write_bytes(SHIPPED.read_bytes())
-    parsed: list[weakref.ref] = []
+    parsed: list[weakref.ref[Any]] = []
 
     def watched(text: str, path: str):
         lesson = parse(text, path)
