@@ -21,6 +21,7 @@ from bertdrill.app.session import record_attempt
 from bertdrill.core import stats
 from bertdrill.core.cards import compile_lesson
 from bertdrill.core.scheduling.state import AnswerKind, CardStage
+from bertdrill.ports import CardFigures
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = date(2025, 3, 3)  # a Monday
@@ -190,7 +191,7 @@ def test_the_figures_of_every_card_join_no_schedule_to_its_card_and_are_the_join
 
     def figures() -> tuple[object, ...]:
         return (store.card_states(TODAY), store.average_ef(), store.forecast(TODAY, 14), store.leeches(),
-                store.hardest(8), store.due_count(TODAY), store.due_count(day(4)))
+                store.card_figures(TODAY), store.hardest(8), store.due_count(TODAY), store.due_count(day(4)))
 
     without_join = figures()
     counted = [statement for statement in statements if "FROM schedule" in statement]
@@ -201,6 +202,7 @@ def test_the_figures_of_every_card_join_no_schedule_to_its_card_and_are_the_join
     assert "ix_card_hidden" in str(plan)  # the hidden cards are found by their index, not a pass over the cards
     states = store.card_states(TODAY)
     assert states[CardStage.REMOVED] == 1 and sum(states.values()) == 31
+    assert without_join[4] == CardFigures(*without_join[:2], without_join[3])  # the three, counted in one pass
     assert without_join[-2:] == (6, 8)  # the forecast's: today's 6 (the removed card's schedule left out), day 4's
 
     statements.clear()

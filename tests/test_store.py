@@ -23,8 +23,8 @@ from bertdrill.core import i18n
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.registry import SchedulerName
-from bertdrill.core.scheduling.state import NEW, Schedule
-from bertdrill.ports import CardLog
+from bertdrill.core.scheduling.state import LEECH_LAPSES, NEW, Schedule
+from bertdrill.ports import CardFigures, CardLog
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DAY = date(2025, 3, 3)
@@ -652,6 +652,33 @@ def test_retention_states_and_ease(db, cards):
     assert sum(states.values()) == len(reviewed) < len(cards)
     assert db.average_ef() == pytest.approx((db.state(young).schedule.ef100 + db.state(mature).schedule.ef100) / 200)
     assert [s.card_id for s in db.hardest(1)] == [young]
+
+
+def test_the_card_figures_are_the_states_the_average_ef_and_the_leeches(db, cards):
+    """card_figures counts the three together: the figures card_states, average_ef and leeches give, with no leech
+    and with some, a removed leech left out of all three, a practice card with a schedule out of the states only."""
+    def apart(lessons=None):
+        return CardFigures(db.card_states(DAY, lessons=lessons), db.average_ef(lessons=lessons),
+                           db.leeches(lessons=lessons))
+
+    def lapsed(card_id, lapses):
+        db.answer(card_id, grade=1, kind="review", reviewed_at=MORNING, study_day=DAY,
+                  reschedule=lambda schedule: Schedule(2, 150 + lapses, 1, DAY + timedelta(days=1), lapses))
+
+    for lessons in (None, ["bert-basics"], ["other"]):
+        assert db.card_figures(DAY, lessons=lessons) == apart(lessons)
+    assert db.card_figures(DAY).leeches == [] and db.card_figures(DAY).average_ef is None
+    reviewed = [card for card in cards if card.kind.reviewed]
+    [practice] = [card.id for card in cards if not card.kind.reviewed]
+    leech, gone, young = (card.id for card in reviewed[:3])
+    for card_id, lapses in ((leech, LEECH_LAPSES), (gone, LEECH_LAPSES + 2), (young, 1), (practice, LEECH_LAPSES + 1)):
+        lapsed(card_id, lapses)
+    db.sync([card for card in cards if card.id != gone], now=MORNING)  # removed, its history kept
+    figures = db.card_figures(DAY)
+    assert [state.card_id for state in figures.leeches] == [practice, leech]
+    assert figures.states["young"] == 2 and figures.states["removed"] == 1  # the practice card is in no state
+    for lessons in (None, ["bert-basics"], ["other"]):
+        assert db.card_figures(DAY, lessons=lessons) == apart(lessons)
 
 
 def test_every_report_honours_the_lesson_filter(db, cards, lesson_text):

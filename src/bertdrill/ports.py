@@ -151,6 +151,17 @@ class Status:
 
 
 @dataclass(frozen=True)
+class CardFigures:
+    """What ``stats`` shows of the cards a review shows: how many are in each stage, the average EF of the reviewed
+    ones and the leeches (:meth:`ReviewReports.card_states`, :meth:`~ReviewReports.average_ef` and
+    :meth:`~ReviewReports.leeches`, which a store may count together)."""
+
+    states: dict[CardStage, int]
+    average_ef: float | None
+    leeches: list[CardState]
+
+
+@dataclass(frozen=True)
 class Retention:
     """Share of review answers graded 3 or more, for young and mature cards."""
 
@@ -447,6 +458,10 @@ class ReviewReports(Protocol):
         ...
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None: ...
     def leeches(self, min_lapses: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...
+    def card_figures(self, today: date, *, lessons: Collection[str] | None = None) -> CardFigures:
+        """The card states, the average EF and the leeches (of :data:`~bertdrill.core.scheduling.state.LEECH_LAPSES`
+        lapses or more), together."""
+        ...
     def hardest(self, limit: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...
 
 

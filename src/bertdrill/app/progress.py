@@ -54,7 +54,8 @@ def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | No
     from bertdrill.core.scheduling.state import EF_START
 
     first = stats.heatmap_start(today)
-    leeches = store.leeches(lessons=lessons)
+    cards = store.card_figures(today, lessons=lessons)
+    leeches = cards.leeches
     # Leeches are listed already: the hardest of the rest say more, and only below the starting EF.
     hardest = [state for state in store.hardest(HARDEST_SHOWN + len(leeches), lessons=lessons)
                if state.schedule.ef100 < EF_START and not state.leech][:HARDEST_SHOWN]
@@ -66,8 +67,8 @@ def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | No
         streak=store.streaks(today, lessons=lessons),
         forecast=store.forecast(today, days, lessons=lessons),
         retention=store.retention(lessons=lessons),
-        states=store.card_states(today, lessons=lessons),
-        average_ef=store.average_ef(lessons=lessons),
+        states=cards.states,
+        average_ef=cards.average_ef,
         leeches=leeches,
         hardest=hardest,
         prompts=prompts([state.card_id for state in (*leeches, *hardest)]),

@@ -40,6 +40,7 @@ from bertdrill.ports import (
     Action,
     Answer,
     AnswerTimes,
+    CardFigures,
     CardLog,
     CardManagement,
     CardState,
@@ -393,6 +394,9 @@ class ClassStore:
         raise self._elsewhere()
 
     def leeches(self, min_lapses: int = 8, *, lessons: Collection[str] | None = None) -> list[CardState]:
+        raise self._elsewhere()
+
+    def card_figures(self, today: date, *, lessons: Collection[str] | None = None) -> CardFigures:
         raise self._elsewhere()
 
     def hardest(self, limit: int = 10, *, lessons: Collection[str] | None = None) -> list[CardState]:

@@ -43,6 +43,7 @@ from bertdrill.ports import (
     Action,
     Answer,
     AnswerTimes,
+    CardFigures,
     CardLog,
     CardManagement,
     CardState,
@@ -402,6 +403,10 @@ class MemoryStore:
         found = [(-schedule.state.lapses, card.id) for card, schedule in self._rows(lessons)
                  if schedule.state.lapses >= min_lapses and not card.removed]
         return [self._state(card_id) for _lapses, card_id in sorted(found)]
+
+    def card_figures(self, today: date, *, lessons: Collection[str] | None = None) -> CardFigures:
+        return CardFigures(self.card_states(today, lessons=lessons), self.average_ef(lessons=lessons),
+                           self.leeches(lessons=lessons))
 
     def hardest(self, limit: int = 10, *, lessons: Collection[str] | None = None) -> list[CardState]:
         found = [(schedule.state.ef100, -schedule.state.lapses, card.id) for card, schedule in self._rows(lessons)

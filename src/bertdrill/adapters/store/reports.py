@@ -5,7 +5,7 @@ Every statement is built from the tables (:mod:`.schema`), like the review's.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -31,7 +31,7 @@ from bertdrill.adapters.store.schema import (
     unindexed,
 )
 from bertdrill.core.scheduling.state import LEECH_LAPSES, PASSING, AnswerKind, CardStage
-from bertdrill.ports import AnswerTimes, CardState, DayCounts, Retention, Status
+from bertdrill.ports import AnswerTimes, CardFigures, CardState, DayCounts, Retention, Status
 
 _HELD_LESSONS = select(CARD.c.lesson_id).distinct()
 LISTED = 1000  # hidden cards left out by id; more are left out by joining each schedule to its card
@@ -282,19 +282,45 @@ class Reports(Database):
         lapse; young: interval under 21 days; mature: 21 days or more. A removed card counts as
         removed only, a suspended one as suspended only; a buried card counts by its schedule.
         """
-        # state.stage_of, in SQL: the same tests in the same order, each stage counted in one pass (no grouping)
-        # as the schedules that fail every earlier test and pass its own, the last (mature) as the rest; the
-        # first test (removed) is asked of the removed cards alone. A count with a filter, not a sum of CASEs:
-        # SQLite evaluates fewer steps a row (card states 30 -> 18 ms for 100,000 schedules)
-        tests = ((SCHEDULE.c.suspended.is_(True), CardStage.SUSPENDED), (SCHEDULE.c.due.is_(None), CardStage.NEW),
-                 (SCHEDULE.c.repetitions < 2, CardStage.LEARNING), (SCHEDULE.c.interval < MATURE_DAYS, CardStage.YOUNG))
-        first_passed = [func.count().filter(and_(*(not_(earlier) for earlier, _stage in tests[:position]), test))
-                        for position, (test, _stage) in enumerate(tests)]
-        every, *found = self.read(self._schedules_except(select(func.count(), *first_passed), lessons, HIDDEN_CARD))[0]
-        counts = {stage.value: int(count) for (_test, stage), count in zip(tests, found, strict=True)}
-        counts[CardStage.MATURE.value] = int(every) - sum(counts.values())
+        found = self.read(self._schedules_except(select(*_stage_counts(None)), lessons, HIDDEN_CARD))[0]
+        return self._stages(found, lessons)
+
+    def _stages(self, found: Sequence[Any], lessons: Collection[str] | None) -> dict[CardStage, int]:
+        """The card states from a row of :func:`_stage_counts`, with the removed cards counted from their own index."""
+        *first_passed, every = (int(count or 0) for count in found)
+        counts = {stage.value: count for (_test, stage), count in zip(_STAGE_TESTS, first_passed, strict=True)}
+        counts[CardStage.MATURE.value] = every - sum(first_passed)
         counts[CardStage.REMOVED.value] = self._removed_count(lessons)
         return {stage: counts.get(stage.value, 0) for stage in CardStage}
+
+    def card_figures(self, today: date, *, lessons: Collection[str] | None = None) -> CardFigures:
+        """:meth:`card_states`, :meth:`average_ef` and :meth:`leeches` in one pass over the schedules of the cards
+        still in their lessons (a practice card's left out of the states by a filter), where three passes read
+        each of 100,000 rows three times; the pass finds the most lapses of any card too, so the leeches are
+        listed only when some card has lapsed often enough (usually none: a fourth pass saved). 40 -> 25 ms."""
+        def columns(shown: ColumnElement[bool] | None) -> Select[*tuple[Any, ...]]:
+            return select(*_stage_counts(shown), func.avg(SCHEDULE.c.ef100).filter(SCHEDULE.c.due.is_not(None)),
+                          func.max(SCHEDULE.c.lapses))
+
+        *stages, ef, most = self.read(self._kept_schedules(columns, lessons))[0]
+        return CardFigures(self._stages(stages, lessons), _average_ef(ef), self.leeches(lessons=lessons)
+                           if most is not None and most >= LEECH_LAPSES else [])
+
+    def _kept_schedules(self, columns: Callable[[ColumnElement[bool] | None], Select[*tuple[Any, ...]]],
+                        lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+        """``columns(shown)`` over the learner's schedules of cards still in their lessons (some lessons or all), as
+        :meth:`_schedules_except` leaves the removed ones out; ``shown`` is the condition that a schedule's card is
+        one a review shows (None: every one is), for the columns that leave the practice cards out too."""
+        scope = self._scope(lessons)
+        if scope is None:
+            hidden = self.read(select(CARD.c.id, CARD.c.removed).where(HIDDEN_CARD).limit(LISTED + 1))
+            if len(hidden) <= LISTED:
+                removed = [card_id for card_id, gone in hidden if gone]
+                practice = [card_id for card_id, gone in hidden if not gone]
+                mine = columns(SCHEDULE.c.card_id.not_in(practice) if practice else None).select_from(SCHEDULE).where(
+                    SCHEDULE.c.learner == LEARNER)
+                return mine.where(SCHEDULE.c.card_id.not_in(removed)) if removed else mine
+        return _cards(columns(reviewed_card()), scope).where(not_(CARD.c.removed.is_(True)))
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
@@ -318,9 +344,8 @@ class Reports(Database):
 
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         """Mean easiness factor of reviewed cards still in their lessons."""
-        value = self._first(self._schedules_except(select(func.avg(SCHEDULE.c.ef100)), lessons,
-                                                   CARD.c.removed.is_(True), SCHEDULE.c.due.is_not(None)))
-        return float(value) / 100 if value is not None else None  # PostgreSQL averages to a Decimal
+        return _average_ef(self._first(self._schedules_except(select(func.avg(SCHEDULE.c.ef100)), lessons,
+                                                              CARD.c.removed.is_(True), SCHEDULE.c.due.is_not(None))))
 
     def leeches(self, min_lapses: int = LEECH_LAPSES, *, lessons: Collection[str] | None = None) -> list[CardState]:
         """Cards that lapsed at least ``min_lapses`` times, most lapses first."""
@@ -337,6 +362,26 @@ class Reports(Database):
         query = (self._schedules_except(_KEPT_STATE, lessons, CARD.c.removed.is_(True), condition)
                  .order_by(*order, SCHEDULE.c.card_id).limit(limit))
         return [state_of(row) for row in self.read(query)]
+
+
+_STAGE_TESTS = ((SCHEDULE.c.suspended.is_(True), CardStage.SUSPENDED), (SCHEDULE.c.due.is_(None), CardStage.NEW),
+                (SCHEDULE.c.repetitions < 2, CardStage.LEARNING), (SCHEDULE.c.interval < MATURE_DAYS, CardStage.YOUNG))
+"""state.stage_of's tests of a schedule, in its order (the first, removed, is asked of the removed cards alone)."""
+
+
+def _stage_counts(shown: ColumnElement[bool] | None) -> list[Any]:
+    """Columns counting the schedules ``shown`` picks (None: all) that each test of :data:`_STAGE_TESTS` is the first
+    to pass, then all of them (the rest, mature, is the difference): every stage in one pass, no grouping. A count
+    with a filter, not a sum of CASEs: SQLite evaluates fewer steps a row (30 -> 18 ms for 100,000 schedules)."""
+    picked = [] if shown is None else [shown]
+    return [func.count().filter(and_(*picked, *(not_(earlier) for earlier, _stage in _STAGE_TESTS[:position]), test))
+            for position, (test, _stage) in enumerate(_STAGE_TESTS)] + [
+        func.count().filter(shown) if shown is not None else func.count()]
+
+
+def _average_ef(value: Any) -> float | None:
+    """An average of ``ef100`` as an EF (PostgreSQL averages to a Decimal)."""
+    return float(value) / 100 if value is not None else None
 
 
 def _retention(rows: Sequence[Sequence[Any]]) -> Retention:
