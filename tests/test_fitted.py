@@ -62,7 +62,8 @@ def test_fsrs_rs_gets_one_review_per_card_and_day_with_delta_days_and_the_mapped
     log = [(START, 4), (START, 2), (START + timedelta(days=3), 0), (START + timedelta(days=3), 5),
            (START + timedelta(days=4), 3), (START + timedelta(days=14), 5)]
     training = fsrs_items([log, [(START, 5)]])
-    assert [(date.fromordinal(day), card) for day, card in zip(training.days, training.cards)] == [
+    days = [training.day(index) for index in range(len(training))]
+    assert [(date.fromordinal(day), card) for day, card in zip(days, training.cards)] == [
         (START + timedelta(days=3), 0), (START + timedelta(days=4), 0), (START + timedelta(days=14), 0)]
     last = training.items[-1]
     assert repr(last) == ("FSRSItem { reviews: [FSRSReview { rating: 3, delta_t: 0 }, FSRSReview { rating: 1, delta_t: 3 }, "
@@ -73,7 +74,8 @@ def test_fsrs_rs_gets_one_review_per_card_and_day_with_delta_days_and_the_mapped
 def test_items_come_in_the_order_of_their_study_day_across_cards():
     logs = [[(START, 4), (START + timedelta(days=9), 4)], [(START, 4), (START + timedelta(days=2), 4)]]
     training = fsrs_items(logs)
-    assert [day - START.toordinal() for day in training.days] == [2, 9] and list(training.cards) == [1, 0]
+    assert [training.day(index) - START.toordinal() for index in range(len(training))] == [2, 9]
+    assert list(training.cards) == [1, 0]
     assert len(training.before(START + timedelta(days=9))) == 1 and len(training.before(START)) == 0
 
 

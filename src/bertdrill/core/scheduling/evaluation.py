@@ -109,11 +109,11 @@ def time_series_splits(logs: Iterable[Iterable[tuple[date, int]]], splits: int =
 
 def fitted_splits(training: TrainingSet, splits: int = SPLITS) -> Splits:
     """:func:`time_series_splits` of a training set already collected (:class:`bertdrill.core.scheduling.fitted.Training`)."""
-    days = training.days
+    count = len(training)
     starts: list[date] = []
     for part in range(1, splits + 1):
-        day = date.fromordinal(days[len(days) * part // (splits + 1)]) if len(days) > splits else None
-        if day is not None and (not starts or day > starts[-1]) and day.toordinal() > days[0]:
+        day = date.fromordinal(training.day(count * part // (splits + 1))) if count > splits else None
+        if day is not None and (not starts or day > starts[-1]) and day.toordinal() > training.day(0):
             starts.append(day)
     parameters = [tuple(compute_parameters(default_parameters(), training.before(start))) for start in starts]
     return Splits(tuple(starts), tuple(parameters), len(training))

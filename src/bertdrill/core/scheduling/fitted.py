@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
-from itertools import repeat
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -121,16 +120,17 @@ def check_parameters(parameters: Sequence[float]) -> tuple[float, ...]:
 class TrainingSet:
     """What fsrs-rs fits on, held compactly: every review that schedules once (``reviews``: card after card, each an
     FSRSReview shared by all reviews of the same rating and delta), each card's first review (``firsts``: its index
-    in ``reviews``), and each item, oldest first (a day's in card order), as the end of its history in ``reviews``,
-    its study day (as an ordinal) and its card's number among the logs. The FSRSItems are made one at a time as
-    fsrs-rs reads them (:attr:`items`): a million reviews' items held as FSRSItems were 100 MB, beside fsrs-rs's
-    own copy of them."""
+    in ``reviews``), and each item, oldest first (a day's in card order), as the end of its history in ``reviews``
+    and its card's number among the logs; each study day (as an ordinal) with the end of its items. The FSRSItems
+    are made one at a time as fsrs-rs reads them (:attr:`items`): a million reviews' items held as FSRSItems were
+    100 MB, beside fsrs-rs's own copy of them."""
 
     reviews: list[Any]
     firsts: array[int]
-    ends: array[int]
-    days: array[int]
-    cards: array[int]
+    ends: array[int] | memoryview  # a prefix of another set's (before) is a view of its array, not a copy
+    cards: array[int] | memoryview
+    study_days: array[int]
+    day_ends: array[int]
 
     def __len__(self) -> int:
         return len(self.ends)
@@ -139,10 +139,18 @@ class TrainingSet:
     def items(self) -> Items:
         return Items(self)
 
+    def day(self, index: int) -> int:
+        """The study day (an ordinal) of item ``index``."""
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.study_days[bisect_right(self.day_ends, index)]
+
     def before(self, day: date) -> TrainingSet:
-        """The items of the study days before ``day`` (a prefix: they are in day order)."""
-        end = bisect_left(self.days, day.toordinal())
-        return TrainingSet(self.reviews, self.firsts, self.ends[:end], self.days[:end], self.cards[:end])
+        """The items of the study days before ``day`` (a prefix: they are in day order), sharing this set's arrays."""
+        days = bisect_left(self.study_days, day.toordinal())
+        end = self.day_ends[days - 1] if days else 0
+        return TrainingSet(self.reviews, self.firsts, memoryview(self.ends)[:end], memoryview(self.cards)[:end],
+                           self.study_days[:days], self.day_ends[:days])
 
 
 class Items(Sequence[Any]):
@@ -200,13 +208,14 @@ class Training:
 
     def collected(self) -> TrainingSet:
         """Every item added, oldest first; the collector is emptied."""
-        ends, days, cards = array(INDEX), array(INDEX), array(INDEX)
+        ends, cards, study_days, day_ends = array(INDEX), array(INDEX), array(INDEX), array(INDEX)
         for ordinal in sorted(self._by_day):
-            day_ends, day_cards = self._by_day.pop(ordinal)
-            ends += day_ends
+            day_items, day_cards = self._by_day.pop(ordinal)
+            ends += day_items
             cards += day_cards
-            days.extend(repeat(ordinal, len(day_ends)))
-        training = TrainingSet(self._reviews, self._firsts, ends, days, cards)
+            study_days.append(ordinal)
+            day_ends.append(len(ends))
+        training = TrainingSet(self._reviews, self._firsts, ends, cards, study_days, day_ends)
         self._reviews, self._firsts = [], array(INDEX)
         return training
 
