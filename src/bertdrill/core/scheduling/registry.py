@@ -107,11 +107,11 @@ def scheduler_chosen(name: SchedulerName, retention: float | None = None, parame
     """The scheduler a stored choice names, with its settings: its parameters, and an exam if one is set, for
     every lesson or per lesson (``lesson_exams``: lesson, day, target); an exam plans a scheduler with a desired
     retention only: SM-2 predicts no recall."""
-    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, LessonExams
-
     scheduler = scheduler_named(name, retention, parameters)
     if (exam is None and not lesson_exams) or not registered(name).has_retention:
         return scheduler
+    from bertdrill.core.scheduling.exam import DEFAULT_EXAM_TARGET, ExamScheduler, LessonExams  # loads FSRS and its fit
+
     every = None if exam is None else ExamScheduler(
         scheduler, exam, DEFAULT_EXAM_TARGET if exam_target is None else exam_target)  # type: ignore[arg-type]
     if not lesson_exams:
