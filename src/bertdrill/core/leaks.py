@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import heapq
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import groupby, islice
@@ -104,13 +104,27 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
     a report stays linear in the lesson even when every item repeats the same phrase.
     """
     clues = [_clues(item.answers, thousands) + _fact_clues(item) for item in items]
+    return [Leak(items[index].item_id, items[position].item_id, where, _first_found(clues[position], shown))
+            for index, where, shown, targets in _leaking(items, clues, thousands, per_source) for position in targets]
+
+
+def leaking_pairs(items: Sequence[Exposure], *, thousands: str = ",") -> set[tuple[str, str]]:
+    """The (source, target) item pairs of :func:`find_leaks`' leaks, without the clue each shows: what a review
+    buries needs no message (finding every leak's clue was a third of a first card's siblings)."""
+    clues = [_clues(item.answers, thousands) + _fact_clues(item) for item in items]
+    return {(items[index].item_id, items[position].item_id)
+            for index, _where, _shown, targets in _leaking(items, clues, thousands, None) for position in targets}
+
+
+def _leaking(items: Sequence[Exposure], clues: Sequence[list[_Clue]], thousands: str,
+             per_source: int | None) -> Iterator[tuple[int, Where, frozenset[_Key], list[int]]]:
+    """Each source's index, the place, what it shows there and the positions of the items it gives away there."""
     # Each clue (a number or a phrase) -> the items whose answers hold it, in lesson order: each source text
     # is read once and looked up, instead of being compared with every other item.
     holders: dict[_Key, list[int]] = {}
     for position, found in enumerate(clues):
         for clue in found:
             holders.setdefault(clue.key, []).append(position)
-    leaks: list[Leak] = []
     held_keys = holders.keys()
     for index, source in enumerate(items):
         for where, texts, facts in ((Where.QUESTION, source.question, source.states),
@@ -120,10 +134,7 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
             for key in held_keys & shown:  # most of what a text shows is no one's answer
                 others = (position for position in holders[key] if position != index)
                 targets.update(others if per_source is None else islice(others, per_source))
-            chosen = sorted(targets) if per_source is None else heapq.nsmallest(per_source, targets)
-            leaks.extend(Leak(source.item_id, items[position].item_id, where,
-                              _first_found(clues[position], shown)) for position in chosen)
-    return leaks
+            yield index, where, shown, sorted(targets) if per_source is None else heapq.nsmallest(per_source, targets)
 
 
 CROWD = 50
@@ -455,8 +466,8 @@ def siblings(cards: Sequence[Card]) -> dict[str, frozenset[str]]:
         given_away: dict[str, set[str]] = {item_id: set() for item_id in items}
         for language in languages:
             shown = [_after_answering(group, language) for group in groups if language in group[0].answer]
-            for leak in find_leaks(shown, thousands=thousands_separator(language)):
-                given_away[leak.source].add(leak.target)
+            for source, target in leaking_pairs(shown, thousands=thousands_separator(language)):
+                given_away[source].add(target)
         for item_id, group in items.items():
             others = {other.id for target in given_away[item_id] for other in items[target]}
             for card in group:
