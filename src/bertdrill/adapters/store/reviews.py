@@ -133,8 +133,12 @@ class ReviewWrites(Database):
 
     def new_ids(self, today: date, *, lessons: Collection[str] | None = None, limit: int = DEFAULT_NEW) -> list[str]:
         """Cards never reviewed, in lesson order, at most ``limit``."""
-        return self._ids(SCHEDULE.c.due.is_(None), (CARD.c.lesson_id, CARD.c.position), today=today,
-                         lessons=lessons, limit=limit)
+        # Of one lesson (a review asks lesson by lesson): its cards in lesson order (ix_card_lesson), each one's
+        # schedule by its key, up to the limit. The due-day index walks every lesson's unseen cards and sorts them:
+        # 18 ms for a lesson's 1,419 of 14,000 (10,000 unseen in 100,000) against 10. Of several, that index is the
+        # shorter walk (cram's every unseen card of 8 lessons: 28 ms against 75).
+        unseen = (unindexed(SCHEDULE.c.due) if lessons is not None and len(lessons) == 1 else SCHEDULE.c.due).is_(None)
+        return self._ids(unseen, (CARD.c.lesson_id, CARD.c.position), today=today, lessons=lessons, limit=limit)
 
     def redrill_ids(self, today: date, *, lessons: Collection[str] | None = None) -> list[str]:
         """Cards whose latest answer on ``today`` was below 4: still to re-drill today, oldest first."""
