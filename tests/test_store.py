@@ -883,3 +883,17 @@ def test_an_answer_sent_again_with_its_request_id_is_logged_once(db, cards):
     assert [answer.id for answer in db.answers()] == [sent.id]
     assert send(other, 4, "req-2").id != sent.id and send(first, 5, None).kind == "redrill"
     assert len(db.answers()) == 3  # answers without an id are never taken for one another
+
+
+def test_the_current_streak_status_shows_is_the_one_streaks_counts(db, cards):
+    """status counts its streak reading the log only as far back as the current run (_current_streak):
+    on logs with free and owed days between study days, early and late answers, it agrees with streaks(),
+    which reads every owed day, on every day from the first answer to a week after the last."""
+    import random
+
+    chance = random.Random(7)
+    reviewed = [card.id for card in cards if card.kind.reviewed][:6]
+    for offset in sorted(chance.sample(range(2, 60), 24), reverse=True):
+        review(db, chance.choice(reviewed), chance.choice((2, 4, 5)), day=DAY - timedelta(days=offset))
+    for day in (DAY - timedelta(days=offset) for offset in range(60, -8, -1)):
+        assert db.status(day).streak == db.streaks(day)[0], day

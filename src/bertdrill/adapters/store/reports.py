@@ -145,7 +145,7 @@ class Reports(Database):
         due_now, new_cards, learned = self._status_counts(today, lessons)
         return Status(due_now=due_now, new_cards=new_cards, learned=learned,
                       next_due=as_date(next_due),
-                      streak=self.streaks(today, lessons=lessons)[0], counts=self.day_counts(today, lessons=lessons))
+                      streak=self._current_streak(today, lessons), counts=self.day_counts(today, lessons=lessons))
 
     def _status_counts(self, today: date, lessons: Collection[str] | None) -> tuple[int, int, int]:
         """Cards due now, new cards and learned cards, of the cards a review of these lessons shows.
@@ -198,10 +198,28 @@ class Reports(Database):
         from bertdrill.core.stats import streaks
 
         days = self._study_days(today, lessons)
-        gaps = any((later - earlier).days > 1 for earlier, later in zip(days, days[1:], strict=False))
-        if not days or (not gaps and (today - days[-1]).days <= 1):
+        if not days or (not _gaps(days) and (today - days[-1]).days <= 1):
             return streaks(days, [], today)  # no day without an answer to judge: the owed days are not read
-        return streaks(days, self._owed(today, lessons), today)
+        return streaks(days, self._late(today, lessons) + self._waiting(today, lessons), today)
+
+    def _current_streak(self, today: date, lessons: Collection[str] | None) -> int:
+        """:meth:`streaks`' current run alone, for ``status``: the log is read only as far back as that run.
+
+        The cards waiting now owe every day since the first of them came due, so they alone bound the run; only
+        a day without an answer inside what is left of it needs the late answers, and only those of its days (a
+        late answer owes the days before it). A learner back from a break with cards due reads no log at all."""
+        from bertdrill.core.stats import streaks
+
+        days = self._study_days(today, lessons)
+        if not days:
+            return 0
+        unanswered = _gaps(days) or (today - days[-1]).days > 1  # a day to judge, between study days or since
+        waiting = self._waiting(today, lessons) if unanswered else []
+        current = streaks(days, waiting, today)[0]
+        run = days[len(days) - current:]
+        if not current or not _gaps(run):
+            return current
+        return streaks(run, self._late(today, lessons, since=run[0]) + waiting, today)[0]
 
     def _study_days(self, until: date, lessons: Collection[str] | None) -> list[date]:
         """The study days up to ``until`` with an answer, in order: from the tally where the store keeps one (a row
@@ -217,24 +235,25 @@ class Reports(Database):
                  .order_by(REVIEW.c.study_day))
         return [day_of(row[0]) for row in self.read(query)]
 
-    def _owed(self, today: date, lessons: Collection[str] | None) -> list[tuple[date, date]]:
-        """Spans of days when some card was due and not answered: up to each late answer from the day its card
-        was due (the schedule it had before, as the log keeps it for undo), and from every card due now and
-        still waiting.
+    def _late(self, today: date, lessons: Collection[str] | None, *, since: date = date.min) -> list[tuple[date, date]]:
+        """Spans of days when some card was due and not answered, owed by the late answers (of study days from
+        ``since``): each from the day its card was due (the schedule it had before, as the log keeps it for
+        undo) to the day before it.
 
         One span per study day: the late answers of a day owed, together, from the earliest of their due days
         to the day before. One pass over the log, with no window over each card's answers: a learner back from
         a break had ``status`` sort a million answers by card (5 s) and read back one span per late answer."""
         late = (self._log(select(REVIEW.c.study_day, func.min(REVIEW.c.due_before)), lessons)
-                .where(REVIEW.c.kind.not_in(["practice", AnswerKind.CRAM.value]), REVIEW.c.study_day <= today,
-                       REVIEW.c.due_before < REVIEW.c.study_day)
+                .where(REVIEW.c.kind.not_in(["practice", AnswerKind.CRAM.value]),
+                       REVIEW.c.study_day.between(since, today), REVIEW.c.due_before < REVIEW.c.study_day)
                 .group_by(REVIEW.c.study_day))
-        spans = [(day_of(due), day_of(day) - timedelta(days=1)) for day, due in self.read(late)]
+        return [(day_of(due), day_of(day) - timedelta(days=1)) for day, due in self.read(late)]
+
+    def _waiting(self, today: date, lessons: Collection[str] | None) -> list[tuple[date, date]]:
+        """The days owed by the cards due now and still waiting: from the first of them that came due to today."""
         waiting = self._first(_cards(select(func.min(SCHEDULE.c.due)), lessons).where(  # buried or not: it was due
             SCHEDULE.c.suspended.is_(False), CARD.c.removed.is_(False), reviewed_card()))
-        if waiting is not None and day_of(waiting) <= today:
-            spans.append((day_of(waiting), today))
-        return spans
+        return [(day_of(waiting), today)] if waiting is not None and day_of(waiting) <= today else []
 
     def forecast(self, today: date, days: int, *, lessons: Collection[str] | None = None) -> list[tuple[date, int]]:
         """Cards due on today and each of the next ``days - 1`` days, as review will show them.
@@ -389,3 +408,8 @@ def _retention(rows: Sequence[Sequence[Any]]) -> Retention:
     found = {bool(is_mature): (int(passed), int(total)) for is_mature, passed, total in rows}
     young, old = found.get(False, (0, 0)), found.get(True, (0, 0))
     return Retention(young[0], young[1], old[0], old[1])
+
+
+def _gaps(days: Sequence[date]) -> bool:
+    """Whether some day between the first and the last of these days (in order) is not among them."""
+    return any((later - earlier).days > 1 for earlier, later in zip(days, days[1:], strict=False))
