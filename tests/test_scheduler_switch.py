@@ -67,6 +67,28 @@ def test_a_switch_in_another_window_reaches_the_open_sessions_next_answer(backen
         assert switched_back.stability is not None
 
 
+@pytest.mark.parametrize("window", ["another", "the same"])
+def test_a_switch_between_the_preview_and_the_answer_reaches_the_answer(window, tmp_path, cards):
+    """The preview read the choice, and the answer's read of it may give back what the preview read when nothing was
+    committed since (SQLite's data_version; this store's own writes are counted): a switch in between, from another
+    connection or through the session's own store, is committed, so the answer reads the new choice."""
+    url = str(tmp_path / f"{window}-window.db")
+    with Store.open(url) as store:
+        store.sync(cards)
+        session = session_on(store, cards)
+        session.show()
+        session.answer(5)
+        session.show()
+        assert session.preview() is not None  # under SM-2: the choice read, and kept
+        if window == "another":
+            switch_to_fsrs(url)
+        else:
+            store.switch_scheduler(SchedulerChoice(SchedulerName.FSRS, 0.9), FSRS(0.9))
+        after = session.answer(5)
+        assert after.after.stability is not None and after.after.difficulty is not None  # FSRS's memory
+        assert store.scheduler_choice().name is SchedulerName.FSRS
+
+
 def test_a_session_not_following_keeps_the_scheduler_it_was_given(tmp_path, cards):
     """``follow`` is the CLI's (and the store's) choice to make: a session given a scheduler and not told to
     follow keeps it, as the tests and ``practice check`` use it."""

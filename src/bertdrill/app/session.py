@@ -350,9 +350,11 @@ class Session:
         day = self.study_day(now)
         queue, answered = self._queue.mark(), len(self._answers)
         load = self._load  # read before the answer is written: the answer's own move is added below
-        # the store keeps the schedule if not the day's first answer; a cram answer never reschedules
+        # the store keeps the schedule if not the day's first answer; a cram answer never reschedules. Following the
+        # stored choice, the store builds the scheduler of the choice it reads (rescheduler): none is built here
+        follows = self.follow is not None and entry.kind.schedules
         reschedule = _rescheduler(card_scheduler(self.scheduler, entry.card.id, load), grade, day) \
-            if entry.kind.schedules else None
+            if entry.kind.schedules and not follows else None
 
         def rescheduler(choice: SchedulerChoice) -> Callable[[Schedule], Schedule]:
             return _rescheduler(card_scheduler(self._scheduler_for(choice), entry.card.id, load), grade, day)
@@ -361,7 +363,7 @@ class Session:
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
             reschedule=reschedule, typed=typed, duration_ms=_milliseconds(now - self._shown_at), once_per_day=True,
             variant=logged_variant(entry.card) if isinstance(entry.card, NumericCard) else None,
-            rescheduler=rescheduler if self.follow is not None and reschedule is not None else None,
+            rescheduler=rescheduler if follows else None,
         )
         if load is not None:
             load.moved(logged.before.due, logged.after.due)

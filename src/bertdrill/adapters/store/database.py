@@ -139,6 +139,20 @@ class Database(ABC):
 
     lock_row = ""  # SQL after a SELECT of the learner's schedule row that locks it until the transaction ends
 
+    locked_from_begin = False
+    """A write transaction holds the whole database from its ``BEGIN`` (SQLite's ``BEGIN IMMEDIATE``): every
+    statement in it reads what was committed before it began, so a statement may read another table beside the
+    row it locks. PostgreSQL locks the row in the statement itself, whose subqueries read from before it waited."""
+
+    def kept_read(self, connection: Connection, read: Callable[[Connection], T]) -> T:
+        """``read(connection)`` in the connection's transaction; a backend that can tell nothing was committed to
+        the database since it last ran ``read`` gives back what it gave then (SQLite: :meth:`SQLiteDatabase.kept_read`)."""
+        return read(connection)
+
+    def leaves_kept_reads(self, connection: Connection) -> None:  # noqa: B027 - optional: only SQLite keeps reads
+        """Say that the connection's write unit changes nothing :meth:`kept_read` keeps (an answer: a schedule and a
+        row of the log), so what was kept stays good after it commits; any other write unit forgets it all."""
+
     @abstractmethod
     def schema_version(self, connection: Connection) -> int:
         """The version the database says it has (0: nothing of ours yet)."""

@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime
 from operator import attrgetter
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, exists, func, insert, literal, select, update
+from sqlalchemy import Connection, Executable, bindparam, delete, exists, func, insert, literal, select, update
 from sqlalchemy.orm import aliased
 
 from bertdrill.adapters.store import reading
@@ -219,7 +219,12 @@ class ReviewWrites(Database):
             attempts += 1
             if attempts > 1 and (saved := _logged_already(connection, card_id, moment)) is not None:
                 return saved  # the try before committed, and its reply was lost with the connection
-            before = _state(connection, card_id, self.where, lock=True).schedule
+            answered: bool | None = None  # whether the card has an answer of the day already (once_per_day)
+            if once_per_day and self.locked_from_begin:  # read with the state: SQLite's lock came before both
+                found = _state_row(connection, card_id, self.where, _STATE_ANSWERED_ON, day=study_day)
+                before, answered = state_of(found[:-1]).schedule, bool(found[-1])
+            else:
+                before = _state(connection, card_id, self.where, lock=True).schedule
             # after the card's lock: the same request sent twice at once waits here, then finds the first one's row
             if request is not None and (sent := _requested_already(connection, request)) is not None:
                 return sent
@@ -227,7 +232,8 @@ class ReviewWrites(Database):
             change = rescheduler(choice_of(connection)) if rescheduler is not None else reschedule
             logged_kind = kind
             if once_per_day and change is not None:
-                first = not (_answered_on(connection, card_id, study_day))
+                # PostgreSQL: read only now, after the row lock (an answer it waited for is committed and seen)
+                first = not (answered if answered is not None else _answered_on(connection, card_id, study_day))
                 logged_kind = kind.logged_as(first_of_day=first)
                 change = change if first else None
             if not kind.schedules:  # a cram answer keeps the schedule, whatever the caller passed
@@ -240,6 +246,7 @@ class ReviewWrites(Database):
                 "request": request,
                 **_columns(before, "before"), **_columns(after, "after")})
             assert logged_row is not None  # RETURNING id: one row
+            self.leaves_kept_reads(connection)  # a schedule and a row of the log: the choice as it was
             review_id = whole(logged_row[0])
             return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after,
                           asked)
@@ -372,6 +379,9 @@ _ANSWERED_ON = select(literal(1)).where(REVIEW.c.learner == LEARNER, REVIEW.c.ca
                                         unindexed(REVIEW.c.study_day) == bindparam("day"),
                                         REVIEW.c.kind != AnswerKind.CRAM.value).limit(1)
 """Whether the card has an answer on the day that counts as the day's (a cram answer does not: AnswerKind.schedules)."""
+_STATE_ANSWERED_ON = _STATE_OF_CARD.add_columns(_ANSWERED_ON.exists())
+"""A card's state and, last, whether it has an answer of the day (parameter ``day``): one statement where the write
+transaction holds the database already (``Database.locked_from_begin``)."""
 _NOT_DRILLED = [kind.value for kind in AnswerKind if kind is AnswerKind.PRACTICE or not kind.schedules]
 """Answers that never bring a card back to re-drill: practice checks and cram answers."""
 _SET_SCHEDULE = update(SCHEDULE).where(SCHEDULE.c.learner == bindparam("owner"), SCHEDULE.c.card_id == bindparam("card")
@@ -451,11 +461,15 @@ def _add_schedules(connection: Connection) -> None:
 def _state(connection: Connection, card_id: str, where: str, *, lock: bool = False) -> CardState:
     """The learner's state of a card; ``lock``: its schedule row stays locked until the transaction ends
     (PostgreSQL; SQLite's write transaction holds the whole file already)."""
-    found = first_row(connection, _LOCKED_STATE_OF_CARD if lock else _STATE_OF_CARD,
-                  {"learner": learner_of(connection), "card": card_id})
+    return state_of(_state_row(connection, card_id, where, _LOCKED_STATE_OF_CARD if lock else _STATE_OF_CARD))
+
+
+def _state_row(connection: Connection, card_id: str, where: str, statement: Executable, **params: Any) -> Sequence[Any]:
+    """The row of a statement of the card's state (:data:`.schema.STATE`'s columns first), or a StoreError."""
+    found = first_row(connection, statement, {"learner": learner_of(connection), "card": card_id, **params})
     if found is None:
         raise StoreError(f"no card {card_id!r} in {where}; sync its lesson first")
-    return state_of(found)
+    return found
 
 
 def _logged_already(connection: Connection, card_id: str, moment: datetime) -> Answer | None:

@@ -166,7 +166,14 @@ def _of_lessons(columns: Any, lessons: Collection[str] | None) -> Any:
 
 
 def choice_of(connection: Connection) -> SchedulerChoice:
-    """The learner's scheduler choice as stored, read in ``connection``'s transaction (an answer reads it in its own)."""
+    """The learner's scheduler choice as stored, read in ``connection``'s transaction (an answer reads it in its own);
+    read again only when something was committed since it was last read (:meth:`.Database.kept_read`)."""
+    database: Database = connection.info["database"]
+    return database.kept_read(connection, _stored_choice)
+
+
+def _stored_choice(connection: Connection) -> SchedulerChoice:
+    """:func:`choice_of`, read from the tables."""
     learner = {"learner": learner_of(connection)}
     found = first_row(connection, _CHOICE, learner)
     exams = tuple(LessonExam(lesson, day_of(exam), target) for lesson, exam, target in

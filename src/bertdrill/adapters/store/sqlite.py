@@ -25,6 +25,7 @@ the formats SQLAlchemy uses for ``Date`` and ``DateTime`` on SQLite.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sqlite3
@@ -34,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import platformdirs
 from sqlalchemy import Connection, Engine, Executable, Table, create_engine, event
@@ -61,6 +62,7 @@ LOCK_TIMEOUT = 10.0  # seconds to wait for another program's lock before giving 
 BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits, per statement, within that
 T = TypeVar("T")
 WRITING = "bertdrill_writing"  # a connection's info: its unit writes (see SQLiteDatabase._connected)
+LEAVES_KEPT = "bertdrill_leaves_kept"  # a connection's info: its write unit keeps what reads kept (leaves_kept_reads)
 
 
 def database_url(db: str | None = None) -> URL:
@@ -237,11 +239,15 @@ class SQLiteDatabase(Database):
 
     backend = Backend.sqlite
     tallied = True  # the triggers of schema 13 count every answer in answer_tally
+    locked_from_begin = True  # BEGIN IMMEDIATE: the write lock before the first statement
 
     def __init__(self, engine: Engine, *, lock_timeout: float = LOCK_TIMEOUT, learner: str | None = None):
         self.engine = engine
         self._idle: Connection | None = None  # see _connected
         self._idle_lock = threading.Lock()
+        self._writes = itertools.count()  # this store's write units, counted as each ends: see kept_read
+        self._written = next(self._writes)
+        self._kept: dict[Callable[..., Any], tuple[tuple[Any, ...], Any]] = {}
         self.lock_timeout = lock_timeout
         self.where = describe(engine.url)
         self.learner = learner_name(learner, login_name)
@@ -268,6 +274,9 @@ class SQLiteDatabase(Database):
             yield connection
         finally:
             connection.info[WRITING] = False
+            # committed or rolled back: what this store's reads kept may be gone (kept_read), unless the unit said not
+            if write and not connection.info.pop(LEAVES_KEPT, False):
+                self._written = next(self._writes)
             kept = not (connection.closed or connection.invalidated or connection.in_transaction())
             with self._idle_lock:
                 if kept and self._idle is None:
@@ -287,6 +296,26 @@ class SQLiteDatabase(Database):
             idle, self._idle = self._idle, None
         if idle is not None:
             idle.close()
+
+    def kept_read(self, connection: Connection, read: Callable[[Connection], T]) -> T:
+        """What ``read`` gave the last time it ran on this connection, if nothing was committed to the file since:
+        no other connection (``PRAGMA data_version``, the same in every transaction of a connection until another
+        connection commits) and no write unit of this store (which may have used this very connection, whose own
+        commits leave ``data_version`` as it was) but those that said they change nothing kept (:meth:`leaves_kept_reads`:
+        an answer). The scheduler choice is read in every preview and again in every answer, two statements each time,
+        to follow a switch made in another window: each now reads one number instead, while nothing else was written.
+        A unit that changes what a read keeps does not read it back through this (a switch never reads the choice)."""
+        driver: sqlite3.Connection = connection.connection.driver_connection  # type: ignore[assignment]
+        mark = (driver, driver.execute("PRAGMA data_version").fetchone()[0], self._written)
+        kept = self._kept.get(read)
+        if kept is not None and kept[0] == mark:
+            return cast(T, kept[1])
+        value = read(connection)
+        self._kept[read] = (mark, value)
+        return value
+
+    def leaves_kept_reads(self, connection: Connection) -> None:
+        connection.info[LEAVES_KEPT] = True
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         """``attempt()``, again while the file is locked, until :attr:`lock_timeout` has passed."""
