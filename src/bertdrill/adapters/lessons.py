@@ -576,8 +576,9 @@ class LessonCache:
     - ``summary``: the lesson's id, languages, its cards' digest and counts (``status`` reads no more);
     - ``index``: the cards as rows (:class:`CardRow`), for a store that must sync them;
     - ``order``: the ids of the cards a review shows, in the order new cards come (:func:`new_order`);
-    - ``toc``, ``head``, ``items``: the lesson without its items, and each item, so a command showing a few
-      cards reads their items alone (:meth:`LessonIndex.cards_of`).
+    - ``toc``, ``head``, ``items``: the table of items (each one's key, place and own digest:
+      :data:`TOC_RECORD`), the lesson without its items, and each item, so a command showing a few cards reads
+      and checks their items alone (:meth:`LessonIndex.cards_of`).
 
     The content is JSON (:mod:`bertdrill.core.lesson.stored`): reading it runs no code. The folder must
     be the user's own and writable by nobody else, or it is not used at all (an entry planted there could
@@ -779,7 +780,9 @@ class LessonCache:
 
     @staticmethod
     def _check(entry: Path, section: bytes, content: bytes) -> bytes:
-        return hashlib.sha256(entry.name.encode() + b"\0" + section + b"\0" + content).hexdigest().encode()
+        digest = hashlib.sha256(entry.name.encode() + b"\0" + section + b"\0")
+        digest.update(content)  # not a copy of the content joined to its prefix (a whole lesson's items: 2.5 MB)
+        return digest.hexdigest().encode()
 
     def _trusted_folder(self) -> bool:
         """The folder is ours and nobody else may write in it (where the system has owners)."""
