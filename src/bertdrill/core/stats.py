@@ -11,6 +11,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import cached_property
 
 from bertdrill.core.i18n import pgettext
 
@@ -75,7 +76,7 @@ class Heatmap:
         """Days drawn, today included."""
         return (self.today - self.first).days + 1
 
-    @property
+    @cached_property  # a sort of the active days, asked by each of the grid's 182 cells
     def top(self) -> int:
         """Answers that fill a cell: the :data:`TOP_PERCENTILE` percentile of active days (0 if none)."""
         return percentile([count for count in self.counts.values() if count > 0], TOP_PERCENTILE)
