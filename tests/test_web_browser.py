@@ -28,7 +28,7 @@ from bertdrill.web.classroom import ClassServer
 
 selenium = pytest.importorskip("selenium", reason="selenium is in the test extra: pip install -e '.[test]'")
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -111,6 +111,18 @@ def wait_for_all(driver, css: str):
     return WebDriverWait(driver, WAIT).until(expected_conditions.presence_of_all_elements_located((By.CSS_SELECTOR, css)))
 
 
+# A page being redrawn under a wait: an element found on the old page is stale when read, or, in Chrome, "Node with
+# given id does not belong to the document" (a plain WebDriverException). The wait reads again; a page that never
+# shows what it waits for still ends in its timeout.
+REDRAWN = (StaleElementReferenceException, WebDriverException)
+
+
+def wait_for_text(driver, words: str, css: str = "main") -> None:
+    """Wait until the page's ``css`` element shows ``words``, reading it again while the page is redrawn."""
+    WebDriverWait(driver, WAIT, ignored_exceptions=REDRAWN).until(
+        lambda found: words in found.find_element(By.CSS_SELECTOR, css).text)
+
+
 def press(driver, keys: str) -> None:
     """Keys sent to the page (not to a field): the page's own shortcuts."""
     driver.find_element(By.TAG_NAME, "body").send_keys(keys)
@@ -138,7 +150,7 @@ def shoot(driver, folder: Path, name: str) -> list[Path]:
 
 def link(driver, text: str) -> str:
     """Where the page's link ``text`` goes (read again if the page was still being redrawn)."""
-    address: str = WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+    address: str = WebDriverWait(driver, WAIT, ignored_exceptions=REDRAWN).until(
         lambda found: found.find_element(By.LINK_TEXT, text).get_attribute("href"))
     return address
 
@@ -199,8 +211,7 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
     assert answered(postgres) == [("web/width@small", 1, "72")]
     press(driver, "u")  # undo: the answer is gone and the card is back
     # The page before the undo has an answer field too: wait for the undo's own page, read again if redrawn.
-    WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda found: "Undone: web/width@small is back as it was." in found.find_element(By.TAG_NAME, "main").text)
+    wait_for_text(driver, "Undone: web/width@small is back as it was.")
     wait_for(driver, "#answer")
     assert answered(postgres) == []
     for number in range(10):
@@ -222,8 +233,7 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
         "width": 390, "height": 900, "deviceScaleFactor": 1, "mobile": True})
     driver.find_element(By.CSS_SELECTOR, "input[name='scheduler'][value='fsrs']").click()
     driver.find_element(By.CSS_SELECTOR, "form.scheduler-form button[type='submit']").click()
-    WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda found: "Switched to FSRS, desired retention 0.90" in found.find_element(By.TAG_NAME, "main").text)
+    wait_for_text(driver, "Switched to FSRS, desired retention 0.90")
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
     # every control's words are whole on a phone: none is wider than the box that shows it (a select cut its option)
     assert [driver.execute_script(CUT_OPTIONS, form) for form in ("form[action='/stats/scheduler']",
@@ -242,7 +252,7 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
     shots += shoot(driver, folder, "learner")
     driver.get(address + "/teacher")
     wait_for(driver, "form.sheet-form button[value='sheet']").click()  # the sheet of the hardest items, printed
-    WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+    WebDriverWait(driver, WAIT, ignored_exceptions=REDRAWN).until(
         lambda found: "/teacher/sheet" in found.current_url
         and "How wide is Small?" in found.find_element(By.TAG_NAME, "body").text)
     font = driver.execute_script("return getComputedStyle(document.body).fontFamily")
