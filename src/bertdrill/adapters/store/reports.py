@@ -262,6 +262,8 @@ class Reports(Database):
         """
         days = max(days, 1)
         last = today + timedelta(days=days - 1)
+        if (every := self._forecast_of_every_lesson(today, last, lessons)) is not None:
+            return [(today + timedelta(days=i), every.get(today + timedelta(days=i), 0)) for i in range(days)]
         # The largest of several values: SQLite's max(a, b, c), PostgreSQL's greatest (Database.greatest).
         shown = getattr(func, self.greatest)(SCHEDULE.c.due, func.coalesce(SCHEDULE.c.buried_until, SCHEDULE.c.due),
                                              literal(today, Date), type_=Date).label("d")
@@ -272,6 +274,34 @@ class Reports(Database):
         query = select(days_shown.c.d, func.count()).where(days_shown.c.d <= last).group_by(days_shown.c.d)
         counts = {day_of(day): count for day, count in self.read(query)}
         return [(today + timedelta(days=i), counts.get(today + timedelta(days=i), 0)) for i in range(days)]
+
+    def _forecast_of_every_lesson(self, today: date, last: date, lessons: Collection[str] | None) -> dict[date, int] | None:
+        """:meth:`forecast`'s counts over every lesson (the usual case: None otherwise, or with many hidden cards):
+        each due day's schedules counted from the due-day index alone (it covers them: 3 ms for 100,000), less the
+        few it counts on a day review does not show them (suspended, buried, of a hidden card), found by one plain
+        pass (10 ms), where taking the largest of three days of each schedule due by the last day took 28 ms (the
+        preview of a review's first card reads it for the load balancer)."""
+        if self._scope(lessons) is not None:
+            return None
+        hidden = [row[0] for row in self.read(select(CARD.c.id).where(HIDDEN_CARD).limit(LISTED + 1))]
+        if len(hidden) > LISTED:
+            return None
+        counts: dict[date, int] = {}
+        for due, count in self.read(select(SCHEDULE.c.due, func.count()).where(
+                SCHEDULE.c.learner == LEARNER, SCHEDULE.c.due <= last).group_by(SCHEDULE.c.due)):
+            shown = max(day_of(due), today)
+            counts[shown] = counts.get(shown, 0) + count
+        is_hidden = SCHEDULE.c.card_id.in_(hidden) if hidden else false()
+        apart = select(SCHEDULE.c.due, SCHEDULE.c.buried_until, SCHEDULE.c.suspended, is_hidden).where(
+            SCHEDULE.c.learner == LEARNER, unindexed(SCHEDULE.c.due) <= last,
+            or_(SCHEDULE.c.suspended.is_not(False), SCHEDULE.c.buried_until.is_not(None), is_hidden))
+        for due, buried_until, suspended, hidden_card in self.read(apart):
+            counted = max(day_of(due), today)
+            counts[counted] -= 1
+            shown = max(counted, day_of(buried_until) if buried_until is not None else counted)
+            if not suspended and not hidden_card and shown <= last:
+                counts[shown] = counts.get(shown, 0) + 1
+        return counts
 
     def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention:
         """How often due reviews were passed (grade 3 or more), young (interval < 21 days) and mature.
