@@ -7,6 +7,8 @@ import shutil
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -245,33 +247,32 @@ def test_read_only_file(tmp_path):
         undo()
 
 
-def test_locked_by_another_process_gives_up_with_a_clear_message(tmp_path):
-    path = tmp_path / "busy.db"
+@contextmanager
+def locked_by_another_program(path: Path) -> Iterator[None]:
+    """A store at ``path`` that another program holds an exclusive lock on, for the ``with`` block."""
     Store.open(str(path)).close()
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_locked_by_another_process_gives_up_with_a_clear_message(tmp_path):
+    with locked_by_another_program(path := tmp_path / "busy.db"):
         began = time.monotonic()
         with pytest.raises(StoreError, match=r"busy.db is locked by another program \(waited 0.3 s\); close it"):
             Store.open(str(path), lock_timeout=0.3)
         assert 0.3 <= time.monotonic() - began < 3
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
 
 
 def test_the_seconds_waited_and_a_columns_bounds_are_written_the_learners_way(tmp_path):
     """0,3 sn in Turkish, not 0.3: a measure in a message takes the language's decimal mark, like every number."""
-    path = tmp_path / "busy.db"
-    Store.open(str(path)).close()
-    holder = sqlite3.connect(path, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        with i18n.speaking(catalogs.translation("tr"), "tr"), pytest.raises(StoreError, match=r"\(0,3 sn beklendi\)"):
+    with locked_by_another_program(path := tmp_path / "busy.db"), i18n.speaking(catalogs.translation("tr"), "tr"):
+        with pytest.raises(StoreError, match=r"\(0,3 sn beklendi\)"):
             Store.open(str(path), lock_timeout=0.3)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     retention = SchedulerRow.__table__.c.retention  # type: ignore[attr-defined]
     assert "0.5 to 0.999" in damage._expected(retention)
     with i18n.speaking(catalogs.translation("tr"), "tr"):
