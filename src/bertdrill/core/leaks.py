@@ -103,7 +103,7 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
     ``per_source``, only the first that many targets (in lesson order) of each source and place:
     a report stays linear in the lesson even when every item repeats the same phrase.
     """
-    clues = [_clues(item.answers, thousands) + _fact_clues(item) for item in items]
+    clues = _every_clue(items, thousands)
     return [Leak(items[index].item_id, items[position].item_id, where, _first_found(clues[position], shown))
             for index, where, shown, targets in _leaking(items, clues, thousands, per_source) for position in targets]
 
@@ -111,9 +111,14 @@ def find_leaks(items: Sequence[Exposure], *, thousands: str = ",", per_source: i
 def leaking_pairs(items: Sequence[Exposure], *, thousands: str = ",") -> set[tuple[str, str]]:
     """The (source, target) item pairs of :func:`find_leaks`' leaks, without the clue each shows: what a review
     buries needs no message (finding every leak's clue was a third of a first card's siblings)."""
-    clues = [_clues(item.answers, thousands) + _fact_clues(item) for item in items]
+    clues = _every_clue(items, thousands)
     return {(items[index].item_id, items[position].item_id)
             for index, _where, _shown, targets in _leaking(items, clues, thousands, None) for position in targets}
+
+
+def _every_clue(items: Sequence[Exposure], thousands: str) -> list[list[_Clue]]:
+    """Each item's clues: its answers' numbers and phrases, and the facts its answer is."""
+    return [_clues(item.answers, thousands) + _fact_clues(item) for item in items]
 
 
 def _leaking(items: Sequence[Exposure], clues: Sequence[list[_Clue]], thousands: str,
