@@ -27,6 +27,7 @@ from bertdrill.core.grading import (
 from bertdrill.core.languages import thousands_separator as grouping
 from bertdrill.core.lesson import parse
 from bertdrill.core.text import clean_text
+from bertdrill.core.textmatch import same_word
 
 LANGUAGES = ("en", "tr")
 
@@ -523,6 +524,29 @@ def test_fact_not_clearly_right_is_judged_by_the_learner(key, typed, language):
 def test_a_right_answer_in_other_words_is_right(key, typed, language):
     result = verdict(key, typed, language)
     assert (result.correct, result.suggested) == (True, 4), result
+
+
+@pytest.mark.parametrize("key, typed, language", [
+    # Turkish adds suffixes to a word: "kodlayıcılarından" (of its encoders) says "kodlayıcı"
+    ("bert-definition", "büyük metinle önceden eğitilmiş transformer kodlayıcılarından oluşur", "tr"),
+    ("bert-definition", "önceden eğitilmiştir, kodlayıcıdır", "tr"),
+    ("bert-definition", "onceden egitilmis kodlayicilardan olusur", "tr"),  # typed without Turkish letters
+])
+def test_a_turkish_word_with_suffixes_says_its_stem(key, typed, language):
+    result = verdict(key, typed, language)
+    assert (result.correct, result.suggested) == (True, 4), result
+
+
+@pytest.mark.parametrize("typed, wanted, language, same", [
+    ("kodlayicilarindan", "kodlayici", "tr", True),
+    ("kitabi", "kitap", "tr", True),  # the stem's last consonant softens before a suffix
+    ("egitilmemis", "egitilmis", "tr", False),  # a negation inside the word is not the word
+    ("kodlayicilarindan", "kodlayici", "en", False),  # only a language that adds suffixes
+    ("encoderless", "encoder", "en", False),
+    ("onu", "on", "tr", False),  # a short stem begins too many other words
+])
+def test_a_suffixed_word(typed, wanted, language, same):
+    assert same_word(typed, wanted, language) is same
 
 
 @pytest.mark.parametrize("key, typed, language, matched, missing", [

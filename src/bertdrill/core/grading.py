@@ -505,7 +505,7 @@ def _has_wording(typed: list[str], text: str, wording: str, language: str) -> bo
     """Whether the typed answer says ``wording``: its words in order, or its number (``0,666`` for ``2/3``)."""
     value = parse_number(wording, language) or _fraction(wording)
     if value is None:
-        return has_wording(typed, answer_words(normalise_text(wording, language), language))
+        return has_wording(typed, answer_words(normalise_text(wording, language), language), language)
     share = FACT_NUMBER_SHARE if value.denominator != 1 else 0  # a year or a count is exact: 2018 is not 2017
     numbers = [parse_number(token, language) for token in _NUMBER_TOKEN.findall(text)]
     numbers += [_fraction(found) for found in _FRACTION.findall(text)]

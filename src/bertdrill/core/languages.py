@@ -99,6 +99,11 @@ class Language:
     hedges: tuple[str, ...] = ()  # longest first: "yaklaşık olarak" before "yaklaşık"
     # The words that end a list ("Q, K, V and output"): a list names how many things it lists.
     conjunctions: tuple[str, ...] = ()
+    # A language that builds words by adding suffixes ("kodlayıcılarından": of the encoders): a typed word that
+    # begins with a wanted word says it. Its stem-final consonants may soften before a suffix ("kitap",
+    # "kitabı"), written as they are after Turkish letters are folded away ("k" to "g" for "ğ").
+    suffixing: bool = False
+    softened: Mapping[str, str] = field(default_factory=dict)
 
 
 _ENGLISH_NUMBERS = NumberWords(
@@ -154,7 +159,8 @@ LANGUAGES: dict[str, Language] = {language.code: language for language in (
     # Turkish has no articles ("bir" is also the number one)
     Language("tr", "Türkçe", ".", ",", turkic_case=True, number_words=_TURKISH_NUMBERS,
              plain_letters=_TURKISH_LETTERS, units=_TURKISH_UNITS, hedges=_TURKISH_HEDGES,
-             stopwords=_TURKISH_STOPWORDS, conjunctions=("ve", "veya", "ya da", "ile", "artı")),
+             stopwords=_TURKISH_STOPWORDS, conjunctions=("ve", "veya", "ya da", "ile", "artı"),
+             suffixing=True, softened={"p": "b", "t": "d", "k": "g"}),
     Language("az", "Azərbaycanca", ".", ",", turkic_case=True),  # folds the Turkish way; numbers as CLDR writes them
     Language("de", "Deutsch", ".", ","),
     Language("es", "Español", ".", ","),

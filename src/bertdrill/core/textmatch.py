@@ -56,17 +56,29 @@ def content_words(normalised: str, language: str) -> list[str]:
     return list(dict.fromkeys(word for word in answer_words(normalised, language) if word not in little))
 
 
-def same_word(typed: str, wanted: str) -> bool:
-    """The same word, or one inflected (``encoders``, ``pretrained`` for ``pretraining``); digits exactly."""
+def same_word(typed: str, wanted: str, language: str = "") -> bool:
+    """The same word, or one inflected (``encoders``, ``pretrained`` for ``pretraining``, and in a language
+    that adds suffixes ``kodlayicilarindan`` for ``kodlayici``); digits exactly."""
     if typed == wanted:
         return True
     if any(ch.isdigit() for ch in typed + wanted):
         return False
     common = next((i for i, (a, b) in enumerate(zip(typed, wanted)) if a != b), min(len(typed), len(wanted)))
-    return common >= max(4, max(len(typed), len(wanted)) - 3)
+    return common >= max(4, max(len(typed), len(wanted)) - 3) or _suffixed(typed, wanted, language)
 
 
-def has_wording(typed: list[str], wording: list[str]) -> bool:
+def _suffixed(typed: str, wanted: str, language: str) -> bool:
+    """``typed`` is ``wanted`` with suffixes after it, its last consonant perhaps softened (``kitabi``)."""
+    entry = language_of(base(language))
+    if not entry.suffixing or len(wanted) < 4:  # a short stem begins too many other words
+        return False
+    stems = [wanted]
+    if wanted[-1] in entry.softened:
+        stems.append(wanted[:-1] + entry.softened[wanted[-1]])
+    return any(len(typed) > len(stem) and typed.startswith(stem) for stem in stems)
+
+
+def has_wording(typed: list[str], wording: list[str], language: str = "") -> bool:
     """Whether the ``wording``'s words occur in ``typed`` in order, hyphens and spaces aside.
 
     ``pre trained`` is found in ``pretrained`` and the other way round: runs of typed words are
@@ -77,12 +89,12 @@ def has_wording(typed: list[str], wording: list[str]) -> bool:
     size = len(wording)
     for start in range(len(typed)):
         window = typed[start:start + size]
-        if len(window) == size and all(same_word(t, w) for t, w in zip(window, wording)):
+        if len(window) == size and all(same_word(t, w, language) for t, w in zip(window, wording)):
             return True
     joined = "".join(wording)
     for start in range(len(typed)):
         for end in range(start + 1, min(len(typed), start + size + 2) + 1):
-            if same_word("".join(typed[start:end]), joined):
+            if same_word("".join(typed[start:end]), joined, language):
                 return True
     return False
 
