@@ -164,6 +164,40 @@ def test_a_reader_of_an_older_schema_ends_without_a_word_on_stderr(tmp_path):
     assert "Due now" in ended.stdout
 
 
+def test_a_reader_of_an_older_schema_holds_no_copy_of_it_in_memory(tmp_path):
+    """The upgraded copy is SQLite's temporary file, not memory: on the 1M-answer store a copy in memory made
+    `status` peak at 363 MB. Here an older file of 40 MB (padded with a table of its own) is read by `status`,
+    whose peak must stay well under the file's size above the same command on the fixture itself."""
+    small, padded = tmp_path / "small.db", tmp_path / "padded.db"
+    shutil.copy(FIXTURES / "store-v16.db", small)
+    shutil.copy(FIXTURES / "store-v16.db", padded)
+    with closing(sqlite3.connect(padded)) as connection:
+        connection.execute("CREATE TABLE padding (bytes BLOB)")
+        connection.executemany("INSERT INTO padding VALUES (randomblob(4000))", [()] * 10_000)
+        connection.commit()
+    assert padded.stat().st_size > 40_000_000
+
+    def peak_of_status(db: Path) -> int:
+        env = {**os.environ, "BERTDRILL_HOME": str(tmp_path / "home"), "BERTDRILL_CACHE": str(tmp_path / "home"),
+               "NO_COLOR": "1"}
+        # The peak from here on: a child's counts from its fork, so it would start at pytest's own (clear_refs: 5)
+        script = ("import pathlib, sys; pathlib.Path('/proc/self/clear_refs').write_text('5')\n"
+                  "from bertdrill.cli import run; sys.argv = ['bertdrill', 'status', '--db', "
+                  f"{str(db)!r}]\ntry:\n    run()\nfinally:\n    print(next(line for line in "
+                  "pathlib.Path('/proc/self/status').read_text().splitlines() if line.startswith('VmHWM')), "
+                  "file=sys.stderr)")
+        ended = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert "Due now" in ended.stdout, ended.stderr
+        return int(ended.stderr.split()[-2]) * 1024
+
+    before = hashlib.sha256(padded.read_bytes()).hexdigest()
+    peak_of_status(small)  # the lessons verified once, into the cache: their peak is not the store's
+    grown = peak_of_status(padded) - peak_of_status(small)
+    assert grown < 10_000_000, grown
+    assert hashlib.sha256(padded.read_bytes()).hexdigest() == before
+    assert listing(tmp_path) == ["home", "padded.db", "small.db"]  # and no copy left beside it
+
+
 def test_a_reader_store_refuses_to_write(tmp_path, cli):
     db = tmp_path / "mine.db"
     reviewed(cli, db)

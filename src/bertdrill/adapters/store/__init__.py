@@ -243,17 +243,20 @@ class SQLiteStore(Store, SQLiteDatabase):
         return store
 
     def upgrade_elsewhere(self, found: int) -> None:
-        """An older file, for a reader: copied into memory (SQLite's backup), where it is upgraded."""
-        memory = engine(URL.create("sqlite", database=":memory:"), pinned=True)
+        """An older file, for a reader: copied (SQLite's backup) into a temporary database, where it is upgraded.
+
+        SQLite's own temporary file (an empty name), not memory: a million answers would hold 300 MB there for the
+        command's life. SQLite removes the file as it opens it, so not even a killed process leaves it behind."""
+        temporary = engine(URL.create("sqlite", database="file:", query={"uri": "true"}), pinned=True)
         self.release_idle()
-        source, target = self.engine.raw_connection(), memory.raw_connection()
+        source, target = self.engine.raw_connection(), temporary.raw_connection()
         try:
             source.driver_connection.backup(target.driver_connection)  # type: ignore[union-attr]
         finally:
             source.close()
             target.close()
         self.engine.dispose()
-        self.engine, self.reading = memory, False
+        self.engine, self.reading = temporary, False
 
     def close(self) -> None:
         super().close()
