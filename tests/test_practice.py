@@ -147,8 +147,10 @@ def test_stopping_bertdrill_ends_the_learners_script(tmp_path, how):
     """Ctrl-C (or a kill) during `practice check` must not leave a `while True: pass` spinning with parent 1."""
     pid_file = tmp_path / "script.pid"
     script = write(tmp_path, f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass\n")
+    # its temporary folder in ours: a killed bertdrill cannot remove it, and a test leaves nothing in /tmp
     checker = subprocess.Popen([sys.executable, "-m", "bertdrill", "practice", "check", str(script)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
         deadline = time.monotonic() + 30
         while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
