@@ -565,7 +565,8 @@ def test_an_answer_not_clearly_right_shows_what_matched_and_what_is_missing(key,
 
 
 @pytest.mark.parametrize("typed, language", [("bidirectional", "en"), ("A bidirectional encoder", "en"),
-                                              ("çift yönlü", "tr"), ("CIFT YONLU", "tr")])
+                                              ("çift yönlü", "tr"), ("CIFT YONLU", "tr"),
+                                              ("çift yönlülüğüyle", "tr")])  # "by being bidirectional"
 def test_a_choice_named_by_its_distinctive_first_words(typed, language):
     result = verdict(CHOICE, typed, language)
     assert result.correct and result.suggested == (3 if typed == "CIFT YONLU" else 4)  # without its letters: 3

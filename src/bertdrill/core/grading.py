@@ -658,11 +658,11 @@ def _grade_meaning(text: str, options: tuple[str, ...], correct: int, language: 
     # encoder; no causal mask"); never by later words alone, which may drop a "no" ("causal mask").
     words = fold_letters(typed, language).split()
     opening = [i for i, key in enumerate(keys) if words and len(key.split()) > len(words)
-               and all(map(same_word, words, fold_letters(key, language).split()))]
+               and all(same_word(t, w, language) for t, w in zip(words, fold_letters(key, language).split()))]
     if len(opening) == 1:
         if opening[0] != correct:
             return _wrong(expected)
-        as_typed = all(map(same_word, typed.split(), keys[correct].split()))
+        as_typed = all(same_word(t, w, language) for t, w in zip(typed.split(), keys[correct].split()))
         return _right(expected) if as_typed else _spelling(expected, options[correct])  # CIFT YONLU: a note
     if len(opening) > 1:
         return Verdict(False, WRONG, _("Several options begin so: type more of the one you mean"), expected,
