@@ -152,6 +152,46 @@ def print_json(data: object) -> None:
     out.file.write("".join(chunks) + "\n")
 
 
+def print_json_items(items: Iterable[object]) -> None:
+    """:func:`print_json` of a list, each item encoded and written as it comes: the same text as the list's, and
+    only one item is held (``bertdrill cards --json`` of 100,000 cards)."""
+    import json
+
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    write = _json_writer()
+    shown = 0
+    pending: list[str] = []
+    for item in items:
+        pending.append(("[\n  " if not shown else ",\n  ") + encoder.encode(_finite(item)).replace("\n", "\n  "))
+        shown += 1
+        if len(pending) == 256:
+            write("".join(pending))
+            pending.clear()
+    write("".join(pending) + ("\n]\n" if shown else "[]\n"))
+
+
+def _json_writer() -> Callable[[str], None]:
+    """Where JSON text goes: standard output as it is, or highlighted on a terminal as ``print_json`` does."""
+    if not out.is_terminal:
+        file = out.file
+
+        def written(chunk: str) -> None:
+            file.write(chunk)
+
+        return written
+    from rich.highlighter import JSONHighlighter
+    from rich.text import Text
+
+    highlighter = JSONHighlighter()
+
+    def highlighted(chunk: str) -> None:
+        text = highlighter(Text(chunk))
+        text.no_wrap, text.overflow = True, None  # as rich's print_json shows JSON
+        out.print(text, soft_wrap=True, end="")
+
+    return highlighted
+
+
 def _finite(data: object) -> object:
     """``data`` with every NaN and infinity as None: JSON has no such numbers (``NaN`` is no JSON)."""
     match data:
