@@ -76,7 +76,7 @@ def test_leak_warnings_grow_with_the_lesson_not_with_its_pairs(cli, tmp_path):
     assert any(re.search(r"the answer to fact-\d+, fact-\d+, fact-\d+, …; a sheet", line) for line in leaks)
 
 
-def generated_lesson(items: int) -> str:
+def generated_lesson(items: int, lesson_id: str = "generated") -> str:
     import importlib.util
     from pathlib import Path
 
@@ -85,7 +85,7 @@ def generated_lesson(items: int) -> str:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    text: str = module.generated_lesson(items)
+    text: str = module.generated_lesson(items, lesson_id)
     return text
 
 
@@ -172,3 +172,78 @@ def test_a_wrong_sample_solution_is_an_error_at_its_item(cli, lesson_text, tmp_p
     assert result.stderr == (
         f"{crashed}:{line}: 'count-bert-base' öğesi: tr örnek çözümü yanlış: bir hatayla duruyor (çıkış kodu 1): "
         "NameError: name 'gome' is not defined. Did you mean: 'gomme'?\n")
+
+
+def _two_lessons(tmp_path):
+    paths = []
+    for name in ("first", "second"):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(generated_lesson(400, name), encoding="utf-8")  # 560 cards each: a streamed list
+        paths.append(path)
+    return paths
+
+
+def test_many_cards_are_rich_s_table_printed_as_it_is_built(cli, tmp_path):
+    """`cards` beyond a screenful of rows prints each row as its lesson is built (100,000 cards were one rich table:
+    61 s and 710 MB before a line showed). The text is rich's table of every card, in the columns the first rows
+    gave (the widths are read off the header); so is a short list, in columns as wide as its texts."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from bertdrill.adapters.lessons import all_cards, load_lessons
+    from bertdrill.cli.base import escape
+    from bertdrill.cli.review import kind_name
+    from bertdrill.core.cards import search
+
+    paths = _two_lessons(tmp_path)
+    cards = all_cards(load_lessons(paths))
+    result = cli("cards", "-f", str(paths[0]), "-f", str(paths[1]))
+    assert result.exit_code == 0, result.stderr
+    top = result.stdout.splitlines()[1]
+    widths = [len(part) - 2 for part in top.strip("┏┓").split("┳")]
+
+    def rich_table(widths):
+        table = Table(title=f"{len(cards):,} cards", show_lines=False, expand=False)
+        for name, width in zip(("id", "kind", "question", "answer"), widths, strict=True):
+            table.add_column(name, overflow="fold", width=width)
+        for card in cards:
+            table.add_row(escape(card.key), kind_name(card.kind), escape(card.question("en")), escape(card.answer["en"]))
+        console = Console(file=io.StringIO(), width=120, soft_wrap=True, highlight=False, emoji=False)
+        console.print(table)
+        return console.file.getvalue()
+
+    assert len(cards) == 1120 and result.stdout == rich_table(widths)
+    assert sum(len(line) > 120 for line in result.stdout.splitlines()) == 0
+    assert sum(line.startswith("│ fact-") for line in result.stdout.splitlines()) == 160  # every row, once
+    found = cli("cards", "-f", str(paths[0]), "-f", str(paths[1]), "--search", "numeric")
+    assert found.stdout.splitlines()[0] == f"{len(search(cards, 'numeric'))} cards"  # few: one table, as before
+
+
+def test_cards_are_written_before_the_last_lesson_is_built(cli, tmp_path, monkeypatch):
+    """Rows come as they are built, a lesson's cards at a time, as table or JSON: the first lesson's cards are
+    on standard output (in chunks of a few hundred lines) before the second lesson compiles."""
+    import json
+    import sys
+
+    from bertdrill.core import cards as cards_module
+
+    paths = _two_lessons(tmp_path)
+    assert cli("check", str(paths[0]), str(paths[1])).exit_code == 0  # verified and cached: compiled only to be shown
+    compile_lesson = cards_module.compile_lesson
+    written: list[str] = []
+
+    def compiling(lesson):
+        sys.stdout.flush()
+        written.append(sys.stdout.buffer.getvalue().decode())  # type: ignore[attr-defined]
+        return compile_lesson(lesson)
+
+    monkeypatch.setattr(cards_module, "compile_lesson", compiling)
+    for extra in ([], ["--json"]):
+        written.clear()
+        result = cli("cards", "-f", str(paths[0]), "-f", str(paths[1]), *extra)
+        assert result.exit_code == 0 and len(written) == 2
+        assert written[0] == "" and "second" not in written[1]
+        assert "fact-100" in written[1]  # a hundred and more of the first lesson's 560 cards (written in chunks)
+    assert [card["id"] for card in json.loads(result.stdout)][559:561] == ["first/match-399#width", "second/fact-0"]

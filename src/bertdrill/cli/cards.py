@@ -155,9 +155,12 @@ def _print_streamed(first: list[Card], rest: Iterator[Card], language: str, coun
     were shown."""
     import re
 
-    from rich.cells import cell_len
+    from rich.cells import cell_len as cells_of
 
     from bertdrill.core.text import show_controls
+
+    def cell_len(text: str) -> int:  # ASCII text (controls are symbols by now) is a cell a character
+        return len(text) if text.isascii() else cells_of(text)
 
     widths = _column_widths(first, language)
     head = _cards_table(first[:1], language, count or 0, widths)
@@ -207,7 +210,9 @@ def _wrapped(text: str, width: int, cell_len: Callable[[str], int]) -> list[str]
     from rich._wrap import divide_line
 
     lines = []
-    for line in text.expandtabs(8).split("\n"):
+    if "\t" in text:
+        text = text.expandtabs(8)
+    for line in text.split("\n"):
         if cell_len(line) <= width:
             lines.append(line)
             continue
