@@ -210,9 +210,9 @@ def test_many_cards_are_rich_s_table_printed_as_it_is_built(cli, tmp_path):
             table.add_column(name, overflow="fold", width=width)
         for card in cards:
             table.add_row(escape(card.key), kind_name(card.kind), escape(card.question("en")), escape(card.answer["en"]))
-        console = Console(file=io.StringIO(), width=120, soft_wrap=True, highlight=False, emoji=False)
-        console.print(table)
-        return console.file.getvalue()
+        shown = io.StringIO()
+        Console(file=shown, width=120, soft_wrap=True, highlight=False, emoji=False).print(table)
+        return shown.getvalue()
 
     assert len(cards) == 1120 and result.stdout == rich_table(widths)
     assert sum(len(line) > 120 for line in result.stdout.splitlines()) == 0
@@ -224,6 +224,7 @@ def test_many_cards_are_rich_s_table_printed_as_it_is_built(cli, tmp_path):
 def test_cards_are_written_before_the_last_lesson_is_built(cli, tmp_path, monkeypatch):
     """Rows come as they are built, a lesson's cards at a time, as table or JSON: the first lesson's cards are
     on standard output (in chunks of a few hundred lines) before the second lesson compiles."""
+    import io
     import json
     import sys
 
@@ -236,7 +237,9 @@ def test_cards_are_written_before_the_last_lesson_is_built(cli, tmp_path, monkey
 
     def compiling(lesson):
         sys.stdout.flush()
-        written.append(sys.stdout.buffer.getvalue().decode())  # type: ignore[attr-defined]
+        buffer = sys.stdout.buffer  # the test runner's
+        assert isinstance(buffer, io.BytesIO)
+        written.append(buffer.getvalue().decode())
         return compile_lesson(lesson)
 
     monkeypatch.setattr(cards_module, "compile_lesson", compiling)
