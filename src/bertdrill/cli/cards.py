@@ -8,7 +8,7 @@ after it (the store's ``card_action`` table), so ``bertdrill cards undo`` takes 
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Annotated, assert_never
+from typing import TYPE_CHECKING, Annotated, TypeVar, assert_never
 
 import typer
 from typer.core import TyperGroup
@@ -23,10 +23,10 @@ from bertdrill.cli.base import (
     app,
     clock,
     escape,
-    load,
+    load_indexed,
     managing,
     number,
-    open_store,
+    open_indexed_store,
     out,
     print_json,
     texts_language,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from rich.table import Table
     from typer._click.core import Context
 
-    from bertdrill.adapters.lessons import LessonIndex
+    from bertdrill.adapters.lessons import CardRow, LessonIndex
     from bertdrill.core.cards import Card
     from bertdrill.core.scheduling.actions import CardAction
     from bertdrill.ports import Action, Answer, CardState
@@ -86,7 +86,7 @@ def cards(
     """Show the cards a lesson compiles into, or the ones a search finds; manage yours with the commands below."""
     if ctx.invoked_subcommand is not None:
         return
-    from bertdrill.cli.base import chosen_lessons, load_indexed, print_json_items
+    from bertdrill.cli.base import chosen_lessons, print_json_items
     from bertdrill.cli.lessons import _card_json
 
     lessons = chosen_lessons(load_indexed(paths), lesson_id)
@@ -249,11 +249,11 @@ def history(
     """Show a card, its schedule now, and everything that happened to it: answers and actions, oldest first."""
     from bertdrill.core.scheduling.state import study_day
 
-    loaded = load(paths)
+    loaded = load_indexed(paths)
     language = texts_language(loaded, lang)
-    store, compiled, _lessons = open_store(db, paths, None, language, loaded=loaded, learner=learner)
+    store, indexes, _lessons = open_indexed_store(db, paths, None, language, loaded=loaded, learner=learner)
     with store:
-        chosen = chosen_cards(compiled, [card], single=True)[0]
+        chosen = built_cards(indexes, [card], single=True)[0]
         state = store.state(chosen.id)
         answers = managing(store).answers(chosen.id)
         actions = managing(store).actions(chosen.id)
@@ -321,7 +321,7 @@ def reschedule(
 @cards_app.command()
 def undo(lang: LangOption = "", db: DbOption = None, learner: LearnerOption = None, paths: FilesOption = None) -> None:
     """Take back the latest suspend, unsuspend, forget, reset or reschedule, if the card has not changed since."""
-    store, _compiled, _lessons = open_store(db, paths, None, lang, learner=learner)
+    store, _indexes, _lessons = open_indexed_store(db, paths, None, lang, learner=learner)
     with store:
         done = managing(store).undo_action()
     out.print(_("Undone: {action} of {card}; it is back as it was.").format(action=action_name(done.action),
@@ -334,9 +334,9 @@ def _act(names: list[str], action_name_: str, lang: str, db: str | None, learner
     from bertdrill.core.scheduling.state import study_day
 
     action = CardAction(action_name_)
-    store, compiled, _lessons = open_store(db, paths, None, lang, learner=learner)
+    store, indexes, _lessons = open_indexed_store(db, paths, None, lang, learner=learner)
     with store:
-        chosen = chosen_cards(compiled, names)
+        chosen = built_cards(indexes, names)
         moment = clock()()
         today = study_day(moment, rollover_hour)
         day = due_day(due, today) if due is not None else None
@@ -354,24 +354,37 @@ def _act(names: list[str], action_name_: str, lang: str, db: str | None, learner
 # --------------------------------------------------------------------------- helpers
 
 
-def chosen_cards(cards: Sequence[Card], names: Sequence[str], *, single: bool = False) -> list[Card]:
+def built_cards(indexes: Sequence[LessonIndex], names: Sequence[str], *, single: bool = False) -> list[Card]:
+    """:func:`chosen_cards` among the lessons' rows, and only those cards built (a lesson's cards are many: the 1M
+    store's 100,000 built and synced to act on one took 220 MB)."""
+    from bertdrill.cli.base import cards_by_id
+
+    chosen = chosen_cards([row for index in indexes for row in index.cards], names, single=single)
+    built = cards_by_id(indexes, [row.id for row in chosen])
+    return [built[row.id] for row in chosen]
+
+
+Named = TypeVar("Named", "Card", "CardRow")
+
+
+def chosen_cards(cards: Sequence[Named], names: Sequence[str], *, single: bool = False) -> list[Named]:
     """The reviewed cards the names stand for, in the order named: a card id, its key (without the lesson), or an
     item id (all its cards). An unknown name is an error naming the closest ids."""
     import difflib
 
     reviewed = [card for card in cards if card.kind.reviewed]
-    chosen: list[Card] = []
+    chosen: list[Named] = []
     for name in names:
-        found = [card for card in reviewed if name in (card.id, card.key)] or \
+        found = [card for card in reviewed if name in (card.id, card.id.partition("/")[2])] or \
                 [card for card in reviewed if card.item_id == name]
         if not found:
-            close = difflib.get_close_matches(name, [card.key for card in reviewed], n=3)
+            close = difflib.get_close_matches(name, [card.id.partition("/")[2] for card in reviewed], n=3)
             hint = _(" (did you mean {names}?)").format(names=", ".join(close)) if close else ""
             raise BertdrillError(_("no card {name!r} in the lessons{hint}; `bertdrill cards --search WORDS` finds "
                                    "one").format(name=name, hint=hint))
         if single and len(found) > 1:
             raise BertdrillError(_("{name!r} has several cards ({cards}); name one").format(
-                name=name, cards=", ".join(card.key for card in found)))
+                name=name, cards=", ".join(card.id.partition("/")[2] for card in found)))
         chosen.extend(card for card in found if card not in chosen)
     return chosen
 
