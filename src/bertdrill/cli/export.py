@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, overload
 
 import typer
 
@@ -14,7 +15,7 @@ from bertdrill.cli.base import (
     choose_language,
     escape,
     inputs,
-    load,
+    load_indexed,
     number,
     out,
     progress,
@@ -23,6 +24,33 @@ from bertdrill.cli.base import (
 from bertdrill.cli.review import kind_name
 from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.kinds import Kind
+
+if TYPE_CHECKING:
+    from bertdrill.adapters.lessons import LessonIndex
+    from bertdrill.core.lesson import Lesson
+
+
+class _ReadInTurn(Sequence["Lesson"]):
+    """The lessons, each read whole from its index when its turn comes, and not kept: an export holds one lesson
+    and the notes made so far (the 1M store's eight lessons, held together, were a third of a 448 MB export)."""
+
+    def __init__(self, indexes: Sequence[LessonIndex]):
+        self._indexes = indexes
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    @overload
+    def __getitem__(self, at: int) -> Lesson: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[Lesson]: ...
+
+    def __getitem__(self, at: int | slice) -> Lesson | Sequence[Lesson]:
+        if isinstance(at, slice):
+            return _ReadInTurn(self._indexes[at])
+        return self._indexes[at].lesson()
+
 
 export_app = typer.Typer(no_args_is_help=True, help="Write lessons as files for other tools.")
 app.add_typer(export_app, name="export", help="Write lessons as files for other tools (Anki).")
@@ -58,10 +86,13 @@ def anki(
 
     read, replace = inputs(paths), Replace.forced(force)
     check_target(output, replace=replace, inputs=read)  # before reading the lessons, which can take a while
-    lessons = load(paths)
-    package = export(lessons, output, lang if lang == "all" else texts_language(lessons, lang, refuse=False),
-                     track=lambda cards: progress(cards, _("Making notes")), say_in=translations(), inputs=read,
-                     replace=replace)
+    from bertdrill.adapters.export.anki import lesson_times
+
+    indexes = load_indexed(paths)
+    package = export(_ReadInTurn(indexes), output,
+                     lang if lang == "all" else texts_language(indexes, lang, refuse=False),
+                     modified=lesson_times(indexes), track=lambda cards: progress(cards, _("Making notes")),
+                     say_in=translations(), inputs=read, replace=replace)
     kinds = ", ".join(f"{number(count)} {kind_name(Kind(kind))}" for kind, count in sorted(package.kinds.items()))
     notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
     decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))

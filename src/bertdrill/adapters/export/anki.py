@@ -44,7 +44,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, NamedTuple, assert_never
+from typing import BinaryIO, NamedTuple, Protocol, assert_never
 
 import genanki
 
@@ -533,7 +533,17 @@ def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, m
 
 # --- writing ---------------------------------------------------------------------------------
 
-def lesson_times(lessons: Sequence[Lesson], now: float | None = None) -> dict[str, int]:
+class Filed(Protocol):
+    """A lesson, or what stands for one (its index): its id and the file it came from."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+
+def lesson_times(lessons: Sequence[Filed], now: float | None = None) -> dict[str, int]:
     """Each lesson's modification time: its file's, never later than ``now``.
 
     A lesson that is not a file (parsed from text) is as new as ``now``.
@@ -554,10 +564,19 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
     genanki writes the collection: its tables, settings, note types and decks. The note and
     card rows go in with one ``executemany`` each, where genanki would run one INSERT per row;
     with that, exporting a lesson costs about what genanki alone takes to write the same notes.
-    The database is built in memory (``genanki.Package.write_to_file`` leaves its temporary
-    database behind). New note and card ids count up from ``timestamp`` in milliseconds, as
+    The database is built in a temporary folder of its own, removed after (``genanki.Package.write_to_file``
+    leaves its temporary database behind). New note and card ids count up from ``timestamp`` in milliseconds, as
     Anki's own ids do.
     """
+    import tempfile
+
+    # The collection is built in a temporary file, then copied into the archive a block at a time: one built in
+    # memory was held twice (the database, then its serialized bytes; 42 MB each for 100,000 notes)
+    with tempfile.TemporaryDirectory(prefix="bertdrill-anki-") as folder:
+        _write_package(package, target, timestamp, Path(folder) / "collection.anki2")
+
+
+def _write_package(package: Package, target: BinaryIO, timestamp: float, collection: Path) -> None:
     ids = itertools.count(int(timestamp * 1000))
     note_rows, card_rows = [], []
     for position, note in enumerate(package.notes, start=1):
@@ -565,10 +584,11 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
         note_rows.append((note_id, note.guid, note.model.model_id, note.modified, f" {' '.join(note.tags)} ",
                           "\x1f".join(note.fields), note.fields[0]))
         card_rows.append((next(ids), note_id, note.deck_id, note.modified, position))
-    db = sqlite3.connect(":memory:")
+    db = sqlite3.connect(collection)
     try:
         cursor = db.cursor()
-        cursor.execute("PRAGMA journal_mode = OFF")  # a database in memory, never rolled back
+        cursor.execute("PRAGMA journal_mode = OFF")  # a temporary database, never rolled back
+        cursor.execute("PRAGMA synchronous = OFF")  # nor kept after a crash: the package is written atomically
         genanki.Package(package.decks).write_to_db(cursor, timestamp, ids)
         # Build the indexes once after the rows, not row by row, as SQLite's bulk loads do.
         indexes = cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' "
@@ -584,14 +604,13 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
         for _, sql in indexes:
             cursor.execute(sql)
         db.commit()
-        collection = db.serialize()
     finally:
         db.close()
     # Stored, not compressed, as genanki stores its packages: compressing would add a fifth to
     # the time it takes to write a large one. Anki reads both.
     with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
         archive.comment = zip_comment()  # bertdrill's mark: a later export replaces this file (Anki ignores it)
-        archive.writestr("collection.anki2", collection)
+        archive.write(collection, "collection.anki2")
         archive.writestr("media", "{}")
 
 
