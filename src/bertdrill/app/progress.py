@@ -123,5 +123,18 @@ def calibration(store: SchedulerSettings, lessons: Collection[str] | None, *,
     training = Training()
     read(training.add)
     scoring = OutOfSample(fitted_splits(training.collected()))
+    _return_freed_heap()  # fsrs-rs's freed heap, else kept by the allocator beside the scoring's own
     read(scoring.add)
     return scoring.report()
+
+
+def _return_freed_heap() -> None:
+    """Give the heap fsrs-rs freed back to the system (glibc's ``malloc_trim``; nothing elsewhere): its fits' heap
+    stayed with the allocator (RSS 161 MB after the calibration's fits, 64 MB trimmed), and what Python allocates
+    next comes from its own arenas, not from it."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)  # the process's own symbols: glibc's where it is the C library
+    except (OSError, AttributeError):  # not glibc (macOS, musl): no such call, nothing to give back this way
+        pass

@@ -115,7 +115,11 @@ def fitted_splits(training: TrainingSet, splits: int = SPLITS) -> Splits:
         day = date.fromordinal(training.day(count * part // (splits + 1))) if count > splits else None
         if day is not None and (not starts or day > starts[-1]) and day.toordinal() > training.day(0):
             starts.append(day)
-    parameters = [tuple(compute_parameters(default_parameters(), training.before(start))) for start in starts]
+    # largest fit first: each is seeded on its own (the same parameters in any order), and the smaller ones then fit
+    # in the heap the largest left to the allocator, where ascending order grew it fit after fit
+    fitted = {start: tuple(compute_parameters(default_parameters(), training.before(start)))
+              for start in reversed(starts)}
+    parameters = [fitted[start] for start in starts]
     return Splits(tuple(starts), tuple(parameters), len(training))
 
 

@@ -123,9 +123,11 @@ class TrainingSet:
     in ``reviews``), and each item, oldest first (a day's in card order), as the end of its history in ``reviews``
     and its card's number among the logs; each study day (as an ordinal) with the end of its items. The FSRSItems
     are made one at a time as fsrs-rs reads them (:attr:`items`): a million reviews' items held as FSRSItems were
-    100 MB, beside fsrs-rs's own copy of them."""
+    100 MB, beside fsrs-rs's own copy of them. ``reviews`` holds each review as its FSRSReview's position in
+    ``kinds`` (4 bytes a review, where a list of pointers to them was 8)."""
 
-    reviews: list[Any]
+    kinds: tuple[Any, ...]
+    reviews: array[int]
     firsts: array[int]
     ends: array[int] | memoryview  # a prefix of another set's (before) is a view of its array, not a copy
     cards: array[int] | memoryview
@@ -149,7 +151,7 @@ class TrainingSet:
         """The items of the study days before ``day`` (a prefix: they are in day order), sharing this set's arrays."""
         days = bisect_left(self.study_days, day.toordinal())
         end = self.day_ends[days - 1] if days else 0
-        return TrainingSet(self.reviews, self.firsts, memoryview(self.ends)[:end], memoryview(self.cards)[:end],
+        return TrainingSet(self.kinds, self.reviews, self.firsts, memoryview(self.ends)[:end], memoryview(self.cards)[:end],
                            self.study_days[:days], self.day_ends[:days])
 
 
@@ -174,12 +176,14 @@ class Items(Sequence[Any]):
             return [self[each] for each in range(*index.indices(len(self)))]
         training = self._training
         end = training.ends[index]  # an index out of range is the array's IndexError
-        return engine().FSRSItem(training.reviews[training.firsts[training.cards[index]]:end])
+        return engine().FSRSItem(list(map(training.kinds.__getitem__,
+                                          training.reviews[training.firsts[training.cards[index]]:end])))
 
     def __iter__(self) -> Iterator[Any]:
         item, reviews, firsts = engine().FSRSItem, self._training.reviews, self._training.firsts
+        kind = self._training.kinds.__getitem__
         for end, card in zip(self._training.ends, self._training.cards):
-            yield item(reviews[firsts[card]:end])
+            yield item(list(map(kind, reviews[firsts[card]:end])))
 
 
 class Training:
@@ -188,18 +192,19 @@ class Training:
     appended to one list, and its items go to their study day's bucket, which gives day order without sorting."""
 
     def __init__(self) -> None:
-        self._review = cache(engine().FSRSReview)  # one FSRSReview per (rating, delta): a few thousand in all
-        self._reviews: list[Any] = []
+        self._kinds: dict[tuple[int, int], int] = {}  # (rating, delta) -> its FSRSReview's position: a few thousand
+        self._reviews: array[int] = array(INDEX)
         self._firsts: array[int] = array(INDEX)
         self._by_day: dict[int, tuple[array[int], array[int]]] = {}
 
     def add(self, log: Iterable[tuple[date, int]]) -> None:
         """One card's answers (study day, grade), oldest first; see the module's docstring."""
-        number, reviews = len(self._firsts), self._reviews
+        number, reviews, kinds = len(self._firsts), self._reviews, self._kinds
         self._firsts.append(len(reviews))
         last: date | None = None
         for day, grade in scheduling_answers(log):
-            reviews.append(self._review(RATING_OF_GRADE[check_grade(grade)], 0 if last is None else (day - last).days))
+            kind = (RATING_OF_GRADE[check_grade(grade)], 0 if last is None else (day - last).days)
+            reviews.append(kinds.setdefault(kind, len(kinds)))
             if last is not None:
                 ends, cards = self._by_day.setdefault(day.toordinal(), (array(INDEX), array(INDEX)))
                 ends.append(len(reviews))
@@ -215,8 +220,10 @@ class Training:
             cards += day_cards
             study_days.append(ordinal)
             day_ends.append(len(ends))
-        training = TrainingSet(self._reviews, self._firsts, ends, cards, study_days, day_ends)
-        self._reviews, self._firsts = [], array(INDEX)
+        review = engine().FSRSReview
+        kinds = tuple(review(rating, delta) for rating, delta in self._kinds)  # a dict keeps its keys' order
+        training = TrainingSet(kinds, self._reviews, self._firsts, ends, cards, study_days, day_ends)
+        self._kinds, self._reviews, self._firsts = {}, array(INDEX), array(INDEX)
         return training
 
 
