@@ -154,6 +154,7 @@ def _print_streamed(first: list[Card], rest: Iterator[Card], language: str, coun
     header and its edges are rich's own; ``count`` is the title's (None: no title). Returns how many cards
     were shown."""
     import re
+    from itertools import chain
 
     from rich.cells import cell_len as cells_of
 
@@ -173,7 +174,7 @@ def _print_streamed(first: list[Card], rest: Iterator[Card], language: str, coun
     write = out.file.write
     write("\n".join(lines[: cut + 1]) + "\n")  # the title, the top edge, the header, the line under it
     shown, pending = 0, []
-    for card in _chained(first, rest):
+    for card in chain(first, rest):
         shown += 1
         cells = [_wrapped(_shown_text(cell, show_controls), width, cell_len)
                  for cell, width in zip(_cells(card, language), widths, strict=True)]
@@ -190,11 +191,6 @@ def _print_streamed(first: list[Card], rest: Iterator[Card], language: str, coun
     write("\n".join(pending) + "\n")
     out.file.flush()
     return shown
-
-
-def _chained(first: list[Card], rest: Iterator[Card]) -> Iterator[Card]:
-    yield from first
-    yield from rest
 
 
 def _shown_text(text: str, show_controls: Callable[[str], str]) -> str:
@@ -375,18 +371,23 @@ def chosen_cards(cards: Sequence[Named], names: Sequence[str], *, single: bool =
     reviewed = [card for card in cards if card.kind.reviewed]
     chosen: list[Named] = []
     for name in names:
-        found = [card for card in reviewed if name in (card.id, card.id.partition("/")[2])] or \
+        found = [card for card in reviewed if name in (card.id, _key(card))] or \
                 [card for card in reviewed if card.item_id == name]
         if not found:
-            close = difflib.get_close_matches(name, [card.id.partition("/")[2] for card in reviewed], n=3)
+            close = difflib.get_close_matches(name, [_key(card) for card in reviewed], n=3)
             hint = _(" (did you mean {names}?)").format(names=", ".join(close)) if close else ""
             raise BertdrillError(_("no card {name!r} in the lessons{hint}; `bertdrill cards --search WORDS` finds "
                                    "one").format(name=name, hint=hint))
         if single and len(found) > 1:
             raise BertdrillError(_("{name!r} has several cards ({cards}); name one").format(
-                name=name, cards=", ".join(card.id.partition("/")[2] for card in found)))
+                name=name, cards=", ".join(map(_key, found))))
         chosen.extend(card for card in found if card not in chosen)
     return chosen
+
+
+def _key(card: Card | CardRow) -> str:
+    """A card's id without its lesson: ``bert-acronym`` for ``bert-basics/bert-acronym`` (a row has no key)."""
+    return card.id.partition("/")[2]
 
 
 def due_day(text: str, today: date) -> date:

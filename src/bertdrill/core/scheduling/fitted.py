@@ -118,13 +118,12 @@ def check_parameters(parameters: Sequence[float]) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class TrainingSet:
-    """What fsrs-rs fits on, held compactly: every review that schedules once (``reviews``: card after card, each the
-    position in ``kinds`` of the FSRSReview shared by all reviews of the same rating and delta), each card's first
-    review (``firsts``: its index in ``reviews``), and each item, oldest first (a day's in card order), as the end of its history in ``reviews``
-    and its card's number among the logs; each study day (as an ordinal) with the end of its items. The FSRSItems
-    are made one at a time as fsrs-rs reads them (:attr:`items`): a million reviews' items held as FSRSItems were
-    100 MB, beside fsrs-rs's own copy of them. ``reviews`` holds each review as its FSRSReview's position in
-    ``kinds`` (4 bytes a review, where a list of pointers to them was 8)."""
+    """What fsrs-rs fits on, held compactly: every review that schedules once (``reviews``: card after card, each
+    the position in ``kinds`` of the FSRSReview shared by all reviews of the same rating and delta: 4 bytes a review,
+    where a pointer was 8), each card's first review (``firsts``: its index in ``reviews``), and each item, oldest
+    first (a day's in card order), as the end of its history in ``reviews`` and its card's number among the logs;
+    each study day (as an ordinal) with the end of its items. The FSRSItems are made one at a time as fsrs-rs reads
+    them (:attr:`items`): a million reviews' items held as FSRSItems were 100 MB, beside fsrs-rs's own copy."""
 
     kinds: tuple[Any, ...]
     reviews: array[int]
