@@ -1041,6 +1041,33 @@ def test_cram_leaves_the_schedule_alone(cli, mini, monkeypatch):
     assert "Saved: grade 5 · next review in 6 days" in due.stdout  # the day's review schedules all the same
 
 
+def test_a_cram_builds_its_cards_as_it_shows_them(tmp_path):
+    """issue 25: no command above 200 MB on the 1M-answer store. `review --cram` built every card of the lessons
+    before showing the first (409 MB on that store's 100,002 cards; 98 MB now, a review's 73 plus its queue of
+    ids). Here, on a lesson of 7,000 cards, it peaked 21 MB above a review's first card; now 2 MB below it."""
+    if (benchmarks := str(Path(__file__).resolve().parent.parent / "benchmarks")) not in sys.path:
+        sys.path.insert(0, benchmarks)
+    from lessons import generated_lesson
+
+    lesson = tmp_path / "big.toml"
+    lesson.write_text(generated_lesson(5_000, "big"), encoding="utf-8")
+
+    def peak(shown: str, *options: str) -> int:
+        # the peak from here on: a child's counts from its fork, so it would start at pytest's own (clear_refs: 5)
+        script = ("import pathlib, sys; pathlib.Path('/proc/self/clear_refs').write_text('5')\n"
+                  "from bertdrill.cli import run; sys.argv = ['bertdrill', 'review', *sys.argv[1:]]\ntry:\n"
+                  "    run()\nfinally:\n    print(next(line for line in pathlib.Path('/proc/self/status')"
+                  ".read_text().splitlines() if line.startswith('VmHWM')), file=sys.stderr)")
+        ended = subprocess.run([sys.executable, "-c", script, *options, "--file", str(lesson)], input=":quit\n",
+                               capture_output=True, text=True, timeout=300)
+        assert shown in ended.stdout, ended.stderr
+        return int(ended.stderr.split()[-2]) * 1024
+
+    peak("Card 1 of 10 ")  # the lesson verified into the cache and synced: that peak is neither command's
+    review, cram = peak("Card 1 of 10 "), peak("Card 1 of 7,000 · cram", "--cram")
+    assert cram - review < 10_000_000, (cram, review)
+
+
 def test_a_carried_over_redrill_shows_no_preview_and_a_leech_offers_only_an_undo_it_can_give(cli, mini, monkeypatch):
     """issue 21: a re-drill carried over from an earlier session today showed a 'Comes back' preview its answer
     would not honour; the leech line offered an undo at the end of a session, where none can be typed."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import TypeVar
 
@@ -10,6 +13,7 @@ import pytest
 from bertdrill.adapters.lessons import all_cards, load_lessons
 from bertdrill.adapters.store import DayCounts, Store
 from bertdrill.adapters.store.memory import MemoryStore
+from bertdrill.app.deck import Deck
 from bertdrill.app.session import (
     LEARNING_STEPS,
     MAX_REDRILLS,
@@ -21,6 +25,7 @@ from bertdrill.app.session import (
     record_attempt,
     room_today,
 )
+from bertdrill.core.cards import Card
 from bertdrill.core.scheduling import sm2
 from bertdrill.core.scheduling.state import GRADES, NEW, AnswerKind, NextStates, Schedule, study_day
 
@@ -344,6 +349,53 @@ def test_suspended_cards_stay_away(db, cards, shown, clock):
     s.suspend()
     clock.advance(days=30)
     assert shown[0].id not in [entry.card.id for entry in session(db, cards, clock, new=50)._queue]
+
+
+class Counting:
+    """A lesson's cards for a :class:`Deck`, counting each card it builds."""
+
+    def __init__(self, lesson_id: str, cards: list[Card]):
+        self.id, self.cards = lesson_id, cards  # the rows too, as a lesson's index lists them
+        self.built: Counter[str] = Counter()
+
+    def new_order(self) -> list[str]:
+        return [card.id for card in interleave_by_kind(card for card in self.cards if card.kind.reviewed)]
+
+    def cards_of(self, card_ids: Iterable[str]) -> dict[str, Card]:
+        wanted = set(card_ids)
+        found = {card.id: card for card in self.cards if card.id in wanted}
+        self.built.update(found.keys())
+        return found
+
+
+def test_a_cram_goes_through_every_card_in_order_building_each_when_it_is_shown(db, cards, clock):
+    """issue 25: `review --cram` built all 100,002 cards of the 1M-answer store's lessons before showing the
+    first (409 MB). Each is built now when it comes to the front, and the cram is what it was: every card of the
+    lessons not suspended or removed (buried and learned ones too), interleaved by kind lesson by lesson, a
+    failed card again after the rest, undo showing the card again."""
+    copy = [replace(card, id="copy/" + card.key, lesson_id="copy") for card in cards]
+    every = interleave_by_kind(card for card in [*cards, *copy] if card.kind.reviewed)  # over both at once
+    db.sync([card for card in [*cards, *copy] if card.id != every[-1].id])  # removed from its lesson
+    db.set_flags(every[1].id, suspended=True)
+    db.set_flags(every[2].id, buried_until=date(2025, 3, 4))
+    db.answer(every[3].id, grade=5, kind="new", reviewed_at=clock() - timedelta(days=1), study_day=date(2025, 3, 2),
+              reschedule=lambda state: Schedule(1, 250, 6, date(2025, 3, 8)))
+    crammed = [card.id for card in every if card.id not in (every[1].id, every[-1].id)]
+    lessons = [Counting("bert-basics", cards), Counting("copy", copy)]
+    s = Session(db, Deck(lessons), clock=clock, cram=True)
+    assert sum(lesson.built.total() for lesson in lessons) == 0  # none built before the first is shown
+    assert s.position.total == s.position.cram == len(crammed) == 62
+    shown: list[str] = []
+    while (entry := s.show()) is not None:
+        shown.append(entry.card.id)
+        assert entry.kind is AnswerKind.CRAM and sum(lesson.built.total() for lesson in lessons) == len(set(shown))
+        s.answer(1 if len(shown) == 5 else 5)
+        if len(shown) == 8:
+            assert required(s.undo()).card.id == crammed[7]
+    assert shown == [*crammed[:8], crammed[7], *crammed[8:], crammed[4]]
+    assert all(count == 1 for lesson in lessons for count in lesson.built.values())  # each built once
+    one = Session(db, Deck(lessons), clock=clock, cram=True, lessons=["copy"])
+    assert [entry.card.id for entry in one._queue] == [card_id for card_id in crammed if card_id.startswith("copy/")]
 
 
 # --------------------------------------------------------------------------- summary and time

@@ -14,20 +14,16 @@ from typing import Protocol
 
 from bertdrill.core.cards import Card
 from bertdrill.core.kinds import interleave_by_kind
-from bertdrill.ports import SyncCard
 
 __all__ = ["Deck", "LessonCards"]
 
 
 class LessonCards(Protocol):
-    """One lesson's cards as a deck needs them: listed (lesson order, no more than a store keeps of each), the ids
-    of those a review shows in the order new cards come (:meth:`Deck.new_order`), and built for some ids (those
-    the lesson has; any other id is left out)."""
+    """One lesson's cards as a deck needs them: the ids of those a review shows in the order new cards come
+    (:meth:`Deck.new_order`), and built for some ids (those the lesson has; any other id is left out)."""
 
     @property
     def id(self) -> str: ...
-    @property
-    def cards(self) -> Sequence[SyncCard]: ...
     def new_order(self) -> Sequence[str]: ...
     def cards_of(self, card_ids: Iterable[str]) -> Mapping[str, Card]: ...
 
@@ -50,11 +46,6 @@ class Deck:
     @property
     def lesson_ids(self) -> list[str]:
         return list(self._lessons)
-
-    def listing(self, lesson_id: str) -> list[SyncCard]:
-        """The lesson's cards a review shows, in lesson order, as rows (none built)."""
-        lesson = self._lessons.get(lesson_id)
-        return [] if lesson is None else [card for card in lesson.cards if card.kind.reviewed]
 
     def new_order(self, lesson_id: str) -> list[str]:
         """The ids of the lesson's cards a review shows, in the order new cards are introduced: interleaved by
@@ -84,10 +75,6 @@ class _Built:
         self.id = lesson_id
         self._cards = cards
         self._by_id = {card.id: card for card in cards}
-
-    @property
-    def cards(self) -> Sequence[SyncCard]:
-        return self._cards
 
     def new_order(self) -> Sequence[str]:
         return [card.id for card in interleave_by_kind(card for card in self._cards if card.kind.reviewed)]
