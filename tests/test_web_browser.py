@@ -264,3 +264,42 @@ def test_a_learner_reviews_by_keyboard_and_the_teacher_reads_the_report(served, 
     assert [element.text for element in wait_for_all(driver, ".members .name")] == ["Ayşe", "Tülin"]
     shots += shoot(driver, folder, "members")
     assert all(path.stat().st_size > 5_000 for path in shots)
+
+
+LONG_NAME = "Ж" * 60 + "W" * 40  # the longest name a member may have (100 characters), with no place to break
+
+
+def scrolls_sideways(driver, width: int) -> bool:
+    return bool(driver.execute_script("return document.documentElement.scrollWidth") > width)
+
+
+@requires_browser
+def test_no_page_is_wider_than_a_phone_whatever_a_members_name_holds(served, browser, cli, tmp_path):
+    """A name with nowhere to break, in the header's logout button, made every page of its member wider than a phone
+    (390 px): the question, the grades and the answer ran off the screen's edge. So did it on the teacher's pages
+    that show it. Each page of both, at a phone's width."""
+    address, _postgres = served
+    assert cli("class", "add-learner", LONG_NAME, "--password", "long-password").exit_code == 0
+    driver = browser
+    folder = shots_folder(tmp_path)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    log_in(driver, address, LONG_NAME, "long-password")
+    wait_for(driver, "#answer").send_keys("72" + Keys.ENTER)  # a wrong number: the verdict, its diagnosis, the grades
+    wait_for(driver, "button[data-key='3']")
+    seen = {"verdict": scrolls_sideways(driver, 390)}
+    driver.get_screenshot_as_file(str(folder / "long-name-verdict-390.png"))
+    for path in ("/review", "/stats", "/password"):
+        driver.get(address + path)
+        wait_for(driver, "main")
+        seen[path] = scrolls_sideways(driver, 390)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    log_in(driver, address, "Tülin", "tulin-password")
+    wait_for(driver, "table.report")
+    learner = link(driver, LONG_NAME)
+    for path in ("/teacher", learner, "/teacher/members"):
+        driver.get(path if path.startswith("http") else address + path)
+        wait_for(driver, "main")
+        seen[path.rsplit("/", 2)[-2] if path.startswith("http") else path] = scrolls_sideways(driver, 390)
+    driver.get_screenshot_as_file(str(folder / "long-name-members-390.png"))
+    assert [page for page, wider in seen.items() if wider] == []

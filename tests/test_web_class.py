@@ -261,6 +261,26 @@ def test_a_learner_changes_her_own_password_and_an_archived_member_is_logged_out
         assert web.client.get("/review", follow_redirects=False).headers["location"] == "/login"
 
 
+def test_guesses_at_the_current_password_count_as_failed_logins(classroom):
+    """The password page checks the current password: it was a way around the login's limit for whoever finds a
+    browser left logged in (a dozen guesses a second, each an scrypt hash of the server's). Its failures now count
+    with the login's, for the member's name and the address alike."""
+    ayse = classroom("Ayşe")
+    ayse.get("/password")
+    for guess in range(5):
+        ayse.submit("/password", old=f"guess-{guess}", new="taken-over-1", again="taken-over-1")
+        assert ayse.status == 403 and "not your current password" in ayse.page
+    refused = ayse.client.post("/password", data={**ayse.forms()["/password"], "old": "Ayşe-password",
+                                                  "new": "taken-over-1", "again": "taken-over-1"})
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0 and "Too many attempts" in refused.text
+    assert "Password changed" not in refused.text
+    elsewhere = classroom()
+    elsewhere.get("/login")
+    elsewhere.submit("/login", name="Ayşe", password="Ayşe-password")
+    assert elsewhere.status == 429  # the login's limit is the same one
+    assert classroom("Bora").status == 200  # another member is not locked out
+
+
 def test_serve_on_postgresql_is_the_class_server_and_refuses_a_class_not_set_up(classroom, cli):
     import os
     import subprocess

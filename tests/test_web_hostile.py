@@ -46,6 +46,11 @@ def answer(**changed: Any) -> dict[str, Any]:
     ("GET", "/api/forecast?day=9999-12-30&days=400", None, 400),  # the forecast's last day overflowed date
     ("GET", "/api/due?day=0001-01-01&limit=5", None, 400),
     ("GET", "/api/due?day=2025-03-03&limit=5&lessons=" + "%5B" * 5_000, None, 400),  # a crash in the parser
+    # a number read with str.isdigit alone: int() refuses a superscript and more than 4,300 digits (both 500s),
+    # and reads another script's digits as a number the form never sends
+    ("GET", "/api/due?day=2025-03-03&limit=%C2%B2", None, 400),
+    ("GET", "/api/due?day=2025-03-03&limit=" + "9" * 5_000, None, 400),
+    ("GET", "/api/forecast?day=2025-03-03&days=%D9%A3", None, 400),
     ("GET", "/api/nothing-here", None, 404),  # the router's own refusals, as JSON too
     ("POST", "/api/fitted-sets", b"{}", 405),
 ])
@@ -183,3 +188,70 @@ def test_a_made_up_card_is_not_echoed_back_whole(classroom):  # noqa: F811
     headers = {"Authorization": f"Bearer {token_of(web, 'Ayşe')}"}
     refused = web.client.get("/api/state", params={"card": "x" * 50_000}, headers=headers)
     assert refused.status_code == 404 and len(refused.text) < 1_000
+
+
+def test_a_grade_is_ascii_digits_and_a_form_that_sends_another_is_refused(classroom):  # noqa: F811
+    """The grade's form field read with str.isdigit alone: ``²`` passed it and crashed int() (a 500), and an
+    Arabic-Indic ``٣`` was recorded as a 3 though no page's form sends it."""
+    ayse = classroom("Ayşe")
+    ayse.get("/review")
+    ayse.submit("/review/answer", answer="288")
+    form = ayse.forms()["/review/grade"]
+    for typed in ("²", "٣", "9"):
+        refused = ayse.client.post("/review/grade", data={**form, "grade": typed})
+        assert refused.status_code == 400 and "a grade is a whole number from 0 to 5" in refused.text, typed
+    assert "Saved: grade 4" in ayse.submit("/review/grade", grade="4")  # the answer was still waiting for its grade
+
+
+def test_an_exam_past_the_calendar_the_server_plans_in_is_refused_on_the_page_and_the_api(classroom):  # noqa: F811
+    """An exam in the year 9999 left no room for the intervals planned up to it: date overflowed (a 500, on the
+    page's form and through the API alike). Both read the day with one check, up to the server's last day."""
+    ayse = classroom("Ayşe")
+    headers = {"Authorization": f"Bearer {token_of(ayse, 'Ayşe')}"}
+    assert ayse.client.post("/api/scheduler", json={"name": "fsrs"}, headers=headers).status_code == 200
+    refused = ayse.client.post("/api/exam", json={"day": "9999-12-31", "target": 0.9}, headers=headers)
+    assert refused.status_code == 400 and refused.json() == {"error": "the exam's day is at the latest 9000-12-31"}
+    ayse.get("/stats")
+    form = {**ayse.forms()["/stats/exam"], "day": "9999-12-31", "target": "0.9", "plan": "set"}
+    page = ayse.client.post("/stats/exam", data=form)
+    assert page.status_code == 400 and "the exam&#39;s day is at the latest 9000-12-31" in page.text
+    planned = ayse.client.post("/api/exam", json={"day": "2025-06-01", "target": 0.9}, headers=headers)
+    assert planned.status_code == 200 and planned.json()["asked"]["day"] == "2025-06-01"  # a day in range still plans
+
+
+def test_a_database_that_fails_is_never_named_to_a_member(classroom, monkeypatch, capsys):  # noqa: F811
+    """When the class's database refuses the server (no connection allowed for its role, as while PostgreSQL
+    restarts or is full), the pages and the API said so with the database's address, the server's role and
+    PostgreSQL's own words, to anyone at the login page. A member now reads that the database failed; the server's
+    log keeps the whole message, for the teacher."""
+    from bertdrill.adapters.store import postgresql
+
+    monkeypatch.setattr(postgresql, "RECONNECT_SECONDS", 0.0)  # refused at once, not after 20 s of trying again
+    postgres = classroom.postgres
+    role = f"{postgres.database}_server"
+    ayse = classroom("Ayşe")
+    token = token_of(ayse, "Ayşe")
+    stranger = classroom()
+    stranger.get("/login")
+    with postgres.connect() as admin:
+        admin.execute(f'ALTER ROLE "{role}" CONNECTION LIMIT 0')
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+                      "AND pid <> pg_backend_pid()", (postgres.database,))  # the server's pooled connections
+    try:
+        capsys.readouterr()
+        login = stranger.client.post("/login", data={**stranger.forms()["/login"], "name": "Ayşe",
+                                                     "password": "Ayşe-password"})
+        api_login = stranger.client.post("/api/login", json={"name": "Ayşe", "password": "Ayşe-password"})
+        classroom.advance(2.5)  # her login is read from the database again
+        stats = ayse.client.get("/stats")
+        status = ayse.client.get("/api/status?day=2025-03-03", headers={"Authorization": f"Bearer {token}"})
+        logout = ayse.client.post("/api/logout", headers={"Authorization": f"Bearer {token}"})
+    finally:
+        with postgres.connect() as admin:
+            admin.execute(f'ALTER ROLE "{role}" CONNECTION LIMIT -1')
+    said = [login.text, stats.text] + [reply.json()["error"] for reply in (api_login, status, logout)]
+    assert [reply.status_code for reply in (login, stats, api_login, status, logout)] == [503] * 5
+    for text in said:
+        assert role not in text and "postgresql" not in text and "127.0.0.1" not in text and "FATAL" not in text
+        assert "the class&#39;s database did not answer" in text or text.startswith("the class's database did not")
+    assert role in capsys.readouterr().err  # the server's log says why

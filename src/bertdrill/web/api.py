@@ -57,7 +57,7 @@ from bertdrill.ports import ExamAsked, SchedulerAsked
 from bertdrill.web import pages
 from bertdrill.web.classroom import NAME_LIMIT, PASSWORD_LIMIT, ClassServer, client_address
 from bertdrill.web.pages import speaking
-from bertdrill.web.stats import switching
+from bertdrill.web.stats import exam_day, switching
 
 if TYPE_CHECKING:
     from bertdrill.adapters.store import PostgresStore
@@ -66,8 +66,6 @@ if TYPE_CHECKING:
 
 Named = TypeVar("Named", bound=StrEnum)
 GRADE_VALUES = frozenset(int(grade) for grade in Grade)
-FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9000, 12, 31)  # a day asked about: far enough from date's ends
-# that a read's arithmetic (a forecast's 400 days on, a history's weeks back) never overflows
 MAX_BODY_BYTES = 64 * 1024  # an answer is a few hundred bytes; a typed answer is cut at 4,096 characters
 REQUEST_ID_LIMIT = 64
 Handler = Callable[[Request], Awaitable[Response]]
@@ -150,8 +148,8 @@ class ClassApi:
                 return _error(exc.status_code, str(exc.detail))
             except served.Refused as exc:
                 return _error(409, str(exc))
-            except BertdrillError as exc:  # the database refused or failed: the message, no traceback
-                return _error(503, str(exc))
+            except BertdrillError as exc:  # the database refused or failed: the message (never its address), no traceback
+                return _error(503, self.server.told(exc))
 
     def store(self, member: Member) -> PostgresStore:
         """The member's store, acting as them (their desk is made, their schedules synced, on first use)."""
@@ -198,7 +196,7 @@ class ClassApi:
             try:
                 found = self.server.store.gate().log_in(name, password)
             except BertdrillError as exc:
-                return _error(503, str(exc))
+                return _error(503, self.server.told(exc))
             if found is None:
                 self.server.throttle.failed(name, client_address(request))
                 return _error(401, _("that name and password do not match a member of the class"))
@@ -321,16 +319,9 @@ def exam_asked(data: dict[str, Any]) -> ExamAsked:
         raise HTTPException(400, _("the exam's target is a number from 0.70 to 0.99"))
     if lesson is not None and (not isinstance(lesson, str) or not lesson or len(lesson) > 200):
         raise HTTPException(400, _("lesson names a lesson of the class by its id"))
-    return ExamAsked(None if day is None else _exam_day(day), target, lesson)
+    return ExamAsked(None if day is None else exam_day(day), target, lesson)
 
 
-def _exam_day(value: Any) -> date:
-    if isinstance(value, str) and len(value) <= 10:
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise HTTPException(400, _("the exam's day is a date such as 2027-01-15"))
 
 
 def _member_of(kind: type[Named], value: Any, name: str) -> Named | None:
@@ -357,7 +348,7 @@ def _bearer(request: Request) -> str | None:
 async def _json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object: 413 past :data:`MAX_BODY_BYTES`, 400 when it is not JSON (or not an object)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+    if declared is not None and pages.whole(declared, MAX_BODY_BYTES) is None:
         raise HTTPException(413, _("the request is too large"))
     body = b""
     async for chunk in request.stream():
@@ -426,16 +417,16 @@ def _day(request: Request) -> date:
         day = date.fromisoformat(request.query_params.get("day", ""))
     except ValueError:
         day = None
-    if day is None or not FIRST_DAY <= day <= LAST_DAY:
+    if day is None or not pages.FIRST_DAY <= day <= pages.LAST_DAY:
         raise HTTPException(400, _("the request needs a day such as 2025-03-03"))
     return day
 
 
 def _count(request: Request, name: str, most: int = 100_000) -> int:
-    text = request.query_params.get(name, "")
-    if not text.isdigit() or int(text) > most:
+    found = pages.whole(request.query_params.get(name, ""), most)
+    if found is None:
         raise HTTPException(400, _("{field!r} is a whole number up to {most}").format(field=name, most=most))
-    return int(text)
+    return found
 
 
 def _lessons(request: Request) -> list[str] | None:

@@ -104,7 +104,7 @@ def local_app(desk: Desk) -> Starlette:
 
 def class_app(server: ClassServer) -> Starlette:
     """The class server: members log in; learners review (their own rows only), teachers read the class."""
-    review = ReviewPages(server.sittings)
+    review = ReviewPages(server.sittings, told=server.told)
     class_pages = ClassPages(server)
     member_pages = MemberPages(server)
     teaching = TeachingPages(server)
@@ -112,6 +112,15 @@ def class_app(server: ClassServer) -> Starlette:
     async def elsewhere(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Redirect)
         return RedirectResponse(exc.location, status_code=303)
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        """A failure, as :func:`build`'s handler shows it, but never naming the class's database (:meth:`ClassServer.told`),
+        and in JSON under ``/api/``."""
+        assert isinstance(exc, BertdrillError)
+        told = server.told(exc)
+        if request.url.path.startswith(API_PREFIX):
+            return JSONResponse({"error": told}, status_code=503)
+        return pages.error_page(request, 503, told, server.languages)
 
     routes = [
         Route("/", class_pages.home),
@@ -131,7 +140,7 @@ def class_app(server: ClassServer) -> Starlette:
         Route("/settings", settings, methods=["POST"]),
         *api_routes(server),  # the terminal's review (bertdrill login, bertdrill review)
     ]
-    return build(server.languages, routes, handlers={Redirect: elsewhere})
+    return build(server.languages, routes, handlers={Redirect: elsewhere, BertdrillError: failed})
 
 
 def stats_routes(stats: StatsPages) -> list[Route]:

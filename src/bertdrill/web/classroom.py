@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 import threading
 import time
 from collections import deque
@@ -33,11 +34,12 @@ from starlette.responses import RedirectResponse, Response
 
 from bertdrill.app.session import LeechAction, Limits
 from bertdrill.app.variants import FreshNumbers, learners_typed
+from bertdrill.cli.base import number
 from bertdrill.core import i18n
 from bertdrill.core.cards import Card, compile_lesson
 from bertdrill.core.diagnosis import Diagnoser
-from bertdrill.core.errors import StoreError
-from bertdrill.core.i18n import _
+from bertdrill.core.errors import BertdrillError, StoreError
+from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.lesson import Lesson, VariantMode, parse
 from bertdrill.core.scheduling.state import study_day
 from bertdrill.web import class_charts, pages
@@ -274,6 +276,18 @@ class ClassServer:
         with self._lock:
             self._desks.pop(member_id, None)
 
+    def told(self, exc: BertdrillError) -> str:
+        """What a member, or anyone at the login page, reads of a failure. A message that names the class's database
+        (its address and the server's role, then PostgreSQL's own words, which name the role again) is the teacher's:
+        it goes to the server's log, and the reader learns only that the database failed. Every other message (a
+        refusal: a card answered again since) is the reader's, as it was."""
+        message = str(exc)
+        if self.store.where not in message:
+            return message
+        print(message, file=sys.stderr, flush=True)  # the log of the teacher's `bertdrill serve`
+        return _("the class's database did not answer, or refused the request: try again in a moment, and if it goes "
+                 "on, tell the teacher (the class server's log says why)")
+
     def teacher(self, request: Request) -> Member:
         member = self.required(request)
         if not member.is_teacher:
@@ -368,8 +382,19 @@ class ClassPages:
             if not PASSWORD_MIN <= len(new) <= PASSWORD_MAX:
                 return self._password_page(request, _("A password has {least} to {most} characters.").format(
                     least=PASSWORD_MIN, most=PASSWORD_MAX), 400)
+            # a guess at the current password counts as a failed login does: a browser left logged in is no way
+            # around the login's limit (and each guess costs the server a hash)
+            address = client_address(request)
+            wait = self.server.throttle.wait(member.name, address)
+            if wait:
+                refused = self._password_page(request, ngettext(
+                    "Too many attempts: try again in {seconds} second.", "Too many attempts: try again in {seconds} "
+                    "seconds.", round(wait)).format(seconds=number(round(wait))), 429)
+                refused.headers["Retry-After"] = str(round(wait))
+                return refused
             token = request.cookies.get(LOGIN_COOKIE) or ""
             if not self.server.store.acting_as(member).change_own_password(member, old, new, token):
+                self.server.throttle.failed(member.name, address)
                 return self._password_page(request, _("That is not your current password."), 403)
             return self._password_page(request, _("Password changed; your other logins have ended."), 200)
 

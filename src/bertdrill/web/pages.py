@@ -14,6 +14,7 @@ import hmac
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -38,6 +39,9 @@ YEAR = 365 * 24 * 3600
 FOREIGN_FETCHES = ("cross-site", "same-site")  # Sec-Fetch-Site of a request another site's page made
 MAX_FORM_BYTES = 64 * 1024  # a form bigger than this is refused before it is parsed (413)
 MAX_ANSWER_CHARS = 4096  # as the terminal cuts a line (cli.review.MAX_LINE_BYTES)
+FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9000, 12, 31)  # a day asked about, or planned for: far enough from
+# date's ends that a read's arithmetic (a forecast's 400 days on, a history's weeks back, an interval past an
+# exam) never overflows
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -152,7 +156,7 @@ def csrf_token(request: Request) -> str:
 async def read_form(request: Request) -> FormData:
     """The posted form, refused with 413 when too big and 400 when it is not a form at all, or sends a field twice."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_FORM_BYTES):
+    if declared is not None and whole(declared, MAX_FORM_BYTES) is None:
         raise HTTPException(413, _("the form is larger than {size} kB").format(size=_number(MAX_FORM_BYTES // 1024)))
     body = b""
     async for chunk in request.stream():
@@ -176,6 +180,16 @@ async def read_form(request: Request) -> FormData:
         raise HTTPException(400, _("the form sends the field {name!r} more than once").format(name=twice))
     fields: list[tuple[str, str | UploadFile]] = list(pairs)
     return FormData(fields)
+
+
+def whole(text: str | None, most: int) -> int | None:
+    """``text`` as a whole number from 0 to ``most``, in ASCII digits; None for anything else. ``str.isdigit`` alone
+    lets through what ``int`` refuses (``²``) or reads as another script's digits (``٣``), and ``int`` refuses
+    more than 4,300 digits: each was a 500 where a number was read from a request."""
+    if text is None or not (text.isascii() and text.isdigit()) or len(text) > len(str(most)):
+        return None
+    value = int(text)
+    return value if value <= most else None
 
 
 def field(form: FormData, name: str, *, limit: int = 200, too_long: int = 400) -> str:

@@ -66,8 +66,9 @@ class GradeButton:
 class ReviewPages:
     """The review routes over the sittings of whoever the request is from (``place``)."""
 
-    def __init__(self, place: Callable[[Request], Sittings]):
+    def __init__(self, place: Callable[[Request], Sittings], told: Callable[[StoreError], str] = str):
         self.place = place
+        self.told = told  # what the learner reads of a store's refusal (the class server keeps its database's name)
 
     # ----------------------------------------------------------------- pages
 
@@ -192,10 +193,9 @@ class ReviewPages:
         pending = sitting.pending
         if pending is None or pending.card_id != entry.card.id:
             raise HTTPException(409, _("answer the card before grading it"))
-        text = field(form, "grade", limit=1)
-        if not text.isdigit() or int(text) not in GRADES:
+        chosen = pages.whole(field(form, "grade", limit=1), max(GRADES))
+        if chosen is None or chosen not in GRADES:
             raise HTTPException(400, _("a grade is a whole number from 0 to 5"))
-        chosen = int(text)
         if desk.in_class:  # as the class's terminal review records it (bertdrill.app.served)
             from bertdrill.app.served import recorded_grade
 
@@ -217,7 +217,7 @@ class ReviewPages:
         try:
             back = sitting.session.undo()
         except StoreError as exc:  # another tab answered the card since: both answers stay
-            sitting.notices.append(_("Not undone: {reason}.").format(reason=str(exc)))
+            sitting.notices.append(_("Not undone: {reason}.").format(reason=self.told(exc)))
             return
         sitting.notices.append(_("Undone: {card} is back as it was.").format(card=back.card.id) if back
                                else _("Nothing to undo."))

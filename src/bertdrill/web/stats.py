@@ -165,22 +165,29 @@ def typed_retention(text: object) -> float:
     return retention
 
 
+def exam_day(value: object) -> date:
+    """An exam day as the form or the API sends it (``2027-01-15``); 400 for anything else, and for a day past
+    :data:`pages.LAST_DAY` (planning up to year 9999 overflowed the calendar: a 500)."""
+    try:
+        day = date.fromisoformat(value) if isinstance(value, str) and len(value) <= 10 else None
+    except ValueError:
+        day = None
+    if day is None:
+        raise HTTPException(400, _("the exam's day is a date such as 2027-01-15"))
+    if day > pages.LAST_DAY:
+        raise HTTPException(400, _("the exam's day is at the latest {day}").format(day=pages.LAST_DAY.isoformat()))
+    return day
+
+
 def exam_asked_by(form: FormData) -> ExamAsked:
     """What the exam form asks for: its day (``plan`` ``off``: the plan ended), target and lesson (400 for a
     field that is not one the form sends)."""
-    from datetime import date
-
     lesson = form.get("lesson")
     chosen = lesson if isinstance(lesson, str) and lesson and len(lesson) <= 200 else None
     if form.get("plan") == "off":
         return ExamAsked(None, lesson=chosen)
     day, target = form.get("day"), form.get("target")
-    try:
-        planned = date.fromisoformat(day) if isinstance(day, str) and len(day) <= 10 else None
-    except ValueError:
-        planned = None
-    if planned is None:
-        raise HTTPException(400, _("the exam's day is a date such as 2027-01-15"))
+    planned = exam_day(day)
     try:
         wanted = float(target.strip().replace(",", ".")) if isinstance(target, str) and len(target) < 20 else None
     except ValueError:

@@ -109,7 +109,8 @@ def _whole(request: Request, name: str, default: int, least: int, most: int) -> 
     given = request.query_params.getlist(name)
     if not given:
         return default
-    if len(given) > 1 or not (given[0].isascii() and given[0].isdigit() and len(given[0]) <= 10) or not least <= int(given[0]) <= most:
+    found = pages.whole(given[0], most) if len(given) == 1 else None
+    if found is None or found < least:
         raise HTTPException(400, _("{name} is a whole number from {least} to {most}").format(
             name=name, least=number(least), most=number(most)))
-    return int(given[0])
+    return found
