@@ -13,6 +13,7 @@ import time
 from io import BytesIO
 from pathlib import Path
 
+from bertdrill.adapters.export.files import as_bytes
 from bertdrill.adapters.export.sheets import gift, html, markdown, model, moodle
 from bertdrill.adapters.export.sheets.formats import SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
@@ -48,7 +49,7 @@ def main() -> None:
         # The first call pays for importing WeasyPrint and loading fonts; the steps time the later ones.
         def render_pdf() -> bytes:
             ((_, data),) = documents(sheet, SheetFormat.pdf, Path("quiz.pdf"))
-            return data
+            return as_bytes(data)
 
         pages = len(PdfReader(BytesIO(render_pdf())).pages)
         steps["render PDF (WeasyPrint)"] = render_pdf

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from chromium import requires_chromium
 
-from bertdrill.adapters.export.marks import Mark, is_ours, seal, zip_comment
+from bertdrill.adapters.export.marks import Mark, is_ours, seal, sealed, zip_comment
 
 SHIPPED = Path(__file__).resolve().parent.parent / "decks" / "bert-basics.toml"
 FOREIGN = b"my essay, which took a week\n"
@@ -59,13 +59,27 @@ TEXTS = {Mark.HTML: b"<!DOCTYPE html>\n<html></html>\n", Mark.MARKDOWN: b"# Quiz
 @pytest.mark.parametrize("mark", list(TEXTS))
 def test_a_text_file_is_ours_as_written_and_no_longer_once_changed(tmp_path, mark):
     path = tmp_path / "out"
-    sealed = seal(mark, TEXTS[mark])
-    path.write_bytes(sealed)
+    marked = seal(mark, TEXTS[mark])
+    path.write_bytes(marked)
     assert is_ours(path)
-    path.write_bytes(sealed + b"a line the teacher added\n")  # edited after: the teacher's now
+    path.write_bytes(marked + b"a line the teacher added\n")  # edited after: the teacher's now
     assert not is_ours(path)
     path.write_bytes(TEXTS[mark])  # never marked
     assert not is_ours(path)
+
+
+@pytest.mark.parametrize("mark", list(TEXTS))
+def test_a_file_written_as_it_is_made_carries_the_same_mark(tmp_path, mark):
+    """sealed() writes a file too large to hold, in pieces, its digest last: the bytes seal() writes."""
+    from bertdrill.adapters.export.files import Replace, write_atomic
+
+    text = TEXTS[mark] + "çğış\n".encode() * 3
+    first, _newline, rest = text.partition(b"\n")
+    pieces = [first + b"\n", *(rest[at:at + 5] for at in range(0, len(rest), 5))] if mark is Mark.MOODLE_XML \
+        else [text[at:at + 5] for at in range(0, len(text), 5)]
+    path = tmp_path / "out"
+    write_atomic(path, sealed(mark, pieces), replace=Replace.OURS)
+    assert path.read_bytes() == seal(mark, text) and is_ours(path)
 
 
 def test_a_pdf_is_ours_until_a_viewer_appends_to_it(tmp_path):
@@ -186,6 +200,7 @@ def test_moodle_reads_the_marked_gift_and_xml_as_before(lesson):
     import gift_parser
     import moodle_xml
 
+    from bertdrill.adapters.export.files import as_bytes
     from bertdrill.adapters.export.sheets import gift, moodle
     from bertdrill.adapters.export.sheets.formats import SheetFormat
     from bertdrill.adapters.export.sheets.model import build_sheet
@@ -193,10 +208,13 @@ def test_moodle_reads_the_marked_gift_and_xml_as_before(lesson):
     from bertdrill.adapters.lessons import read_lesson
 
     sheet = build_sheet([read_lesson(lesson)], language="en", seed=7, versions=1)
-    (_path, marked_gift), = documents(sheet, SheetFormat.gift, Path("bank.gift"))
+    (_path, writes_gift), = documents(sheet, SheetFormat.gift, Path("bank.gift"))
+    marked_gift = as_bytes(writes_gift)
     assert marked_gift.startswith(b"// bertdrill 0.1.0 #")
     assert gift_parser.read(marked_gift.decode()) == gift_parser.read(gift.render(sheet))
-    (_path, marked_xml), = documents(sheet, SheetFormat.moodle_xml, Path("bank.xml"))
+    (_path, writes_xml), = documents(sheet, SheetFormat.moodle_xml, Path("bank.xml"))
+    marked_xml = as_bytes(writes_xml)  # a bank is written as it is made: it may be larger than memory
+    assert marked_xml == seal(Mark.MOODLE_XML, moodle.render(sheet).encode())
     assert marked_xml.split(b"\n")[1].startswith(b"<!-- bertdrill 0.1.0 #")
     assert moodle_xml.read(marked_xml.decode()) == moodle_xml.read(moodle.render(sheet))
 

@@ -97,6 +97,21 @@ def test_turkish_uses_one_form_after_a_number():
     assert catalog.num_plurals == 1
 
 
+def test_a_long_list_of_names_says_how_many_more_in_each_language():
+    """A sheet of 100,000 items left out 42,849 questions and printed every id: a message lists ten."""
+    from bertdrill.core.languages import LISTED, listed
+
+    names = [f"lesson/item-{index}" for index in range(1, 1236)]
+    assert listed(names[:LISTED]) == ", ".join(names[:LISTED])
+    catalogs.use("en")
+    assert listed(names) == ", ".join(names[:LISTED]) + " and 1,225 more"
+    catalogs.use("tr")
+    try:
+        assert listed(names) == ", ".join(names[:LISTED]) + " ve 1.225 tane daha"
+    finally:
+        catalogs.use("en")
+
+
 # --------------------------------------------------------------------------- the catalogs against the code
 
 

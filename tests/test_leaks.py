@@ -100,6 +100,34 @@ def test_without_conflicts_keeps_the_first_come_up_to_a_limit():
     assert leaks.without_conflicts(["a", "b", "c", "d"], graph, limit=2) == ["a", "c"]
 
 
+def test_first_apart_keeps_what_without_conflicts_keeps_judging_only_the_items_it_reaches():
+    """A sheet of a few questions from a large lesson judges the items drawn until it is full, on every paper:
+    the same items as the clashes of all on all papers give, and each item's clues read once."""
+    import random
+
+    numbers, words = ["768", "2018", "3,072", "30522"], ["cls token", "masked words", "next sentence"]
+    draw = random.Random(7)
+
+    def text() -> str:
+        return " ".join(draw.sample(numbers + words, 2)) if draw.random() < 0.5 else "nothing"
+
+    papers = [{f"i{index}": item(f"i{index}", question=text(), answer=draw.choice(numbers + words + [""]),
+                                 after=text()) for index in range(40)} for _paper in range(3)]
+    order = [f"i{index}" for index in draw.sample(range(40), 40)]
+    groups = dict.fromkeys(group for paper in papers for group in leaks.Clashes.of(list(paper.values())).groups)
+    judged: list[str] = []
+
+    def printed(item_id: str) -> list[Exposure]:
+        judged.append(item_id)
+        return [paper[item_id] for paper in papers]
+    for limit in (1, 5, 40):
+        judged.clear()
+        kept = leaks.first_apart(order, printed, limit)
+        assert kept == leaks.without_conflicts(order, leaks.Clashes(tuple(groups)), limit=limit)
+        assert judged == order[:order.index(kept[-1]) + 1] if len(kept) == limit else judged == order
+    assert len(leaks.first_apart(order, printed, 40)) < 40  # some clash: the test judges something
+
+
 def test_fewest_dropped_drops_the_item_that_leaks_most_then_the_later_of_a_pair():
     graph = leaks.Clashes.pairs({"a": {"b"}, "b": {"a", "c"}, "c": {"b"}, "x": {"y"}, "y": {"x"}})
     assert leaks.fewest_dropped(["a", "b", "c", "x", "y", "z"], graph) == ["a", "c", "x", "z"]

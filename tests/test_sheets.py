@@ -20,6 +20,7 @@ import gift_parser
 import pytest
 
 from bertdrill.adapters import catalogs
+from bertdrill.adapters.export.files import as_bytes
 from bertdrill.adapters.export.sheets import gift, html, markdown, model
 from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
@@ -274,11 +275,11 @@ def test_key_separate_and_none(lesson, tmp_path):
     out = tmp_path / "quiz.html"
     files = documents(sheet, SheetFormat.html, out, KeyMode.separate)
     assert [path.name for path, _ in files] == ["quiz.html", "quiz-key.html"]
-    student, key = (data.decode() for _, data in files)
+    student, key = (as_bytes(data).decode() for _, data in files)
     assert 'class="key"' not in student and 'class="sheet"' not in key
     assert "<title>What is BERT? · Answer key</title>" in key
     (_, only), = documents(sheet, SheetFormat.html, out, KeyMode.none)
-    assert 'class="key"' not in only.decode()
+    assert 'class="key"' not in as_bytes(only).decode()
 
 
 def test_hostile_text_is_escaped_in_html(hostile):
@@ -317,7 +318,8 @@ def test_markdown_fences_are_longer_than_backticks_in_code():
 ])
 def test_golden_files(lesson, tmp_path, name, fmt, language):
     sheet = build(lesson, language=language, versions=2, seed=7)
-    (_, data), = documents(sheet, SheetFormat(fmt), tmp_path / name)
+    (_, content), = documents(sheet, SheetFormat(fmt), tmp_path / name)
+    data = as_bytes(content)
     golden = GOLDEN / name
     if os.environ.get("BERTDRILL_UPDATE_GOLDEN"):
         golden.write_bytes(data)

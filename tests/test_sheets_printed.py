@@ -15,6 +15,7 @@ import pytest
 from chromium import pdf_pages, print_pdf, requires_chromium
 
 from bertdrill.adapters import catalogs
+from bertdrill.adapters.export.files import as_bytes
 from bertdrill.adapters.export.sheets import html, markdown, model, moodle
 from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
@@ -83,7 +84,7 @@ def duplex_pdf(lesson, tmp_path_factory):
     folder = tmp_path_factory.mktemp("pdf")
     (_, padded), = documents(sheet, SheetFormat.pdf, folder / "quiz.pdf")
     (_, plain), = documents(sheet, SheetFormat.pdf, folder / "quiz.pdf", duplex=False)
-    return sheet, _pages(padded), _pages(plain)
+    return sheet, _pages(as_bytes(padded)), _pages(as_bytes(plain))
 
 
 def _sections(pages: list[str]) -> list[tuple[str, int, int] | None]:
@@ -114,7 +115,7 @@ def test_split_writes_one_file_per_version(lesson, tmp_path):
     files = documents(sheet, SheetFormat.html, tmp_path / "quiz.html", split=True)
     assert [path.name for path, _ in files] == ["quiz-A.html", "quiz-B.html", "quiz-C.html"]
     for (_, data), version in zip(files, sheet.versions):
-        page = data.decode()
+        page = as_bytes(data).decode()
         assert f'id="version-{version.letter}"' in page and f'id="key-{version.letter}"' in page
         assert page.count('<section class="sheet"') == 1
     separate = documents(sheet, SheetFormat.md, tmp_path / "quiz.md", KeyMode.separate, split=True)

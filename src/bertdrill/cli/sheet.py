@@ -24,9 +24,10 @@ from bertdrill.cli.base import (
 )
 from bertdrill.cli.classroom import class_lessons, hardest_items
 from bertdrill.core.i18n import _, ngettext
+from bertdrill.core.languages import listed
 
 if TYPE_CHECKING:
-    from bertdrill.adapters.export.files import Input
+    from bertdrill.adapters.export.files import Content, Input
     from bertdrill.adapters.export.sheets.model import Sheet
 
 
@@ -124,13 +125,13 @@ def sheet(
         out.print(escape(ngettext(
             "Left out {count} question that the --given legend answers: {items}.",
             "Left out {count} questions that the --given legend answers: {items}.",
-            len(sheet_model.given_out)).format(count=len(sheet_model.given_out),
-                                               items=", ".join(sheet_model.given_out))))
+            len(sheet_model.given_out)).format(count=number(len(sheet_model.given_out)),
+                                               items=listed(sheet_model.given_out))))
     if sheet_model.left_out and not chosen_format.is_bank:
         out.print(escape(ngettext(
             "Left out {count} question that would give another away: {items} (bertdrill check says how).",
             "Left out {count} questions that would give others away: {items} (bertdrill check says how).",
-            len(sheet_model.left_out)).format(count=len(sheet_model.left_out), items=", ".join(sheet_model.left_out))))
+            len(sheet_model.left_out)).format(count=number(len(sheet_model.left_out)), items=listed(sheet_model.left_out))))
 
 
 def roster_input(value: str | None) -> list[Input]:
@@ -195,7 +196,7 @@ def read_roster(value: str) -> list[str]:
     return names
 
 
-def _report(sheet_model: Sheet, chosen_format: SheetFormat, files: list[tuple[Path, bytes]], key_mode: KeyMode) -> str:
+def _report(sheet_model: Sheet, chosen_format: SheetFormat, files: list[tuple[Path, Content]], key_mode: KeyMode) -> str:
     """One line on what was written, and the seed that writes it again."""
     written = _(" and ").join(escape(str(path)) for path, _data in files)
     if chosen_format.is_bank:

@@ -9,10 +9,11 @@ instead of listing languages themselves, so adding a language is one entry.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bertdrill.core.i18n import _, pgettext
+from bertdrill.core import i18n
+from bertdrill.core.i18n import _, ngettext, pgettext
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,21 @@ def decimal_mark(code: str) -> str:
 def written_count(value: int, code: str) -> str:
     """A count as a reader of ``code`` writes it: 1,234 in English, 1.234 in Turkish (the interfaces' one way)."""
     return f"{value:,}".replace(",", thousands_separator(code))
+
+
+LISTED = 10
+"""Names a message lists before it says how many more: a sheet of 100,000 items left out 42,849 questions."""
+
+
+def listed(names: Sequence[str]) -> str:
+    """Names for a message, in the interface's language: all of a few, or the first :data:`LISTED` and how many
+    more."""
+    shown = ", ".join(names[:LISTED])
+    more = len(names) - LISTED
+    if more <= 0:
+        return shown
+    return ngettext("{names} and {count} more", "{names} and {count} more", more).format(
+        names=shown, count=written_count(more, i18n.language()))
 
 
 def written_decimal(value: float, places: int, code: str) -> str:

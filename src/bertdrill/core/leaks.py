@@ -164,11 +164,10 @@ class Clashes:
         shown: dict[_Key, list[str]] = {}
         held: dict[_Key, list[str]] = {}
         for item in items:
-            for clue in _clues(item.answers, thousands) + _fact_clues(item):
-                held.setdefault(clue.key, []).append(item.item_id)
-            keys: list[_Key] = [*_read((*item.question, *item.shown_after), thousands), *item.states,
-                                *item.states_after]
-            for key in keys:
+            shows, holds = _sides(item, thousands)
+            for key in holds:
+                held.setdefault(key, []).append(item.item_id)
+            for key in shows:
                 shown.setdefault(key, []).append(item.item_id)
         return cls(tuple((tuple(shown[key]), tuple(holders)) for key, holders in held.items() if key in shown))
 
@@ -210,6 +209,40 @@ def without_conflicts(order: Sequence[str], clashes: Clashes, limit: int | None 
         for group in holds.get(item_id, ()):
             kept_holding[group] += 1
     return kept
+
+
+def first_apart(order: Iterable[str], printed: Callable[[str], Sequence[Exposure]], limit: int, *,
+                thousands: str = ",") -> list[str]:
+    """What :func:`without_conflicts` keeps of ``order`` given the clashes of every item, judging only the
+    items it reaches: ``printed(item_id)`` is what the item shows and asks on each paper (in paper order),
+    and two items clash when they clash on one paper. For a sheet of 20 questions drawn from 100,000,
+    which needs the clues of a few dozen items, not of all of them on every paper.
+    """
+    kept: list[str] = []
+    shown: list[set[_Key]] = []  # per paper, the keys the kept items show, and those they hold
+    held: list[set[_Key]] = []
+    for item_id in order:
+        if len(kept) == limit:
+            break
+        sides = [_sides(item, thousands) for item in printed(item_id)]
+        while len(shown) < len(sides):
+            shown.append(set())
+            held.append(set())
+        if any(not held[paper].isdisjoint(shows) or not shown[paper].isdisjoint(holds)
+               for paper, (shows, holds) in enumerate(sides)):
+            continue
+        kept.append(item_id)
+        for paper, (shows, holds) in enumerate(sides):
+            shown[paper].update(shows)
+            held[paper].update(holds)
+    return kept
+
+
+def _sides(item: Exposure, thousands: str) -> tuple[list[_Key], list[_Key]]:
+    """The keys of the clues ``item`` shows (in its question, after answering, as facts), and of those its
+    answers hold: an item clashes with another that holds a clue it shows, or shows one it holds."""
+    shows: list[_Key] = [*_read((*item.question, *item.shown_after), thousands), *item.states, *item.states_after]
+    return shows, [clue.key for clue in _clues(item.answers, thousands) + _fact_clues(item)]
 
 
 def fewest_dropped(order: Sequence[str], clashes: Clashes, preference: Sequence[str] | None = None) -> list[str]:

@@ -77,6 +77,7 @@ class TeachingPages:
         return await run_in_threadpool(self._sheet, request)
 
     def _sheet(self, request: Request) -> Response:
+        from bertdrill.adapters.export.files import as_bytes
         from bertdrill.adapters.export.sheets import model
         from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
         from bertdrill.adapters.export.sheets.output import documents
@@ -99,7 +100,7 @@ class TeachingPages:
             built = model.build_sheet(server.lessons, language=i18n.language(), seed=seed, count=len(items), items=items,
                                       title=_("The hardest items of the class"))
             files = documents(built, SheetFormat.html, Path("hardest.html"), KeyMode.separate)
-        html = files[0 if part == "sheet" else 1][1]
+        html = as_bytes(files[0 if part == "sheet" else 1][1])
         return Response(html, media_type="text/html; charset=utf-8",
                         headers={"Content-Security-Policy": SHEET_POLICY})
 

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
 import tempfile
@@ -117,7 +118,20 @@ def _may_replace(target: Path, replace: Replace) -> bool:
             assert_never(unreachable)
 
 
-def write_atomic(path: Path, content: bytes | Callable[[BinaryIO], None], *, replace: Replace,
+Content = bytes | Callable[[BinaryIO], None]
+"""A file's content: its bytes, or a function that writes them to a binary file (for one too large to hold)."""
+
+
+def as_bytes(content: Content) -> bytes:
+    """The bytes ``content`` writes, for a caller that holds a file whole (a page served, a test)."""
+    if isinstance(content, bytes):
+        return content
+    buffer = io.BytesIO()
+    content(buffer)
+    return buffer.getvalue()
+
+
+def write_atomic(path: Path, content: Content, *, replace: Replace,
                  example: str = "out.html", inputs: Iterable[Input] = (), mode: int | None = None,
                  option: str = "-o") -> None:
     """Write ``content`` (bytes, or a function that writes to a binary file) to ``path``, whole or not at all;

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO, assert_never
@@ -39,7 +40,8 @@ SIGNATURE = f"bertdrill {__version__}"
 """What every mark says."""
 
 _SIGNED = rb"bertdrill [0-9][0-9A-Za-z.+-]*"  # any version's signature
-_DIGEST = rb" #(?P<digest>[0-9a-f]{16})"
+DIGEST_LENGTH = 16  # hexadecimal digits of a text mark's digest
+_DIGEST = rb" #(?P<digest>[0-9a-f]{%d})" % DIGEST_LENGTH
 HEAD, TAIL = 4096, 512  # bytes read from a file's start and from its end to find a mark
 CHUNK = 1 << 20  # bytes hashed at a time: a large file is never read into memory whole
 
@@ -60,17 +62,11 @@ class Mark(StrEnum):
 def seal(mark: Mark, data: bytes) -> bytes:
     """``data``, a whole file in the format ``mark`` names, with its mark written in."""
     match mark:
-        case Mark.HTML | Mark.MARKDOWN | Mark.SVG:
-            return f"<!-- {SIGNATURE} #{_digest(data)} -->\n".encode() + data
-        case Mark.GIFT:
-            return f"// {SIGNATURE} #{_digest(data)}\n".encode() + data
-        case Mark.SCRIPT:
-            return f"# {SIGNATURE} starter #{_digest(data)}\n".encode() + data
+        case Mark.HTML | Mark.MARKDOWN | Mark.SVG | Mark.GIFT | Mark.SCRIPT:
+            return _line(mark, _digest(data)) + data
         case Mark.MOODLE_XML:
-            declaration, newline, rest = data.partition(b"\n")
-            if not declaration.startswith(b"<?xml ") or not newline:
-                raise ValueError("Moodle XML starts with its XML declaration on a line of its own")
-            return declaration + f"\n<!-- {SIGNATURE} #{_digest(rest)} -->\n".encode() + rest
+            declaration, rest = _declaration(data)
+            return declaration + _line(mark, _digest(rest)) + rest
         case Mark.PDF:
             at = data.rfind(b"\nstartxref")
             if at < 0:
@@ -80,6 +76,54 @@ def seal(mark: Mark, data: bytes) -> bytes:
             raise ValueError("an Anki package is marked by its zip comment: see zip_comment")
         case unreachable:
             assert_never(unreachable)
+
+
+def sealed(mark: Mark, chunks: Iterable[bytes]) -> Callable[[BinaryIO], None]:
+    """What writes ``chunks``, a whole file in the text format ``mark`` names, with its mark written in, to a
+    seekable file (:func:`.files.write_atomic` takes it): for a file too large to hold whole (a Moodle bank of
+    100,000 questions is 750 MB). The mark's digest is written last, over a placeholder of its length."""
+    def write(out: BinaryIO) -> None:
+        pieces = iter(chunks)
+        before = b""
+        if mark is Mark.MOODLE_XML:  # the mark goes after the declaration, the first chunk
+            before, rest = _declaration(next(pieces, b""))
+            if rest:
+                raise ValueError("Moodle XML's first chunk is its XML declaration's line alone")
+        out.write(before)
+        at = out.tell()
+        out.write(_line(mark, "0" * DIGEST_LENGTH))
+        digest = hashlib.sha256()
+        for chunk in pieces:
+            digest.update(chunk)
+            out.write(chunk)
+        end = out.tell()
+        out.seek(at)
+        out.write(_line(mark, digest.hexdigest()[:DIGEST_LENGTH]))
+        out.seek(end)
+    return write
+
+
+def _line(mark: Mark, digest: str) -> bytes:
+    """A text format's mark, the line before what its digest covers."""
+    match mark:
+        case Mark.HTML | Mark.MARKDOWN | Mark.SVG | Mark.MOODLE_XML:
+            return f"<!-- {SIGNATURE} #{digest} -->\n".encode()
+        case Mark.GIFT:
+            return f"// {SIGNATURE} #{digest}\n".encode()
+        case Mark.SCRIPT:
+            return f"# {SIGNATURE} starter #{digest}\n".encode()
+        case Mark.PDF | Mark.APKG:
+            raise ValueError(f"a {mark} file's mark is not a line at its start")
+        case unreachable:
+            assert_never(unreachable)
+
+
+def _declaration(data: bytes) -> tuple[bytes, bytes]:
+    """Moodle XML's declaration line (with its newline), and the rest."""
+    declaration, newline, rest = data.partition(b"\n")
+    if not declaration.startswith(b"<?xml ") or not newline:
+        raise ValueError("Moodle XML starts with its XML declaration on a line of its own")
+    return declaration + newline, rest
 
 
 def zip_comment() -> bytes:
@@ -109,7 +153,7 @@ def _mark_of(mark: Mark) -> re.Pattern[bytes]:
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:16]
+    return hashlib.sha256(data).hexdigest()[:DIGEST_LENGTH]
 
 
 def is_ours(path: Path) -> bool:
@@ -151,4 +195,4 @@ def _digest_from(file: BinaryIO, offset: int) -> str:
     digest = hashlib.sha256()
     while chunk := file.read(CHUNK):
         digest.update(chunk)
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()[:DIGEST_LENGTH]

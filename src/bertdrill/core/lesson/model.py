@@ -20,6 +20,7 @@ BLANK = "____"
 Text = Mapping[str, str]  # language code -> text
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:@([a-z0-9][a-z0-9_-]*))?\}")
 _ASKED = ("asked",)  # the memo key of what every item of a lesson asks (Lesson.asked_expressions)
+_BY_ID = ("by id",)  # the memo key of the items by id (Lesson.item)
 
 
 @dataclass(frozen=True)
@@ -342,13 +343,26 @@ class Lesson:
         space = self.variant_space
         assert space is not None, "a variant of a lesson without [variants]"
         name = variant.key
-        plain = ParamSet(name, name, variant.values, space.line)
-        asked = {_ASKED: self.asked_expressions()}  # the same items: what they ask is kept (a part knows no more)
-        lesson = replace(self, params={**self.params, name: plain}, _resolved=dict(asked))
-        titles = {language: lesson.render(space.title_template(language), language, name)
+        memo = ("with variant", name)
+        if memo not in self._resolved:  # a sheet asks every numeric item of a lesson with one paper's variant
+            self._resolved[memo] = self._with_set(ParamSet(name, name, variant.values, space.line), space)
+        lesson: Lesson = self._resolved[memo]
+        return lesson, name
+
+    def _with_set(self, plain: ParamSet, space: VariantSpace) -> Lesson:
+        """This lesson with one more parameter set, titled by ``[variants]``'s title template."""
+        # The same items: what they ask, and where each is, are kept (a part knows no more).
+        kept = {key: self._resolved[key] for key in (_ASKED, _BY_ID) if key in self._resolved}
+        kept[_ASKED] = self.asked_expressions()
+        lesson = replace(self, params={**self.params, plain.name: plain}, _resolved=dict(kept))
+        titles = {language: lesson.render(space.title_template(language), language, plain.name)
                   for language in self.languages}
         titled = replace(plain, title=titles[self.languages[0]], titles=titles)
-        return replace(self, params={**self.params, name: titled}, _resolved=dict(asked)), name
+        return replace(self, params={**self.params, plain.name: titled}, _resolved=kept)
 
     def item(self, item_id: str) -> Item:
-        return next(item for item in self.items if item.id == item_id)
+        """The item with this id (a KeyError if the lesson has none); the index is built on first use."""
+        if _BY_ID not in self._resolved:
+            self._resolved[_BY_ID] = {item.id: item for item in self.items}
+        found: Item = self._resolved[_BY_ID][item_id]
+        return found

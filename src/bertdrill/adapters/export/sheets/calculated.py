@@ -46,12 +46,20 @@ class Calculated:
     item_key: str  # "bert-basics/attention-params"
     formula: str  # Moodle's syntax: "4 * ({d} * {d} + {d})"
     wildcards: tuple[str, ...]  # the datasets, in the lesson's order of parameters
-    items: tuple[tuple[Number, ...], ...]  # dataset item k: each wildcard's value, in ``wildcards``' order
+    chosen: tuple[Variant, ...]  # dataset item k is variant k (one tuple for all of a lesson's questions)
     answers: tuple[Number, ...]  # the lesson's value of the item's formula for dataset item k
-    variants: tuple[str, ...]  # each item's variant key ("d=512,f=2048,n=6,h=8")
     text: tuple[Segment, ...]  # the prompt, with wildcards where the variant's values go
     feedback: tuple[Segment, ...]  # the explanation, likewise
     tolerance: Fraction  # relative, as the item says
+
+    def dataset(self, wildcard: str) -> list[Number]:
+        """One wildcard's values, item by item: a bank of 14,000 such questions kept their own copies (270 MB)."""
+        return [variant.values[wildcard] for variant in self.chosen]
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """Each dataset item's variant key (``d=512,f=2048,n=6,h=8``)."""
+        return tuple(variant.key for variant in self.chosen)
 
 
 def calculated(lesson: Lesson, item: NumericItem, variants: Sequence[Variant],
@@ -76,12 +84,10 @@ def calculated(lesson: Lesson, item: NumericItem, variants: Sequence[Variant],
     wildcards = tuple(name for name in space.order if name in used)
     if not wildcards or any(not _plain_number(variant.values[name]) for variant in variants for name in wildcards):
         return None
-    chosen = tuple(variants[:MAX_ITEMS])
+    chosen = tuple(variants[:MAX_ITEMS])  # a tuple of at most MAX_ITEMS is itself: shared, not copied
     answers = tuple(formula.evaluate(item.formula, values) for values in resolved[:MAX_ITEMS])
-    return Calculated(
-        item_key=f"{lesson.id}/{item.id}", formula=moodle, wildcards=wildcards,
-        items=tuple(tuple(variant.values[name] for name in wildcards) for variant in chosen), answers=answers,
-        variants=tuple(variant.key for variant in chosen), text=text, feedback=feedback, tolerance=item.tolerance)
+    return Calculated(item_key=f"{lesson.id}/{item.id}", formula=moodle, wildcards=wildcards, chosen=chosen,
+                      answers=answers, text=text, feedback=feedback, tolerance=item.tolerance)
 
 
 def moodle_number(value: Number) -> str | None:

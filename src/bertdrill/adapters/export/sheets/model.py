@@ -47,7 +47,7 @@ from bertdrill.core.errors import BertdrillError
 from bertdrill.core.formula import Number
 from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
-from bertdrill.core.languages import SheetLabels, sheet_labels, thousands_separator
+from bertdrill.core.languages import SheetLabels, listed, sheet_labels, thousands_separator
 from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
 from bertdrill.core.lesson.model import PLACEHOLDER
 from bertdrill.core.lesson.variants import Variant
@@ -230,7 +230,7 @@ def build_sheet(
         if not pool or (count is not None and count > len(pool)):
             raise BertdrillError(_("--given: its legend answers {count} of these questions ({items}), which "
                                    "leaves {left}; ask for fewer with --count, or leave out --given").format(
-                count=len(answered), items=", ".join(_key(entry) for entry in answered), left=len(pool)))
+                count=len(answered), items=listed([_key(entry) for entry in answered]), left=len(pool)))
     papers = len(students) if students is not None else versions
     plans = _plans(lessons, pool, seed, papers, language, fresh=not given)
     chosen, left_out = _choose(pool, language, seed, count, plans)
@@ -261,13 +261,13 @@ def build_sheet(
 def _calculated(chosen: list[_Entry], language: str, seed: int) -> tuple[Calculated, ...]:
     """The chosen numeric items that may vary, as calculated questions over one draw of variants per lesson."""
     found: list[Calculated] = []
-    drawn: dict[str, tuple[list[Variant], list[Mapping[str, Number]]]] = {}
+    drawn: dict[str, tuple[tuple[Variant, ...], list[Mapping[str, Number]]]] = {}
     for entry in chosen:
         lesson, item = entry.lesson, entry.item
         if not isinstance(item, NumericItem) or not item.varies or lesson.variant_space is None:
             continue
         if lesson.id not in drawn:
-            variants = draw_distinct(lesson, derive_seed(seed, lesson.id, 1), calculated_question.MAX_ITEMS)
+            variants = tuple(draw_distinct(lesson, derive_seed(seed, lesson.id, 1), calculated_question.MAX_ITEMS))
             drawn[lesson.id] = variants, [formula.resolve(variant.values, lesson.formulas) for variant in variants]
         variants, resolved = drawn[lesson.id]
         question = calculated_question.calculated(lesson, item, variants, resolved, language)
@@ -293,13 +293,31 @@ class _Plan:
 
     ``variants``: the variant each lesson's numeric items that may vary are asked with (a lesson
     without ``[variants]``, or a sheet with ``--given``, has none: its numeric items take turns over
-    the named sets). ``decoys``: the values a matching column prints beside its own, for a table
-    the sizes of its numbers would pair (:func:`bertdrill.core.variants.decoys`).
+    the named sets). ``sized``: the matching tables the sizes of their numbers would pair, whose
+    column prints decoys beside its own values (:meth:`decoys`), drawn from the seed and the paper's
+    ``index``.
     """
 
     variants: Mapping[str, Variant]  # lesson id -> variant
-    decoys: Mapping[str, tuple[Number, ...]]  # a matching table's key (lesson/item) -> its decoys
+    sized: frozenset[str] = frozenset()  # matching tables' keys (lesson/item)
+    seed: int = 0
+    index: int = 0
     cards: dict[tuple[str, str, str], NumericCard] = field(default_factory=dict, compare=False)  # memo
+    drawn: dict[str, tuple[Number, ...]] = field(default_factory=dict, compare=False)  # memo of decoys()
+
+    def decoys(self, entry: _Entry) -> tuple[Number, ...] | None:
+        """The decoys ``entry``'s column prints on this paper (None: it prints none), drawn when first asked:
+        30 papers of 20 questions from a lesson of 14,000 tables drew 420,000 columns' decoys (43 s)."""
+        key = _key(entry)
+        if key not in self.sized:
+            return None
+        if key not in self.drawn:
+            assert isinstance(entry.item, MatchItem)
+            # never a value printed elsewhere on the paper: its variant's (nor a named set's, which decoys() avoids)
+            mine = self.variants.get(entry.lesson.id)
+            avoid = {mine.values[name] for name in mine.varying} if mine else set()
+            self.drawn[key] = variant_decoys(entry.lesson, entry.item, derive_seed(self.seed, key, self.index), avoid)
+        return self.drawn[key]
 
     def variant(self, entry: _Entry) -> Variant | None:
         """The variant ``entry`` is asked with on this paper; None: its named sets."""
@@ -326,22 +344,10 @@ def _plans(lessons: Sequence[Lesson], pool: list[_Entry], seed: int, papers: int
     """
     drawn = {lesson.id: draw_distinct(lesson, derive_seed(seed, lesson.id, 0), papers)
              for lesson in lessons if fresh and lesson.variant_space is not None}
-    sized = {(lesson.id, order.item_id) for lesson in {e.lesson.id: e.lesson for e in pool}.values()
-             for order in leaks.size_orders(lesson, language)}
-    tables = [entry for entry in pool if (entry.lesson.id, entry.item.id) in sized]
-    plans = []
-    for index in range(papers):
-        variants = {lesson_id: found[index] for lesson_id, found in drawn.items() if found}
-        decoys = {}
-        for entry in tables:
-            assert isinstance(entry.item, MatchItem)
-            # never a value printed elsewhere on the paper: its variant's (nor a named set's, which decoys() avoids)
-            mine = variants.get(entry.lesson.id)
-            avoid = {mine.values[name] for name in mine.varying} if mine else set()
-            decoys[_key(entry)] = variant_decoys(entry.lesson, entry.item, derive_seed(seed, _key(entry), index),
-                                                 avoid)
-        plans.append(_Plan(variants, decoys))
-    return plans
+    sized = frozenset(f"{lesson.id}/{order.item_id}" for lesson in {e.lesson.id: e.lesson for e in pool}.values()
+                      for order in leaks.size_orders(lesson, language))
+    return [_Plan({lesson_id: found[index] for lesson_id, found in drawn.items() if found}, sized, seed, index)
+            for index in range(papers)]
 
 
 def _key(entry: _Entry) -> str:
@@ -357,24 +363,22 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None,
     paper as it is printed, with its own variant and decoys: the same items go on every paper, so a pair
     that clashes on one is kept apart on all.
     """
-    facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in {entry.lesson.id: entry.lesson
-                                                                            for entry in pool}.values()}
-    named = {_key(entry): replace(leaks.with_facts(leaks.exposure(entry.cards, language), facts[entry.lesson.id]),
-                                  item_id=_key(entry)) for entry in pool}
-    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], None] = {}
-    varied: dict[tuple[str, str], Mapping[str, leaks.ItemFacts]] = {}
-    for plan in plans or [_Plan({}, {})]:
-        exposures = [_printed(entry, plan, named[_key(entry)], language, varied) for entry in pool]
-        groups.update(dict.fromkeys(leaks.Clashes.of(exposures, thousands=thousands_separator(language)).groups))
-    graph = leaks.Clashes(tuple(groups))
     order = [_key(entry) for entry in pool]
-    kinds = {_key(entry): entry.item.kind for entry in pool}
+    papers = plans or [_Plan({})]
+    thousands = thousands_separator(language)
     if count is None:
-        kept = set(leaks.fewest_dropped(order, graph, sorted(order, key=lambda key: KEEP_FIRST.index(kinds[key]))))
+        kept = set(_fewest_leaking(pool, language, papers))
     else:
         drawn = list(order)
         random.Random(f"bertdrill-sheet:{seed}:choice").shuffle(drawn)
-        kept = set(leaks.without_conflicts(drawn, graph, limit=count))
+        entries = dict(zip(order, pool))
+        varied: dict[tuple[str, str], Mapping[str, leaks.ItemFacts]] = {}
+
+        def printed(key: str) -> list[leaks.Exposure]:  # only the items drawn until the sheet is full are judged
+            entry = entries[key]
+            named = _named(entry, language, leaks.lesson_facts(entry.lesson, language, items=[entry.item]))
+            return [_printed(entry, plan, named, language, varied, only=True) for plan in papers]
+        kept = set(leaks.first_apart(drawn, printed, count, thousands=thousands))
         if len(kept) < count:
             raise BertdrillError(f"--count {count}: only {len(kept)} of these questions can share a sheet "
                                  f"without giving each other away (bertdrill check lists which); "
@@ -382,21 +386,45 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None,
     return [e for e in pool if _key(e) in kept], [e for e in pool if _key(e) not in kept and count is None]
 
 
+def _fewest_leaking(pool: list[_Entry], language: str, papers: Sequence[_Plan]) -> list[str]:
+    """Every question's key, less the fewest whose leaving out leaves none giving another away on any paper."""
+    facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in {entry.lesson.id: entry.lesson
+                                                                            for entry in pool}.values()}
+    named = {_key(entry): _named(entry, language, facts[entry.lesson.id]) for entry in pool}
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], None] = {}
+    varied: dict[tuple[str, str], Mapping[str, leaks.ItemFacts]] = {}
+    for plan in papers:
+        exposures = [_printed(entry, plan, named[_key(entry)], language, varied) for entry in pool]
+        groups.update(dict.fromkeys(leaks.Clashes.of(exposures, thousands=thousands_separator(language)).groups))
+    order = [_key(entry) for entry in pool]
+    kinds = {_key(entry): entry.item.kind for entry in pool}
+    return leaks.fewest_dropped(order, leaks.Clashes(tuple(groups)),
+                                sorted(order, key=lambda key: KEEP_FIRST.index(kinds[key])))
+
+
+def _named(entry: _Entry, language: str, facts: Mapping[str, leaks.ItemFacts]) -> leaks.Exposure:
+    """What ``entry`` shows and asks over its named sets, with what its lesson's formulas know of it."""
+    return replace(leaks.with_facts(leaks.exposure(entry.cards, language), facts), item_id=_key(entry))
+
+
 def _printed(entry: _Entry, plan: _Plan, named: leaks.Exposure, language: str,
-             varied: dict[tuple[str, str], Mapping[str, leaks.ItemFacts]]) -> leaks.Exposure:
-    """What ``entry`` shows and asks on one paper: with the paper's variant, or its column's decoys."""
+             varied: dict[tuple[str, str], Mapping[str, leaks.ItemFacts]], *, only: bool = False) -> leaks.Exposure:
+    """What ``entry`` shows and asks on one paper: with the paper's variant, or its column's decoys.
+
+    ``varied`` keeps what the formulas know with each variant, for every varying item of the lesson
+    (``only``: for this entry's item alone, memoised by item too: a sheet of a few questions)."""
     variant = plan.variant(entry)
     if variant is not None:
         lesson, item = entry.lesson, entry.item
         assert isinstance(item, NumericItem)
-        memo = (lesson.id, variant.key)
+        memo = (lesson.id, f"{variant.key}/{item.id}" if only else variant.key)
         if memo not in varied:  # what the formulas know, with the variant as the set each varying item asks
             with_set, name = lesson.with_variant(variant)
             varied[memo] = leaks.lesson_facts(with_set, language, items=[
-                replace(each, sets=(name,)) for each in lesson.varying_items()])
+                replace(each, sets=(name,)) for each in ((item,) if only else lesson.varying_items())])
         shown = leaks.exposure([plan.card(entry, variant)], language)
         return replace(leaks.with_facts(shown, varied[memo], key=item.id), item_id=_key(entry))
-    if decoys := plan.decoys.get(_key(entry)):  # a variant's values: they state nothing about a named set
+    if decoys := plan.decoys(entry):  # a variant's values: they state nothing about a named set
         return replace(named, question=(*named.question, *(format_number(value, language) for value in decoys)))
     return named
 
@@ -623,7 +651,7 @@ def _fresh(entry: _Entry, card: NumericCard, variant: Variant, ctx: _Context, wo
 def _match(entry: _Entry, cards: list[MatchCard], ctx: _Context, worth: int | None) -> Question:
     rows = tuple(card.term[ctx.language] for card in cards)
     answers = [card.answer[ctx.language] for card in cards]
-    decoys = ctx.plan.decoys.get(_key(entry)) if ctx.plan is not None else None
+    decoys = ctx.plan.decoys(entry) if ctx.plan is not None else None
     shown = [format_number(value, ctx.language) for value in decoys] if decoys is not None else []
     # rows may share an answer; decoys stand among the answers, never in a place of their own
     column = _arrangement(list(dict.fromkeys(answers + shown)), ctx, hide_order=True)

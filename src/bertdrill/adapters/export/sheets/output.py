@@ -6,7 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import assert_never
 
-from bertdrill.adapters.export.marks import Mark, seal
+from bertdrill.adapters.export.files import Content
+from bertdrill.adapters.export.marks import Mark, seal, sealed
 from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.model import Sheet
 
@@ -22,8 +23,9 @@ def version_path(path: Path, letter: str) -> Path:
 
 
 def documents(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode = KeyMode.pages, *, split: bool = False,
-              duplex: bool = True) -> list[tuple[Path, bytes]]:
-    """The files to write, as (path, content) pairs, each with its mark (:mod:`bertdrill.adapters.export.marks`).
+              duplex: bool = True) -> list[tuple[Path, Content]]:
+    """The files to write, as (path, content) pairs, each with its mark (:mod:`bertdrill.adapters.export.marks`):
+    the content's bytes, or for a Moodle bank (which can be larger than memory) what writes it.
 
     ``split`` writes each version to its own file (``quiz-A.pdf``, with its key as ``key`` says);
     ``duplex`` pads each version of a PDF, and each key, to an even number of pages, so that
@@ -37,7 +39,7 @@ def documents(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode = KeyMode
         case SheetFormat.moodle_xml:
             from bertdrill.adapters.export.sheets import moodle
 
-            return [(path, seal(Mark.MOODLE_XML, moodle.render(sheet).encode("utf-8")))]
+            return [(path, sealed(Mark.MOODLE_XML, (chunk.encode("utf-8") for chunk in moodle.chunks(sheet))))]
         case SheetFormat.html | SheetFormat.pdf | SheetFormat.md:
             return _printed(sheet, fmt, path, key, split=split, duplex=duplex)
         case unreachable:
@@ -45,13 +47,13 @@ def documents(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode = KeyMode
 
 
 def _printed(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode, *, split: bool,
-             duplex: bool) -> list[tuple[Path, bytes]]:
+             duplex: bool) -> list[tuple[Path, Content]]:
     """The files of a sheet to print: each version (or all in one file) and its answer keys as ``key`` says."""
     parts = [(path, sheet)]
     if split:
         parts = [(version_path(path, version.letter), replace(sheet, versions=(version,)))
                  for version in sheet.versions]
-    files = []
+    files: list[tuple[Path, Content]] = []
     for target, part in parts:
         if key is KeyMode.separate:
             files += [(target, _render(part, fmt, sheets=True, keys=False, duplex=duplex)),
