@@ -24,7 +24,6 @@ from bertdrill.cli.base import (
 )
 from bertdrill.cli.classroom import class_lessons, hardest_items
 from bertdrill.core.i18n import _, ngettext
-from bertdrill.core.languages import listed
 
 if TYPE_CHECKING:
     from bertdrill.adapters.export.files import Content, Input
@@ -81,6 +80,7 @@ def sheet(
     from bertdrill.adapters.export.sheets import model
     from bertdrill.adapters.export.sheets.output import documents, key_path, version_path
     from bertdrill.core.errors import BertdrillError
+    from bertdrill.core.languages import listed
 
     chosen_format = fmt or format_for(output)
     if chosen_format is SheetFormat.gift and key is not None:
