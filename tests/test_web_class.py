@@ -20,6 +20,7 @@ from test_web import LESSON
 from web_client import Browser
 
 from bertdrill.adapters.store import PostgresStore
+from bertdrill.web import pages
 from bertdrill.web.app import class_app
 from bertdrill.web.classroom import ClassServer, Throttle
 
@@ -279,6 +280,28 @@ def test_guesses_at_the_current_password_count_as_failed_logins(classroom):
     elsewhere.submit("/login", name="Ayşe", password="Ayşe-password")
     assert elsewhere.status == 429  # the login's limit is the same one
     assert classroom("Bora").status == 200  # another member is not locked out
+
+
+def test_an_undo_another_window_overtook_is_refused_in_the_pages_language(classroom):
+    """Two browsers of one learner answer the same card, and the first one's undo is refused: only a card's latest
+    answer can be undone. The store's reason was English on a Turkish page (not in the catalogs), and the API gave
+    it as the database failing (503) where it is a refusal (409)."""
+    first, second = classroom("Ayşe"), classroom("Ayşe")
+    for web in (first, second):
+        web.client.cookies.set(pages.LANGUAGE_COOKIE, "tr")
+        assert current_card(web.get("/review")) == "web/width@small"
+    for web in (first, second):
+        web.submit("/review/answer", answer="288")
+        web.submit("/review/grade", grade="5")
+    page = first.submit("/review/undo")
+    assert ("Geri alınmadı: web/width@small o zamandan beri yeniden yanıtlandı (başka bir pencerede mi?); bir "
+            "kartın yalnızca son yanıtı geri alınabilir.") in page.replace("&#39;", "'")
+    assert [row[1] for row in logged(classroom.postgres)] == ["web/width@small"] * 2  # both answers stay
+    token = first.client.post("/api/login", json={"name": "Ayşe", "password": "Ayşe-password"}).json()["token"]
+    overtaken = logged(classroom.postgres, "SELECT id FROM review ORDER BY id")[0][0]
+    refused = first.client.post("/api/undo", json={"answer": overtaken},
+                                headers={"Authorization": f"Bearer {token}", "Accept-Language": "tr"})
+    assert refused.status_code == 409 and refused.json()["error"].endswith("yalnızca son yanıtı geri alınabilir")
 
 
 def test_serve_on_postgresql_is_the_class_server_and_refuses_a_class_not_set_up(classroom, cli):

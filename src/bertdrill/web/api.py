@@ -148,8 +148,8 @@ class ClassApi:
                 return _error(exc.status_code, str(exc.detail))
             except served.Refused as exc:
                 return _error(409, str(exc))
-            except BertdrillError as exc:  # the database refused or failed: the message (never its address), no traceback
-                return _error(503, self.server.told(exc))
+            except BertdrillError as exc:  # a refusal (409), or the database failed (503, never naming it); no traceback
+                return _error(503 if self.server.database_failed(exc) else 409, self.server.told(exc))
 
     def store(self, member: Member) -> PostgresStore:
         """The member's store, acting as them (their desk is made, their schedules synced, on first use)."""

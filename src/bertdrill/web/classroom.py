@@ -276,13 +276,18 @@ class ClassServer:
         with self._lock:
             self._desks.pop(member_id, None)
 
+    def database_failed(self, exc: BertdrillError) -> bool:
+        """Whether ``exc`` is the database failing (it names the database, as every failure the store reports does),
+        rather than a refusal of what was asked (a card answered again since the answer to undo)."""
+        return self.store.where in str(exc)
+
     def told(self, exc: BertdrillError) -> str:
         """What a member, or anyone at the login page, reads of a failure. A message that names the class's database
         (its address and the server's role, then PostgreSQL's own words, which name the role again) is the teacher's:
         it goes to the server's log, and the reader learns only that the database failed. Every other message (a
         refusal: a card answered again since) is the reader's, as it was."""
         message = str(exc)
-        if self.store.where not in message:
+        if not self.database_failed(exc):
             return message
         print(message, file=sys.stderr, flush=True)  # the log of the teacher's `bertdrill serve`
         return _("the class's database did not answer, or refused the request: try again in a moment, and if it goes "

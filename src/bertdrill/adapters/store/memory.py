@@ -22,6 +22,7 @@ from bertdrill.adapters.store.database import learner_name, login_name, utc
 from bertdrill.adapters.store.schema import ANSWER_KINDS, MATURE_DAYS, TYPED_MAX
 from bertdrill.core.digests import cards_digest
 from bertdrill.core.errors import StoreError
+from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.actions import CardAction, Managed, managed
@@ -253,11 +254,11 @@ class MemoryStore:
     def undo(self, review_id: int) -> CardState:
         found = next((answer for answer in self._log if answer.id == review_id), None)
         if found is None:
-            raise StoreError(f"answer {review_id} is not in the log (already undone?)")
+            raise StoreError(_("answer {id} is not in the log (already undone?)").format(id=review_id))
         latest = max(answer.id for answer in self._log if answer.card_id == found.card_id)
         if latest != review_id:
-            raise StoreError(f"{found.card_id} was answered again since (in another window?), "
-                             "and only its latest answer can be undone")
+            raise StoreError(_("{card} was answered again since (in another window?), and only its latest "
+                               "answer can be undone").format(card=found.card_id))
         self._schedules[found.card_id].state = found.before
         self._log.remove(found)
         return self._state(found.card_id)
@@ -288,12 +289,12 @@ class MemoryStore:
         found = (self._actions[-1] if self._actions else None) if action_id is None else next(
             (done for done in self._actions if done.id == action_id), None)
         if found is None:
-            raise StoreError("no card action to undo" if action_id is None
-                             else f"card action {action_id} is not in the log (already undone?)")
+            raise StoreError(_("no card action to undo") if action_id is None
+                             else _("card action {id} is not in the log (already undone?)").format(id=action_id))
         state = self._state(found.card_id)
         if (state.schedule, state.suspended) != (found.after, found.suspended_after):
-            raise StoreError(f"{found.card_id} has changed since its {found.action} (answered, or changed again), "
-                             "so it is left as it is")
+            raise StoreError(_("{card} has changed since its {action} (answered, or changed again), so it "
+                               "is left as it is").format(card=found.card_id, action=found.action))
         self._schedules[found.card_id].state = found.before
         self._schedules[found.card_id].suspended = found.suspended_before
         self._actions.remove(found)

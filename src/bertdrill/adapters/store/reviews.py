@@ -45,6 +45,7 @@ from bertdrill.adapters.store.schema import (
 )
 from bertdrill.core.digests import cards_digest
 from bertdrill.core.errors import StoreError
+from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.actions import CardAction, Managed, managed
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES, REDRILL_BELOW, AnswerKind, Schedule, check_grade
@@ -259,14 +260,14 @@ class ReviewWrites(Database):
         def work(connection: Connection) -> CardState:
             found = connection.execute(_ANSWERS.where(REVIEW.c.id == review_id), {"learner": self.learner}).first()
             if found is None:
-                raise StoreError(f"answer {review_id} is not in the log (already undone?)")
+                raise StoreError(_("answer {id} is not in the log (already undone?)").format(id=review_id))
             review = _answer(found)
             _state(connection, review.card_id, self.where, lock=True)  # another window's answer waits, or came first
             latest = connection.execute(select(func.max(REVIEW.c.id)).where(
                 REVIEW.c.learner == self.learner, REVIEW.c.card_id == review.card_id)).scalar()
             if latest != review_id:
-                raise StoreError(f"{review.card_id} was answered again since (in another window?), "
-                                 "and only its latest answer can be undone")
+                raise StoreError(_("{card} was answered again since (in another window?), and only its latest "
+                                   "answer can be undone").format(card=review.card_id))
             _set_schedule(connection, review.card_id, review.before)
             connection.execute(delete(REVIEW).where(REVIEW.c.id == review_id, REVIEW.c.learner == self.learner))
             return _state(connection, review.card_id, self.where)
@@ -323,13 +324,13 @@ class ReviewWrites(Database):
                 query = query.where(ACTION.c.id == action_id)
             found = connection.execute(query, {"learner": self.learner}).first()
             if found is None:
-                raise StoreError("no card action to undo" if action_id is None
-                                 else f"card action {action_id} is not in the log (already undone?)")
+                raise StoreError(_("no card action to undo") if action_id is None
+                                 else _("card action {id} is not in the log (already undone?)").format(id=action_id))
             done = _action(found)
             state = _state(connection, done.card_id, self.where, lock=True)
             if (state.schedule, state.suspended) != (done.after, done.suspended_after):
-                raise StoreError(f"{done.card_id} has changed since its {done.action} (answered, or changed again), "
-                                 "so it is left as it is")
+                raise StoreError(_("{card} has changed since its {action} (answered, or changed again), so it "
+                                   "is left as it is").format(card=done.card_id, action=done.action))
             _set_schedule(connection, done.card_id, done.before)
             connection.execute(update(SCHEDULE).where(SCHEDULE.c.learner == self.learner,
                                                       SCHEDULE.c.card_id == done.card_id).values(
