@@ -125,6 +125,24 @@ def test_no_two_questions_on_a_sheet_give_each_other_away(lesson):
         build(lesson, count=20)
 
 
+def test_a_drawn_sheet_compiles_the_cards_of_the_items_it_reaches(lesson, monkeypatch):
+    """A sheet of a few questions from a large lesson compiles the items it draws until it is full, each with
+    the cards the whole lesson compiles for it: the same sheet as one built from every item's cards."""
+    compile_lesson = model.compile_lesson
+    whole = {card.id: card for card in compile_lesson(lesson)}
+    compiled: list[str] = []
+
+    def compile_part(part):
+        compiled.extend(item.id for item in part.items)
+        cards = list(compile_lesson(part))
+        assert all(card == whole[card.id] for card in cards)
+        return cards
+    monkeypatch.setattr(model, "compile_lesson", compile_part)
+    sheet = build(lesson, count=5, versions=2)
+    assert 5 <= len(compiled) < len(lesson.items)
+    assert {q.id.split("/")[1].split("@")[0] for q in sheet.versions[0].questions} <= set(compiled)
+
+
 def test_every_numeric_answer_is_the_formula_over_its_set(lesson):
     sheet = build(lesson, versions=2, language="tr")
     for question in [q for v in sheet.versions for q in v.questions] + list(sheet.bank):

@@ -22,6 +22,7 @@ cards, whose numbers were computed by the lesson's formulas. The renderers
 from __future__ import annotations
 
 import difflib
+import functools
 import random
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -154,7 +155,12 @@ class _Entry:
 
     lesson: Lesson
     item: Item
-    cards: tuple[Card, ...]
+    compiled: tuple[Card, ...] | None = None  # None: compiled when first asked for
+
+    @functools.cached_property
+    def cards(self) -> tuple[Card, ...]:
+        """The item's cards, as the whole lesson compiles them (a drawn sheet reads a few dozen of 100,000)."""
+        return self.compiled if self.compiled is not None else tuple(compile_lesson(self.lesson.part((self.item,))))
 
 
 def parse_kinds(text: str | None) -> tuple[Kind, ...]:
@@ -213,7 +219,7 @@ def build_sheet(
             raise BertdrillError(f"lesson {lesson.id!r} has no {language!r} texts "
                                  f"(its languages: {', '.join(lesson.languages)})")
     kinds = tuple(kinds)
-    pool = [entry for lesson in lessons for entry in _entries(lesson) if entry.item.kind in kinds
+    pool = [entry for lesson in lessons for entry in _entries(lesson, every=count is None) if entry.item.kind in kinds
             and (items is None or (lesson.id, entry.item.id) in items)]  # items: (lesson id, item id), e.g. --from-class
     if not pool:
         raise BertdrillError(f"no questions of the kinds {', '.join(kinds)} in the chosen lessons")
@@ -486,7 +492,10 @@ def _parameters(lesson: Lesson, expr: str) -> set[str]:
     return used
 
 
-def _entries(lesson: Lesson) -> list[_Entry]:
+def _entries(lesson: Lesson, *, every: bool) -> list[_Entry]:
+    """The lesson's items as entries; with their cards compiled at once for a sheet of ``every`` item."""
+    if not every:
+        return [_Entry(lesson, item) for item in lesson.items]
     cards = compile_lesson(lesson)  # in lesson order, an item's cards side by side
     by_item = {item_id: tuple(group) for item_id, group in groupby(cards, key=lambda card: card.item_id)}
     return [_Entry(lesson, item, by_item[item.id]) for item in lesson.items]
