@@ -128,7 +128,7 @@ def test_no_two_questions_on_a_sheet_give_each_other_away(lesson):
 def test_a_drawn_sheet_compiles_the_cards_of_the_items_it_reaches(lesson, monkeypatch):
     """A sheet of a few questions from a large lesson compiles the items it draws until it is full, each with
     the cards the whole lesson compiles for it: the same sheet as one built from every item's cards."""
-    compile_lesson = model.compile_lesson
+    from bertdrill.core.cards import compile_lesson
     whole = {card.id: card for card in compile_lesson(lesson)}
     compiled: list[str] = []
 
