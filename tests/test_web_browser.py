@@ -277,7 +277,8 @@ def scrolls_sideways(driver, width: int) -> bool:
 def test_no_page_is_wider_than_a_phone_whatever_a_members_name_holds(served, browser, cli, tmp_path):
     """A name with nowhere to break, in the header's logout button, made every page of its member wider than a phone
     (390 px): the question, the grades and the answer ran off the screen's edge. So did it on the teacher's pages
-    that show it. Each page of both, at a phone's width."""
+    that show it, and on the dashboard its column pushed the learners' figures out of view. Each page of both, at a
+    phone's width."""
     address, _postgres = served
     assert cli("class", "add-learner", LONG_NAME, "--password", "long-password").exit_code == 0
     driver = browser
@@ -296,6 +297,11 @@ def test_no_page_is_wider_than_a_phone_whatever_a_members_name_holds(served, bro
     driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
     log_in(driver, address, "Tülin", "tulin-password")
     wait_for(driver, "table.report")
+    # the learners' table scrolls in its box, but a long name wraps in its column: the name's column alone was the
+    # width of five phones, with every figure beside it out of view
+    widest = driver.execute_script("return Math.max(...Array.from(document.querySelectorAll('table.report td.name'), "
+                                   "cell => cell.getBoundingClientRect().width))")
+    assert widest <= 390 / 2
     learner = link(driver, LONG_NAME)
     for path in ("/teacher", learner, "/teacher/members"):
         driver.get(path if path.startswith("http") else address + path)
