@@ -289,6 +289,10 @@ def test_no_page_is_wider_than_a_phone_whatever_a_members_name_holds(served, bro
     wait_for(driver, "#answer").send_keys("72" + Keys.ENTER)  # a wrong number: the verdict, its diagnosis, the grades
     wait_for(driver, "button[data-key='3']")
     seen = {"verdict": scrolls_sideways(driver, 390)}
+    # "✗ Incorrect" lines up with the question, as "✓ Correct" does (the dashboard's lists of wrong answers shared
+    # the class name, and their indent)
+    assert driver.execute_script("return document.querySelector('.verdict.wrong .mark').getBoundingClientRect().left - "
+                                 "document.getElementById('question').getBoundingClientRect().left") == 0
     driver.get_screenshot_as_file(str(folder / "long-name-verdict-390.png"))
     for path in ("/review", "/stats", "/password"):
         driver.get(address + path)
