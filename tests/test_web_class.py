@@ -394,6 +394,20 @@ def test_the_teacher_manages_members_on_a_page_and_learners_cannot(classroom):
     assert logged(classroom.postgres, "SELECT name FROM member WHERE archived_at IS NOT NULL") == [("Bora",)]
 
 
+def test_a_teacher_cannot_archive_herself_from_the_members_page(classroom):
+    """The page shows no Archive button beside the teacher's own name, but the server archived whoever the form named:
+    a class's one teacher, posting her own name (in any case), locked herself and the dashboard out."""
+    teacher = classroom("Tülin")
+    teacher.get("/teacher/members")
+    for named in ("Tülin", "TÜLIN", " tülin "):
+        refused = teacher.client.post("/teacher/members/archive", data={
+            "csrf": teacher.client.cookies.get("bertdrill_csrf"), "name": named})
+        assert refused.status_code == 409 and "You cannot archive yourself here" in refused.text, named
+    classroom.advance(2.5)  # her login is read from the database again: still hers
+    assert teacher.client.get("/teacher", follow_redirects=False).status_code == 200
+    assert logged(classroom.postgres, "SELECT name FROM member WHERE archived_at IS NOT NULL") == []
+
+
 def test_a_pass_for_a_wrong_answer_is_recorded_as_a_fail_as_the_terminal_records_it(classroom):
     """The class records alike from the browser and from the terminal (bertdrill.app.served): a grade of 5 chosen
     for a number the grader marks wrong is stored as 2; a fact the learner judges keeps the grade chosen."""

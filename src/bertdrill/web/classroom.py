@@ -473,7 +473,7 @@ class MemberPages:
         return await run_in_threadpool(self._act, request, form, request.path_params["action"])
 
     def _act(self, request: Request, form: FormData, action: str) -> Response:
-        from bertdrill.adapters.store.members import MemberRole, new_password
+        from bertdrill.adapters.store.members import MemberRole, name_key, new_password
 
         teacher = self.server.teacher(request)
         check_csrf(request, form)
@@ -500,6 +500,10 @@ class MemberPages:
                         notices = [_("New password for {name}; they are logged out everywhere.").format(
                             name=reset.name), _("Their password, shown only now: {password}").format(password=password)]
                     case "archive":
+                        if name_key(name) == name_key(teacher.name):  # the page offers no such button: a class's one
+                            # teacher would lock the class's pages to everyone, from a form of their own
+                            return self._page(request, [_("You cannot archive yourself here: another teacher can, "
+                                                          "or the class's owner with bertdrill class archive.")], 409)
                         archived = store.archive_member(name)
                         self.server.forget(archived.id)
                         notices = [_("Archived {name}: logged out and unable to log in; their history is kept, and "
