@@ -8,7 +8,8 @@ order (after ten untimed ones on each side), each graded "right at once":
 - bertdrill: a review session over the whole deck (its daily limits opened to the deck's size)
   on an SQLite store with the durability it always has (WAL, ``synchronous=FULL``, every answer
   committed before the next card), built as ``bertdrill review`` builds it (the stored choice's
-  scheduler, following the store's choice: the preview and the answer read it): per card, what the
+  scheduler, following the store's choice: the preview and the answer read it; settled, frozen out of the cycle
+  collector once built: ``bertdrill.cli.base.settled``): per card, what the
   review screen does: show the card and its position, preview the intervals of each grade, record
   the answer. Under SM-2, and under FSRS (the stored scheduler switched first).
 - Anki (the ``anki`` package, the real engine): the same notes added to a new collection (WAL,
@@ -82,11 +83,11 @@ def bertdrill_per_answer(path: Path, cards: list[FactCard], answers: int) -> Per
     the store :func:`build_bertdrill` made."""
     from bertdrill.adapters.store import Store
     from bertdrill.app.session import Limits, Session
-    from bertdrill.cli.base import chosen_scheduler, scheduler_of
+    from bertdrill.cli.base import chosen_scheduler, scheduler_of, settled
 
     with Store.open(str(path)) as store:
-        session = Session(store, cards, clock=lambda: MOMENT, limits=Limits(new=len(cards), reviews=len(cards)),
-                          scheduler=chosen_scheduler(store), follow=scheduler_of)  # as cli/review.py builds it
+        session = settled(Session(store, cards, clock=lambda: MOMENT, limits=Limits(new=len(cards), reviews=len(cards)),
+                                  scheduler=chosen_scheduler(store), follow=scheduler_of))  # as cli/review.py builds it
 
         def answer() -> None:
             session.show()

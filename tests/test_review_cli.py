@@ -349,6 +349,26 @@ def test_ctrl_c_while_an_answer_is_written_saves_it_then_quits(cli, monkeypatch)
     assert len(store().answers()) == 1
 
 
+def test_the_session_is_settled_out_of_the_collectors_walks(cli, monkeypatch):
+    """The session review builds is frozen out of the cycle collector (cli.base.settled) before its first answer:
+    at 100,000 cards each full pass walked its queue, 0.2 s while a card waited (benchmarks/answering.py)."""
+    import gc
+
+    from bertdrill.app.session import Session
+
+    original, walked = Session.answer, []
+
+    def answering(self, *args, **kwargs):
+        walked.append(any(each is self for each in gc.get_objects()))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "answer", answering)
+    result = cli("review", "--new", "1", input="4\n")
+    assert result.exit_code == 0, result.stderr
+    assert walked == [False]
+    assert saved(result) == ["Saved: grade 4 · next review tomorrow (2025-03-04)."]  # answered as ever
+
+
 def test_bad_options(cli):
     assert cli("review", "--new", "-1").exit_code == 2
     assert cli("review", "--rollover-hour", "24").exit_code == 2

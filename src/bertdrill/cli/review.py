@@ -46,6 +46,7 @@ from bertdrill.cli.base import (
     out,
     print_json,
     scheduler_of,
+    settled,
     texts_language,
 )
 from bertdrill.core.errors import BertdrillError, StoreError
@@ -233,10 +234,10 @@ def review(
 
             set_exam(store, [card for index in chosen for card in index.cards], exam, exam_target, rollover_hour,
                      new=new, limit=limit, lesson=lesson_id)
-        session = Session(store, Deck(chosen), clock=clock(), limits=Limits(new, limit, rollover_hour),
-                          lessons=lessons, leech_action=LeechAction(leech_action.value),
-                          scheduler=chosen_scheduler(store), follow=scheduler_of, numbers=fresh,
-                          bury_siblings=bury_siblings, cram=cram, actions=managing(store))
+        session = settled(Session(store, Deck(chosen), clock=clock(), limits=Limits(new, limit, rollover_hour),
+                                  lessons=lessons, leech_action=LeechAction(leech_action.value),
+                                  scheduler=chosen_scheduler(store), follow=scheduler_of, numbers=fresh,
+                                  bury_siblings=bury_siblings, cram=cram, actions=managing(store)))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         code = Review(session, reader, lang, Diagnosers(parts)).run()
     raise typer.Exit(code)
@@ -275,14 +276,14 @@ def class_review(login: Login, *, lesson_id: str | None, lang: str, numbers: str
         by_id = {lesson.id: lesson for lesson in lessons}
         cards = [card for lesson in chosen for card in compile_lesson(lesson)]
         mode = None if numbers == "lesson" else VariantMode(numbers)
-        session = Session(store, Deck.of(cards), clock=server_clock(info),
-                          limits=Limits(min(info.new, new if new is not None else info.new),
-                                        min(info.reviews, limit if limit is not None else info.reviews),
-                                        info.rollover_hour),
-                          lessons=[lesson.id for lesson in chosen], leech_action=LeechAction(info.leech_action),
-                          scheduler=scheduler_of(store.scheduler_choice()), follow=scheduler_of,
-                          numbers=FreshNumbers(by_id, mode=mode, salt=secrets.randbits(32)),
-                          bury_siblings=bury_siblings, cram=cram, actions=store)
+        session = settled(Session(store, Deck.of(cards), clock=server_clock(info),
+                                  limits=Limits(min(info.new, new if new is not None else info.new),
+                                                min(info.reviews, limit if limit is not None else info.reviews),
+                                                info.rollover_hour),
+                                  lessons=[lesson.id for lesson in chosen], leech_action=LeechAction(info.leech_action),
+                                  scheduler=scheduler_of(store.scheduler_choice()), follow=scheduler_of,
+                                  numbers=FreshNumbers(by_id, mode=mode, salt=secrets.randbits(32)),
+                                  bury_siblings=bury_siblings, cram=cram, actions=store))
         reader = TerminalInput() if sys.stdin.isatty() else LineInput(sys.stdin.buffer)
         return Review(session, reader, store.language, Diagnosers(by_id)).run()
 
