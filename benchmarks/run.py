@@ -12,7 +12,8 @@ alternate, so both meet the same load on a shared machine):
    time (targets <= 1.3, 1.3 and 1.5); and ``status`` a week after the last answer, as a learner back
    from a break sees it (the days owed are judged for the streak; target <= 1.3); and (listing.py)
    ``cards`` and ``cards --json`` of every card of that store's lessons against ``tomllib`` parsing the
-   files (target <= 5; issue 25: under 200 MB);
+   files (target <= 5; issue 25: under 200 MB) and (big_sheets.py) ``sheet --students 30 --count 20``
+   of those lessons against the same parse (target <= 5; issue 25: under 200 MB);
 3. answering a card in a session (answering.py), SM-2 and FSRS, on decks of 1,000 and ``--cards``
    cards, against Anki's engine answering the same notes in the same run (target: ratio <= 3), and
    the per-answer cost at ``--cards`` against 1,000 (target <= 1.2: flat), by wall and by CPU time, each
@@ -63,6 +64,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from big_sheets import sheet_rows  # noqa: E402
 from lessons import generated_lesson  # noqa: E402
 from listing import listing_rows  # noqa: E402
 from review import build_store, lessons_of  # noqa: E402
@@ -353,6 +355,8 @@ def main() -> int:
             table.cpu_ratio(f"{name}, {args.cards // 1000}k cards, {args.reviews / 1e6:g}M reviews", run,
                             anchor_name, anchor, target)
         for name, run, anchor_name, anchor, target in listing_rows(big, max(1, args.runs // 2)):
+            table.cpu_ratio(f"{name}, {args.cards // 1000}k cards", run, anchor_name, anchor, target)
+        for name, run, anchor_name, anchor, target in sheet_rows(big, max(1, args.runs // 2), every=False):
             table.cpu_ratio(f"{name}, {args.cards // 1000}k cards", run, anchor_name, anchor, target)
         to_fsrs, to_sm2, calibration = switch_and_calibration(big)
         size = f"{args.cards // 1000}k cards, {args.reviews / 1e6:g}M reviews"
