@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 class _ReadInTurn(Sequence["Lesson"]):
     """The lessons, each read whole from its index when its turn comes, and not kept: an export holds one lesson
-    and the notes made so far (the 1M store's eight lessons, held together, were a third of a 448 MB export)."""
+    and its notes, written before the next is read (the 1M store's eight lessons, held together, were a third of a
+    448 MB export)."""
 
     def __init__(self, indexes: Sequence[LessonIndex]):
         self._indexes = indexes
@@ -94,7 +95,7 @@ def anki(
                      modified=lesson_times(indexes), track=lambda cards: progress(cards, _("Making notes")),
                      say_in=translations(), inputs=read, replace=replace)
     kinds = ", ".join(f"{number(count)} {kind_name(Kind(kind))}" for kind, count in sorted(package.kinds.items()))
-    notes = ngettext("{count} note", "{count} notes", len(package.notes)).format(count=number(len(package.notes)))
+    notes = ngettext("{count} note", "{count} notes", package.count).format(count=number(package.count))
     decks = ngettext("{count} deck", "{count} decks", len(package.decks)).format(count=number(len(package.decks)))
     out.print(_("Wrote {file}: {notes} ({kinds}), one card each, in {decks}:").format(
         file=escape(str(output)), notes=notes, kinds=kinds, decks=decks))

@@ -445,6 +445,13 @@ class Note(NamedTuple):
     modified: int  # seconds; see the module doc
 
 
+class LessonDeck(NamedTuple):
+    """A lesson's deck in one language (with the note types its notes use) and its notes, in lesson order."""
+
+    deck: genanki.Deck
+    notes: list[Note]
+
+
 @dataclass
 class Package:
     """The decks (with the note types their notes use) and the notes, in lesson order."""
@@ -452,10 +459,23 @@ class Package:
     decks: list[genanki.Deck] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
 
+
+@dataclass
+class Written:
+    """What a written package holds: its decks, in lesson order, and its notes by kind (``{"fact": 11, ...}``).
+    The notes themselves are let go as they are written."""
+
+    decks: list[genanki.Deck] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    def add(self, part: LessonDeck) -> None:
+        self.decks.append(part.deck)
+        self.kinds.update(note.model.name.removeprefix("bertdrill ") for note in part.notes)
+
     @property
-    def kinds(self) -> Counter[str]:
-        """Notes by kind: ``{"fact": 11, "numeric": 14, ...}``."""
-        return Counter(note.model.name.removeprefix("bertdrill ") for note in self.notes)
+    def count(self) -> int:
+        """How many notes (and cards: one each)."""
+        return self.kinds.total()
 
 
 def guid(card: Card, language: str) -> str:
@@ -498,8 +518,21 @@ def _deck_part(text: str) -> str:
 
 def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
           track: Callable[[Sequence[Card]], Iterable[Card]] = iter, say_in: Translations = ENGLISH_ONLY) -> Package:
-    """The package for ``language`` ("en", "tr", ...) or ``"all"``: one deck per lesson and language."""
+    """The package for ``language`` ("en", "tr", ...) or ``"all"``, every note in memory (:func:`export`
+    writes each deck's notes as they are made instead)."""
     package = Package()
+    for part in lesson_decks(lessons, language, modified, track, say_in):
+        package.decks.append(part.deck)
+        package.notes.extend(part.notes)
+    return package
+
+
+def lesson_decks(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
+                 track: Callable[[Sequence[Card]], Iterable[Card]] = iter,
+                 say_in: Translations = ENGLISH_ONLY) -> Iterator[LessonDeck]:
+    """The decks for ``language`` ("en", "tr", ...) or ``"all"``, one per lesson and language, each made when it is
+    asked for: a lesson and its cards are let go before the next lesson is read (``lessons`` may read each one
+    when its turn comes, as the CLI's do)."""
     models = note_types(say_in)
     for lesson in lessons:
         if language != "all" and language not in lesson.languages:
@@ -512,12 +545,10 @@ def build(lessons: Sequence[Lesson], language: str, modified: Mapping[str, int],
             notes = _notes(lesson, lang, track(cards), deck.deck_id, modified[lesson.id], models)
             for model in {id(note.model): note.model for note in notes}.values():
                 deck.add_model(model)
-            package.decks.append(deck)
-            package.notes.extend(notes)
-        # Freed before the next lesson is read (lessons may read each one when its turn comes, as the CLI's do):
-        # the loop would hold this one and its cards until then, 20 MB of a large lesson beside the next.
+            yield LessonDeck(deck, notes)
+            del notes  # else held while the next deck's are made
+        # Else held by the loop while the next lesson is read: 20 MB of a large lesson beside the next.
         del lesson, cards
-    return package
 
 
 def _notes(lesson: Lesson, language: str, cards: Iterable[Card], deck_id: int, modified: int,
@@ -561,11 +592,12 @@ def lesson_times(lessons: Sequence[Filed], now: float | None = None) -> dict[str
     return times
 
 
-def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
-    """Write an ``.apkg`` to an open binary file.
+def write_package(decks: Iterable[LessonDeck], target: BinaryIO, timestamp: float) -> Written:
+    """Write an ``.apkg`` of the decks to an open binary file, each deck's notes as the deck comes (see
+    :func:`lesson_decks`): held together, a 100,000-note export's notes were most of its memory.
 
     genanki writes the collection: its tables, settings, note types and decks. The note and
-    card rows go in with one ``executemany`` each, where genanki would run one INSERT per row;
+    card rows go in with one ``executemany`` per deck, where genanki would run one INSERT per row;
     with that, exporting a lesson costs about what genanki alone takes to write the same notes.
     The database is built in a temporary folder of its own, removed after (``genanki.Package.write_to_file``
     leaves its temporary database behind). New note and card ids count up from ``timestamp`` in milliseconds, as
@@ -576,29 +608,32 @@ def write_package(package: Package, target: BinaryIO, timestamp: float) -> None:
     # The collection is built in a temporary file, then copied into the archive a block at a time: one built in
     # memory was held twice (the database, then its serialized bytes; 42 MB each for 100,000 notes)
     with tempfile.TemporaryDirectory(prefix="bertdrill-anki-") as folder:
-        _write_package(package, target, timestamp, Path(folder) / "collection.anki2")
+        return _write_package(decks, target, timestamp, Path(folder) / "collection.anki2")
 
 
-def _write_package(package: Package, target: BinaryIO, timestamp: float, collection: Path) -> None:
+def _write_package(decks: Iterable[LessonDeck], target: BinaryIO, timestamp: float, collection: Path) -> Written:
     first = int(timestamp * 1000)
-    ids = itertools.count(first + 2 * len(package.notes))  # after the notes' and cards' (see _note_rows)
+    written = Written()
     db = sqlite3.connect(collection)
     try:
         cursor = db.cursor()
         cursor.execute("PRAGMA journal_mode = OFF")  # a temporary database, never rolled back
         cursor.execute("PRAGMA synchronous = OFF")  # nor kept after a crash: the package is written atomically
-        genanki.Package(package.decks).write_to_db(cursor, timestamp, ids)
+        # genanki's tables and settings now, its decks and note types once every deck has come (genanki's
+        # Package.write_to_db writes the one, then the other: the same collection).
+        genanki.Package([]).write_to_db(cursor, timestamp, iter(()))
         # Build the indexes once after the rows, not row by row, as SQLite's bulk loads do.
         indexes = cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' "
                                  "AND tbl_name IN ('notes', 'cards') AND sql IS NOT NULL").fetchall()
         for name, _ in indexes:
             cursor.execute(f'DROP INDEX "{name}"')
-        # Columns as genanki writes them: usn -1, no checksum, flags or data.
-        cursor.executemany("INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, 0, 0, '')", _note_rows(package, first))
-        # A new card (type 0, queue 0) of ordinal 0: the one template, or the one cloze c1. Its
-        # `due` is its place in the lesson, so Anki shows new cards in lesson order.
-        cursor.executemany("INSERT INTO cards VALUES (?, ?, ?, 0, ?, -1, 0, 0, ?, 0, 0, 0, 0, 0, 0, 0, 0, '')",
-                           _card_rows(package, first))
+        for part in decks:
+            _insert(cursor, part.notes, first, written.count)
+            written.add(part)
+            del part  # else held while the next deck is made
+        ids = itertools.count(first + 2 * written.count)  # after the notes' and cards' (see _note_rows)
+        for deck in written.decks:
+            deck.write_to_db(cursor, timestamp, ids)
         for _, sql in indexes:
             cursor.execute(sql)
         db.commit()
@@ -610,20 +645,31 @@ def _write_package(package: Package, target: BinaryIO, timestamp: float, collect
         archive.comment = zip_comment()  # bertdrill's mark: a later export replaces this file (Anki ignores it)
         archive.write(collection, "collection.anki2")
         archive.writestr("media", "{}")
+    return written
 
 
-def _note_rows(package: Package, first: int) -> Iterator[tuple[int, str, int, int, str, str, str]]:
-    """The notes table's rows, made as SQLite reads them: listed, their joined fields were 28 MB of a 100,000-note
-    export's peak, a second copy of every note's text. Note ``n`` (from 0) has id ``first + 2n``, its card the
-    next, as one counter handing out both would give them."""
-    for position, note in enumerate(package.notes):
+def _insert(cursor: sqlite3.Cursor, notes: Sequence[Note], first: int, before: int) -> None:
+    """A deck's notes and their cards, after ``before`` notes of the decks before it."""
+    # Columns as genanki writes them: usn -1, no checksum, flags or data.
+    cursor.executemany("INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, 0, 0, '')", _note_rows(notes, first, before))
+    # A new card (type 0, queue 0) of ordinal 0: the one template, or the one cloze c1. Its
+    # `due` is its place in the package, so Anki shows new cards in lesson order.
+    cursor.executemany("INSERT INTO cards VALUES (?, ?, ?, 0, ?, -1, 0, 0, ?, 0, 0, 0, 0, 0, 0, 0, 0, '')",
+                       _card_rows(notes, first, before))
+
+
+def _note_rows(notes: Sequence[Note], first: int, before: int) -> Iterator[tuple[int, str, int, int, str, str, str]]:
+    """The notes table's rows, made as SQLite reads them (listed, their joined fields were a second copy of every
+    note's text). The package's note ``n`` (from 0) has id ``first + 2n``, its card the next, as one counter
+    handing out both would give them."""
+    for position, note in enumerate(notes, start=before):
         yield (first + 2 * position, note.guid, note.model.model_id, note.modified, f" {' '.join(note.tags)} ",
                "\x1f".join(note.fields), note.fields[0])
 
 
-def _card_rows(package: Package, first: int) -> Iterator[tuple[int, int, int, int, int]]:
+def _card_rows(notes: Sequence[Note], first: int, before: int) -> Iterator[tuple[int, int, int, int, int]]:
     """The cards table's rows: each note's one card, its id after its note's, its ``due`` its place from 1."""
-    for position, note in enumerate(package.notes):
+    for position, note in enumerate(notes, start=before):
         yield first + 2 * position + 1, first + 2 * position, note.deck_id, note.modified, position + 1
 
 
@@ -639,8 +685,8 @@ def check_target(path: Path, *, replace: Replace, inputs: Iterable[Input] = ()) 
 def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
            modified: Mapping[str, int] | None = None,
            track: Callable[[Sequence[Card]], Iterable[Card]] = iter, say_in: Translations = ENGLISH_ONLY,
-           inputs: Iterable[Input] = (), replace: Replace = Replace.OURS) -> Package:
-    """Write the lessons as an Anki package at ``path``; return what it holds.
+           inputs: Iterable[Input] = (), replace: Replace = Replace.OURS) -> Written:
+    """Write the lessons as an Anki package at ``path``, a lesson at a time; return what it holds.
 
     ``modified`` maps lesson ids to note modification times (default: :func:`lesson_times`).
     ``track`` wraps each deck's cards as they become notes (the CLI passes a progress bar).
@@ -654,9 +700,14 @@ def export(lessons: Sequence[Lesson], path: Path, language: str = "en", *,
     if not lessons:
         raise ExportError(_("no lessons to export"))
     modified = dict(modified) if modified is not None else lesson_times(lessons)
+    decks = lesson_decks(lessons, language, modified, track, say_in)
+    now = time.time()
+    written = Written()
+
+    def write(target: BinaryIO) -> None:
+        nonlocal written
+        written = write_package(decks, target, now)
+
     with collector.paused():
-        package = build(lessons, language, modified, track, say_in)
-        now = time.time()
-        write_atomic(path, lambda target: write_package(package, target, now), replace=replace,
-                     example="lessons.apkg", inputs=inputs)
-    return package
+        write_atomic(path, write, replace=replace, example="lessons.apkg", inputs=inputs)
+    return written
