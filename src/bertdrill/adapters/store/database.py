@@ -80,9 +80,9 @@ class Database(ABC):
             with self._connected(write) as connection:
                 connection.info["database"] = self
                 with connection.begin() as unit:
+                    if not write:
+                        self.reading_unit(connection, read_only=self.reading and not temporary)
                     self.begun(connection)
-                    if self.reading and not temporary:
-                        self.reading_unit(connection)
                     result = work(connection)
                     if not (write or temporary):
                         unit.rollback()  # a read leaves nothing to commit
@@ -90,8 +90,10 @@ class Database(ABC):
 
         return self._retrying(transaction)
 
-    def reading_unit(self, connection: Connection) -> None:  # noqa: B027 - optional: SQLite's file is guarded already
-        """What a reader's transaction says first (PostgreSQL: ``READ ONLY``, so the server refuses any write)."""
+    def reading_unit(self, connection: Connection, *, read_only: bool) -> None:  # noqa: B027 - SQLite needs nothing
+        """What a unit that reads says first: it reads one snapshot of the database, however many statements it
+        sends (SQLite's ``BEGIN`` does so already), and with ``read_only`` (a reader's store) the database itself
+        refuses any write (PostgreSQL: ``READ ONLY``)."""
 
     @contextmanager
     def _connected(self, write: bool) -> Iterator[Connection]:

@@ -9,7 +9,8 @@ which puts it outside those policies: it reads the whole class. (Before the serv
 of their own, in a group named after the database; ``class init`` moves such a class over:
 :func:`learner_roles`, :func:`retire_learner_roles`.)
 
-Concurrency: READ COMMITTED with row locks. An answer, an undo and a flag change lock the learner's
+Concurrency: a unit that writes runs READ COMMITTED with row locks; one that reads, REPEATABLE READ (its
+statements see one snapshot). An answer, an undo and a flag change lock the learner's
 schedule row of the card (``SELECT ... FOR UPDATE``) before reading anything else, so two windows of
 one learner answering the same card queue up on that row, and the second sees the first's answer
 ("the first answer of a study day schedules" and the daily counts hold). Learners never share a row,
@@ -93,7 +94,8 @@ def engine(url: URL, *, lock_timeout: float, serving: bool = False, pinned: bool
 
 
 class PostgresDatabase(Database):
-    """A class's database: READ COMMITTED units of work, retried on a serialization failure or deadlock.
+    """A class's database: units of work that write READ COMMITTED, that read REPEATABLE READ, retried on a
+    serialization failure or deadlock.
 
     The learner is ``learner``, else ``$BERTDRILL_LEARNER``, else the role the session logs in as.
     """
@@ -127,8 +129,11 @@ class PostgresDatabase(Database):
     def _role(self) -> str:
         return str(self._run(lambda connection: connection.execute(text("SELECT current_user")).scalar_one()))
 
-    def reading_unit(self, connection: Connection) -> None:
-        connection.execute(text("SET TRANSACTION READ ONLY"))  # the server itself refuses a reader's write
+    def reading_unit(self, connection: Connection, *, read_only: bool) -> None:
+        # READ COMMITTED gives each statement a snapshot of its own: a report of several statements (the forecast's
+        # counts, then the cards it shows on another day) would read two states of a learner answering meanwhile.
+        # A read-only REPEATABLE READ transaction reads one snapshot and never meets a serialization failure.
+        connection.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ" + (", READ ONLY" if read_only else "")))
 
     lock_row = "FOR UPDATE OF s"  # the learner's schedule row of the card, until the transaction ends
 

@@ -9,7 +9,21 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Date, Select, and_, case, false, func, literal, not_, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Date,
+    Executable,
+    Select,
+    and_,
+    case,
+    false,
+    func,
+    literal,
+    not_,
+    or_,
+    select,
+)
 
 from bertdrill.adapters.store.database import Database, as_date, day_of
 from bertdrill.adapters.store.schema import (
@@ -283,25 +297,9 @@ class Reports(Database):
         preview of a review's first card reads it for the load balancer)."""
         if self._scope(lessons) is not None:
             return None
-        hidden = [row[0] for row in self.read(select(CARD.c.id).where(HIDDEN_CARD).limit(LISTED + 1))]
-        if len(hidden) > LISTED:
-            return None
-        counts: dict[date, int] = {}
-        for due, count in self.read(select(SCHEDULE.c.due, func.count()).where(
-                SCHEDULE.c.learner == LEARNER, SCHEDULE.c.due <= last).group_by(SCHEDULE.c.due)):
-            shown = max(day_of(due), today)
-            counts[shown] = counts.get(shown, 0) + count
-        is_hidden = SCHEDULE.c.card_id.in_(hidden) if hidden else false()
-        apart = select(SCHEDULE.c.due, SCHEDULE.c.buried_until, SCHEDULE.c.suspended, is_hidden).where(
-            SCHEDULE.c.learner == LEARNER, unindexed(SCHEDULE.c.due) <= last,
-            or_(SCHEDULE.c.suspended.is_not(False), SCHEDULE.c.buried_until.is_not(None), is_hidden))
-        for due, buried_until, suspended, hidden_card in self.read(apart):
-            counted = max(day_of(due), today)
-            counts[counted] -= 1
-            shown = max(counted, day_of(buried_until) if buried_until is not None else counted)
-            if not suspended and not hidden_card and shown <= last:
-                counts[shown] = counts.get(shown, 0) + 1
-        return counts
+        # one unit, so one snapshot: a card answered, suspended or buried between the statements would be taken
+        # off a day the counts never had (a KeyError when two reviews of one lesson ran at once)
+        return self._run(lambda connection: _forecast_counts(connection, self.learner, today, last))
 
     def retention(self, since: date | None = None, *, lessons: Collection[str] | None = None) -> Retention:
         """How often due reviews were passed (grade 3 or more), young (interval < 21 days) and mature.
@@ -438,6 +436,33 @@ def _retention(rows: Sequence[Sequence[Any]]) -> Retention:
     found = {bool(is_mature): (int(passed), int(total)) for is_mature, passed, total in rows}
     young, old = found.get(False, (0, 0)), found.get(True, (0, 0))
     return Retention(young[0], young[1], old[0], old[1])
+
+
+def _forecast_counts(connection: Connection, learner: str, today: date, last: date) -> dict[date, int] | None:
+    """:meth:`ReviewReports._forecast_of_every_lesson`'s counts, read in ``connection``'s transaction."""
+
+    def read(statement: Executable) -> list[Any]:
+        return list(connection.execute(statement, {"learner": learner}).all())
+
+    hidden = [row[0] for row in read(select(CARD.c.id).where(HIDDEN_CARD).limit(LISTED + 1))]
+    if len(hidden) > LISTED:
+        return None
+    counts: dict[date, int] = {}
+    for due, count in read(select(SCHEDULE.c.due, func.count()).where(
+            SCHEDULE.c.learner == LEARNER, SCHEDULE.c.due <= last).group_by(SCHEDULE.c.due)):
+        shown = max(day_of(due), today)
+        counts[shown] = counts.get(shown, 0) + count
+    is_hidden = SCHEDULE.c.card_id.in_(hidden) if hidden else false()
+    apart = select(SCHEDULE.c.due, SCHEDULE.c.buried_until, SCHEDULE.c.suspended, is_hidden).where(
+        SCHEDULE.c.learner == LEARNER, unindexed(SCHEDULE.c.due) <= last,
+        or_(SCHEDULE.c.suspended.is_not(False), SCHEDULE.c.buried_until.is_not(None), is_hidden))
+    for due, buried_until, suspended, hidden_card in read(apart):
+        counted = max(day_of(due), today)
+        counts[counted] -= 1
+        shown = max(counted, day_of(buried_until) if buried_until is not None else counted)
+        if not suspended and not hidden_card and shown <= last:
+            counts[shown] = counts.get(shown, 0) + 1
+    return counts
 
 
 def _gaps(days: Sequence[date]) -> bool:
