@@ -239,6 +239,15 @@ class LessonIndex:
         lesson = self._use(lambda source: source.part({item_id_of(card_id) for card_id in wanted}))
         return {card.id: card for card in compile_lesson(lesson) if card.id in wanted}
 
+    def head(self) -> Lesson:
+        """The lesson without its items (a lesson just read from its file: with them), knowing what they ask:
+        its parameter sets, formulas, variants and texts (:meth:`bertdrill.core.lesson.Lesson.part`)."""
+        return self._use(lambda source: source.head())
+
+    def item(self, item_id: str) -> Item:
+        """The lesson's item with this id, read alone (a KeyError if it has none)."""
+        return self._use(lambda source: source.part((item_id,))).item(item_id)
+
     def built(self) -> Lesson:
         """The lesson holding every item read so far (by :meth:`cards_of`): what grading and fresh numbers
         need of the cards shown (:meth:`bertdrill.core.lesson.Lesson.part`)."""
@@ -307,6 +316,9 @@ class _Parsed:
 
     def part(self, item_ids: Collection[str]) -> Lesson:
         return self._lesson  # its cards are the same; compiling a few more costs less than picking
+
+    def head(self) -> Lesson:
+        return self._lesson
 
     def built(self) -> Lesson:
         return self._lesson

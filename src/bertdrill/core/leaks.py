@@ -713,17 +713,17 @@ class SizeOrder:
     constant: tuple[str, ...]  # the rows (their terms) whose value is the same in every set
 
 
-def size_orders(lesson: Lesson, language: str) -> list[SizeOrder]:
+def size_orders(lesson: Lesson, language: str, items: Iterable[Item] | None = None) -> list[SizeOrder]:
     """The lesson's matching tables that the sizes of their numbers pair, with the order that pairs them.
 
     Every named set and every variant ``[variants]`` allows is looked at: a table whose rows are in the
     same order of size in all of them (two at least) is one a learner can match without knowing its numbers.
     Tables of the same rows' expressions are judged once (a lesson of 2,000 tables of ``n`` and ``d`` took
-    6 million evaluations over 1,504 variants: 9 s of ``check``).
+    6 million evaluations over 1,504 variants: 9 s of ``check``). ``items``: only these (the lesson's by default).
     """
     found = []
     judged: dict[tuple[str, ...], tuple[tuple[int, ...], frozenset[int]] | None] = {}
-    for item in lesson.items:
+    for item in lesson.items if items is None else items:
         if not isinstance(item, MatchItem):
             continue
         rows = [pair for pair in item.pairs if pair.value]

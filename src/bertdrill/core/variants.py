@@ -17,7 +17,7 @@ from typing import assert_never
 from bertdrill.core import formula
 from bertdrill.core.cards import MatchCard, NumericCard, numeric_card
 from bertdrill.core.formula import Number
-from bertdrill.core.lesson import Lesson, MatchItem, NumericItem, Variant, VariantMode
+from bertdrill.core.lesson import Item, Lesson, MatchItem, NumericItem, Variant, VariantMode
 from bertdrill.core.lesson.model import PLACEHOLDER
 from bertdrill.core.numbers import format_number
 from bertdrill.core.scheduling.state import MATURE_DAYS
@@ -128,10 +128,12 @@ def wants_variant(mode: VariantMode, interval: int) -> bool:
             assert_never(mode)
 
 
-def variant_card(lesson: Lesson, card: NumericCard, variant: Variant, seed: int | None = None) -> NumericCard:
+def variant_card(lesson: Lesson, card: NumericCard, variant: Variant, seed: int | None = None, *,
+                 item: Item | None = None) -> NumericCard:
     """``card`` asked with ``variant``'s numbers: the same id (one card for scheduling), its own value,
-    parameters, prompt and explanation; the prompt states every value the formula uses."""
-    item = lesson.item(card.item_id)
+    parameters, prompt and explanation; the prompt states every value the formula uses. ``item``: the card's
+    item, given where ``lesson`` is read without its items (a drawn sheet's)."""
+    item = item or lesson.item(card.item_id)
     assert isinstance(item, NumericItem), f"{card.id} is not a numeric item's card"
     varied, name = lesson.with_variant(variant)
     fresh = numeric_card(varied, item, name, card.id)

@@ -25,7 +25,7 @@ import difflib
 import functools
 import random
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import groupby
@@ -33,6 +33,7 @@ from typing import Any, TypeVar, assert_never
 
 from bertdrill.adapters.export.sheets import calculated as calculated_question
 from bertdrill.adapters.export.sheets.calculated import Calculated
+from bertdrill.adapters.lessons import LessonIndex
 from bertdrill.core import formula, leaks
 from bertdrill.core.cards import (
     BlankCard,
@@ -151,15 +152,29 @@ class Sheet:
 
 @dataclass(frozen=True)
 class _Entry:
-    """One item of a lesson with its compiled cards: the unit a sheet chooses."""
+    """One item of a lesson: the unit a sheet chooses. A drawn sheet reads a few dozen of 100,000 items, so an
+    item and its cards are read and compiled when first asked for, unless the whole lesson is at hand."""
 
-    lesson: Lesson
-    item: Item
-    compiled: tuple[Card, ...] | None = None  # None: compiled when first asked for
+    lesson: Lesson  # the whole lesson, or (a drawn sheet of a lesson's index) its head, without its items
+    item_id: str
+    kind: Kind
+    read: Callable[[str], Item] = field(compare=False, repr=False)  # the item by its id
+    compiled: tuple[Card, ...] | None = field(default=None, compare=False, repr=False)  # None: when first asked for
+
+    @classmethod
+    def of(cls, lesson: Lesson, item: Item, compiled: tuple[Card, ...] | None = None) -> _Entry:
+        """An entry of an item at hand."""
+        entry = cls(lesson, item.id, item.kind, lesson.item, compiled)
+        entry.__dict__["item"] = item  # what the cached property would read
+        return entry
+
+    @functools.cached_property
+    def item(self) -> Item:
+        return self.read(self.item_id)
 
     @functools.cached_property
     def cards(self) -> tuple[Card, ...]:
-        """The item's cards, as the whole lesson compiles them (a drawn sheet reads a few dozen of 100,000)."""
+        """The item's cards, as the whole lesson compiles them."""
         return self.compiled if self.compiled is not None else tuple(compile_lesson(self.lesson.part((self.item,))))
 
 
@@ -179,7 +194,7 @@ def parse_kinds(text: str | None) -> tuple[Kind, ...]:
 
 
 def build_sheet(
-    lessons: Sequence[Lesson],
+    lessons: Sequence[Lesson | LessonIndex],
     *,
     language: str,
     seed: int,
@@ -209,18 +224,23 @@ def build_sheet(
 
     ``calculated`` adds every numeric item that may vary as a Moodle calculated question, with a
     dataset of up to 100 of the lesson's variants (see :mod:`.calculated`), for the Moodle XML bank.
+
+    A lesson given as its index (:class:`~bertdrill.adapters.lessons.LessonIndex`) is read whole for a sheet
+    of every item or one with ``given``; a drawn sheet reads its items one by one, as the draw reaches them.
     """
     if students is not None:
         _check_students(students, given)
     elif not 1 <= versions <= MAX_VERSIONS:
         raise BertdrillError(f"--versions must be from 1 to {MAX_VERSIONS}, not {versions}")
-    for lesson in lessons:
+    at_hand = [_at_hand(source, whole=count is None or given) for source in lessons]
+    heads = [lesson for lesson, _source in at_hand]
+    for lesson in heads:
         if language not in lesson.languages:
             raise BertdrillError(f"lesson {lesson.id!r} has no {language!r} texts "
                                  f"(its languages: {', '.join(lesson.languages)})")
     kinds = tuple(kinds)
-    pool = [entry for lesson in lessons for entry in _entries(lesson, every=count is None) if entry.item.kind in kinds
-            and (items is None or (lesson.id, entry.item.id) in items)]  # items: (lesson id, item id), e.g. --from-class
+    pool = [entry for lesson, source in at_hand for entry in _entries(lesson, source, every=count is None)
+            if entry.kind in kinds and (items is None or (lesson.id, entry.item_id) in items)]  # e.g. --from-class
     if not pool:
         raise BertdrillError(f"no questions of the kinds {', '.join(kinds)} in the chosen lessons")
     if count is not None and not 1 <= count <= len(pool):
@@ -229,7 +249,7 @@ def build_sheet(
     answered: list[_Entry] = []
     if given:  # the legend prints values that some questions ask for: those questions stay off the sheet
         stated = _legend_facts(pool)
-        facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in lessons}
+        facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in heads}
         answered = [entry for entry in pool
                     if stated & set(facts[entry.lesson.id].get(entry.item.id, leaks.ItemFacts()).asks)]
         pool = [entry for entry in pool if entry not in answered]
@@ -238,7 +258,7 @@ def build_sheet(
                                    "leaves {left}; ask for fewer with --count, or leave out --given").format(
                 count=len(answered), items=listed([_key(entry) for entry in answered]), left=len(pool)))
     papers = len(students) if students is not None else versions
-    plans = _plans(lessons, pool, seed, papers, language, fresh=not given)
+    plans = _plans(heads, seed, papers, language, fresh=not given)
     chosen, left_out = _choose(pool, language, seed, count, plans)
     labels = sheet_labels()  # in the interface's language, which is the sheet's
     if students is None:
@@ -249,17 +269,17 @@ def build_sheet(
                                  student=student, student_number=index + 1)
                          for index, student in enumerate(students))
     return Sheet(
-        title=title if title is not None else " · ".join(lesson.title[language] for lesson in lessons),
+        title=title if title is not None else " · ".join(lesson.title[language] for lesson in heads),
         language=language,
         seed=seed,
         labels=labels,
         versions=shuffled,
         bank=tuple(_bank(pool if count is None else chosen, language)),  # a bank is no sheet: every question
-        instructions=_instructions(lessons, language, instructions, labels),
+        instructions=_instructions(heads, language, instructions, labels),
         legend=_legend(chosen, language) if given else (),
         left_out=tuple(_key(entry) for entry in left_out),
         given_out=tuple(_key(entry) for entry in answered),
-        categories=tuple((lesson.id, lesson.title[language]) for lesson in lessons),
+        categories=tuple((lesson.id, lesson.title[language]) for lesson in heads),
         calculated=_calculated(pool if count is None else chosen, language, seed) if calculated else (),
     )
 
@@ -305,7 +325,7 @@ class _Plan:
     """
 
     variants: Mapping[str, Variant]  # lesson id -> variant
-    sized: frozenset[str] = frozenset()  # matching tables' keys (lesson/item)
+    sized: _Sizes | None = None  # which matching tables print decoys (None: none)
     seed: int = 0
     index: int = 0
     cards: dict[tuple[str, str, str], NumericCard] = field(default_factory=dict, compare=False)  # memo
@@ -315,7 +335,7 @@ class _Plan:
         """The decoys ``entry``'s column prints on this paper (None: it prints none), drawn when first asked:
         30 papers of 20 questions from a lesson of 14,000 tables drew 420,000 columns' decoys (43 s)."""
         key = _key(entry)
-        if key not in self.sized:
+        if self.sized is None or not self.sized.pairs(entry):
             return None
         if key not in self.drawn:
             assert isinstance(entry.item, MatchItem)
@@ -327,21 +347,41 @@ class _Plan:
 
     def variant(self, entry: _Entry) -> Variant | None:
         """The variant ``entry`` is asked with on this paper; None: its named sets."""
-        if not isinstance(entry.item, NumericItem) or not entry.item.varies:
+        if entry.kind is not Kind.NUMERIC or not isinstance(entry.item, NumericItem) or not entry.item.varies:
             return None
         return self.variants.get(entry.lesson.id)
 
     def card(self, entry: _Entry, variant: Variant) -> NumericCard:
         """The entry's card asked with ``variant`` (its first card's id: every variant is that one card)."""
-        key = (entry.lesson.id, entry.item.id, variant.key)
+        key = (entry.lesson.id, entry.item_id, variant.key)
         if key not in self.cards:
             first = next(card for card in entry.cards if isinstance(card, NumericCard))
-            self.cards[key] = variant_card(entry.lesson, first, variant)
+            self.cards[key] = variant_card(entry.lesson, first, variant, item=entry.item)
         return self.cards[key]
 
 
-def _plans(lessons: Sequence[Lesson], pool: list[_Entry], seed: int, papers: int, language: str, *,
-           fresh: bool) -> list[_Plan]:
+@dataclass
+class _Sizes:
+    """Which matching tables the sizes of their numbers pair (:func:`bertdrill.core.leaks.size_orders`): their
+    column prints decoys beside its own values. Judged for a whole lesson at once when a table of it is first
+    asked about (its tables share the judging of the same expressions), or table by table of a lesson's head."""
+
+    language: str
+    pairs_of: dict[str, bool] = field(default_factory=dict)  # a table's key -> whether sizes pair it
+
+    def pairs(self, entry: _Entry) -> bool:
+        if entry.kind is not Kind.MATCH:
+            return False
+        key = _key(entry)
+        if key not in self.pairs_of:
+            lesson = entry.lesson
+            tables = lesson.items if lesson.items else (entry.item,)
+            sized = {order.item_id for order in leaks.size_orders(lesson, self.language, items=tables)}
+            self.pairs_of.update((f"{lesson.id}/{item.id}", item.id in sized) for item in tables)
+        return self.pairs_of[key]
+
+
+def _plans(lessons: Sequence[Lesson], seed: int, papers: int, language: str, *, fresh: bool) -> list[_Plan]:
     """Each paper's variants and decoys, from the one seed.
 
     Variants are drawn spread (:func:`draw_distinct`): no two papers share one while the lesson
@@ -350,14 +390,13 @@ def _plans(lessons: Sequence[Lesson], pool: list[_Entry], seed: int, papers: int
     """
     drawn = {lesson.id: draw_distinct(lesson, derive_seed(seed, lesson.id, 0), papers)
              for lesson in lessons if fresh and lesson.variant_space is not None}
-    sized = frozenset(f"{lesson.id}/{order.item_id}" for lesson in {e.lesson.id: e.lesson for e in pool}.values()
-                      for order in leaks.size_orders(lesson, language))
+    sized = _Sizes(language)
     return [_Plan({lesson_id: found[index] for lesson_id, found in drawn.items() if found}, sized, seed, index)
             for index in range(papers)]
 
 
 def _key(entry: _Entry) -> str:
-    return f"{entry.lesson.id}/{entry.item.id}"
+    return f"{entry.lesson.id}/{entry.item_id}"
 
 
 def _choose(pool: list[_Entry], language: str, seed: int, count: int | None,
@@ -403,7 +442,7 @@ def _fewest_leaking(pool: list[_Entry], language: str, papers: Sequence[_Plan]) 
         exposures = [_printed(entry, plan, named[_key(entry)], language, varied) for entry in pool]
         groups.update(dict.fromkeys(leaks.Clashes.of(exposures, thousands=thousands_separator(language)).groups))
     order = [_key(entry) for entry in pool]
-    kinds = {_key(entry): entry.item.kind for entry in pool}
+    kinds = {_key(entry): entry.kind for entry in pool}
     return leaks.fewest_dropped(order, leaks.Clashes(tuple(groups)),
                                 sorted(order, key=lambda key: KEEP_FIRST.index(kinds[key])))
 
@@ -492,13 +531,28 @@ def _parameters(lesson: Lesson, expr: str) -> set[str]:
     return used
 
 
-def _entries(lesson: Lesson, *, every: bool) -> list[_Entry]:
-    """The lesson's items as entries; with their cards compiled at once for a sheet of ``every`` item."""
+def _at_hand(source: Lesson | LessonIndex, *, whole: bool) -> tuple[Lesson, Lesson | LessonIndex]:
+    """The lesson a sheet works with (an index's whole lesson if ``whole``, else its head) and where it came from."""
+    match source:
+        case Lesson():
+            return source, source
+        case LessonIndex():
+            return (source.lesson() if whole else source.head()), source
+        case _:
+            assert_never(source)
+
+
+def _entries(lesson: Lesson, source: Lesson | LessonIndex, *, every: bool) -> list[_Entry]:
+    """The lesson's items as entries, in lesson order; with their cards compiled at once for a sheet of ``every``
+    item; of a lesson's head, each item read by its id from the index when first asked for."""
+    if not lesson.items and isinstance(source, LessonIndex):
+        kinds = {row.item_id: row.kind for row in source.cards}  # an item's cards side by side, in lesson order
+        return [_Entry(lesson, item_id, kind, source.item) for item_id, kind in kinds.items()]
     if not every:
-        return [_Entry(lesson, item) for item in lesson.items]
+        return [_Entry.of(lesson, item) for item in lesson.items]
     cards = compile_lesson(lesson)  # in lesson order, an item's cards side by side
     by_item = {item_id: tuple(group) for item_id, group in groupby(cards, key=lambda card: card.item_id)}
-    return [_Entry(lesson, item, by_item[item.id]) for item in lesson.items]
+    return [_Entry.of(lesson, item, by_item[item.id]) for item in lesson.items]
 
 
 def _version(name: str, layout: int, chosen: list[_Entry], language: str, seed: int, plan: _Plan) -> Version:
