@@ -31,7 +31,7 @@ from bertdrill.core import formula
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.kinds import Kind
 from bertdrill.core.languages import sheet_labels
-from bertdrill.core.lesson import BLANK
+from bertdrill.core.lesson import BLANK, Item
 
 TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "golden"
@@ -166,7 +166,11 @@ def test_a_drawn_sheet_of_a_lessons_index_reads_only_the_items_it_reaches(tmp_pa
     assert index.head().items == ()  # the index's head: the items are in the cache, each read alone
     read: list[str] = []
     item = index.item
-    monkeypatch.setattr(index, "item", lambda item_id: read.append(item_id) or item(item_id))
+
+    def reading(item_id: str) -> Item:
+        read.append(item_id)
+        return item(item_id)
+    monkeypatch.setattr(index, "item", reading)
     assert build(index, **options) == build(whole, **options)
     assert 0 < len(set(read)) < len(whole.items)
 
