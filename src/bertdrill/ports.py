@@ -24,12 +24,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
 from types import TracebackType
-from typing import Protocol, Self, assert_never
+from typing import TYPE_CHECKING, Protocol, Self, assert_never
 
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.registry import DEFAULT, SchedulerName, Spreading
 from bertdrill.core.scheduling.state import AnswerKind, CardStage, NextStates, Schedule
+
+if TYPE_CHECKING:
+    from bertdrill.core.lesson import Item, Lesson
 
 # --------------------------------------------------------------------------- records
 
@@ -339,6 +342,22 @@ class SyncLesson(Protocol):
     def digest(self) -> str: ...
     @property
     def cards(self) -> Sequence[SyncCard]: ...
+
+
+class IndexedLesson(Protocol):
+    """A lesson as its index gives it (:class:`bertdrill.adapters.lessons.LessonIndex`): its cards as rows, its
+    head (everything but the items), an item read alone by its id, or the whole lesson. A drawn sheet reads
+    only the items it reaches of 100,000."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def languages(self) -> tuple[str, ...]: ...
+    @property
+    def cards(self) -> Sequence[SyncCard]: ...
+    def head(self) -> Lesson: ...
+    def item(self, item_id: str) -> Item: ...
+    def lesson(self) -> Lesson: ...
 
 
 # --------------------------------------------------------------------------- scheduler

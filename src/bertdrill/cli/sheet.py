@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
     from bertdrill.adapters.export.files import Content, Input
     from bertdrill.adapters.export.sheets.model import Sheet
-    from bertdrill.adapters.lessons import LessonIndex
     from bertdrill.core.lesson import Lesson
+    from bertdrill.ports import IndexedLesson
 
 
 @app.command()
@@ -114,7 +114,7 @@ def sheet(
         seed = random.SystemRandom().randrange(100_000)
     # A drawn sheet reads its lessons' indexes, and of their items only those the draw reaches (30 papers of 20
     # questions from 100,000 items held every item: 237 MB)
-    lessons: Sequence[Lesson | LessonIndex] = (class_lessons(db) if from_class and not paths else None) or (
+    lessons: Sequence[Lesson | IndexedLesson] = (class_lessons(db) if from_class and not paths else None) or (
         load_indexed(paths) if count is not None and not given else load(paths))
     language = texts_language(lessons, lang)
     if language != lang:  # a printed sheet speaks one language: its labels follow its texts

@@ -33,7 +33,6 @@ from typing import Any, TypeVar, assert_never
 
 from bertdrill.adapters.export.sheets import calculated as calculated_question
 from bertdrill.adapters.export.sheets.calculated import Calculated
-from bertdrill.adapters.lessons import LessonIndex
 from bertdrill.core import formula, leaks
 from bertdrill.core.cards import (
     BlankCard,
@@ -56,6 +55,7 @@ from bertdrill.core.lesson.variants import Variant
 from bertdrill.core.numbers import format_number, parse_approx
 from bertdrill.core.variants import decoys as variant_decoys
 from bertdrill.core.variants import derive_seed, draw_distinct, variant_card
+from bertdrill.ports import IndexedLesson
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
 # Practice items are programming exercises: long, not markable at a glance,
@@ -194,7 +194,7 @@ def parse_kinds(text: str | None) -> tuple[Kind, ...]:
 
 
 def build_sheet(
-    lessons: Sequence[Lesson | LessonIndex],
+    lessons: Sequence[Lesson | IndexedLesson],
     *,
     language: str,
     seed: int,
@@ -225,7 +225,7 @@ def build_sheet(
     ``calculated`` adds every numeric item that may vary as a Moodle calculated question, with a
     dataset of up to 100 of the lesson's variants (see :mod:`.calculated`), for the Moodle XML bank.
 
-    A lesson given as its index (:class:`~bertdrill.adapters.lessons.LessonIndex`) is read whole for a sheet
+    A lesson given as its index (:class:`~bertdrill.ports.IndexedLesson`) is read whole for a sheet
     of every item or one with ``given``; a drawn sheet reads its items one by one, as the draw reaches them.
     """
     if students is not None:
@@ -531,21 +531,17 @@ def _parameters(lesson: Lesson, expr: str) -> set[str]:
     return used
 
 
-def _at_hand(source: Lesson | LessonIndex, *, whole: bool) -> tuple[Lesson, Lesson | LessonIndex]:
+def _at_hand(source: Lesson | IndexedLesson, *, whole: bool) -> tuple[Lesson, Lesson | IndexedLesson]:
     """The lesson a sheet works with (an index's whole lesson if ``whole``, else its head) and where it came from."""
-    match source:
-        case Lesson():
-            return source, source
-        case LessonIndex():
-            return (source.lesson() if whole else source.head()), source
-        case _:
-            assert_never(source)
+    if isinstance(source, Lesson):
+        return source, source
+    return (source.lesson() if whole else source.head()), source
 
 
-def _entries(lesson: Lesson, source: Lesson | LessonIndex, *, every: bool) -> list[_Entry]:
+def _entries(lesson: Lesson, source: Lesson | IndexedLesson, *, every: bool) -> list[_Entry]:
     """The lesson's items as entries, in lesson order; with their cards compiled at once for a sheet of ``every``
     item; of a lesson's head, each item read by its id from the index when first asked for."""
-    if not lesson.items and isinstance(source, LessonIndex):
+    if not lesson.items and not isinstance(source, Lesson):
         kinds = {row.item_id: row.kind for row in source.cards}  # an item's cards side by side, in lesson order
         return [_Entry(lesson, item_id, kind, source.item) for item_id, kind in kinds.items()]
     if not every:
