@@ -175,6 +175,26 @@ def test_a_drawn_sheet_of_a_lessons_index_reads_only_the_items_it_reaches(tmp_pa
     assert 0 < len(set(read)) < len(whole.items)
 
 
+@pytest.mark.parametrize("language", ["en", "tr"])
+@pytest.mark.parametrize("source", ["lesson", "hostile"])
+def test_a_bank_of_every_item_judges_and_lays_out_no_paper(request, monkeypatch, source, language):
+    """A question bank (GIFT, Moodle XML) holds every question and Moodle shuffles per attempt: of every item and
+    for no students, nothing is judged for what it gives away and no version is laid out (on 100,000 items that
+    held 240 MB a bank never printed). Its questions are the ones a sheet's model holds in its bank."""
+    options = {"language": language, "seed": 3, "versions": 3, "kinds": model.KINDS, "calculated": True}
+    lesson = request.getfixturevalue(source)
+    sheet = build(lesson, **options)
+    monkeypatch.setattr(model, "_choose", lambda *args: pytest.fail("judged what leaks"))
+    monkeypatch.setattr(model, "_version", lambda *args: pytest.fail("laid out a paper"))
+    bank = build(lesson, **options, bank=True)
+    assert bank.bank == sheet.bank and bank.calculated == sheet.calculated and len(bank.bank) >= len(lesson.items)
+    assert [version.letter for version in bank.versions] == ["A", "B", "C"]
+    assert all(not version.questions for version in bank.versions) and bank.left_out == ()
+    for fmt, name in ((SheetFormat.gift, "bank.gift"), (SheetFormat.moodle_xml, "bank.xml")):
+        assert as_bytes(documents(bank, fmt, Path(name), KeyMode.none)[0][1]) == \
+            as_bytes(documents(sheet, fmt, Path(name), KeyMode.none)[0][1])
+
+
 def test_every_numeric_answer_is_the_formula_over_its_set(lesson):
     sheet = build(lesson, versions=2, language="tr")
     for question in [q for v in sheet.versions for q in v.questions] + list(sheet.bank):

@@ -123,7 +123,7 @@ def sheet(
         lessons, language=language, seed=seed, versions=versions, count=count,
         kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
         items=hardest_items(db, hardest) if from_class else None, students=roster,
-        calculated=chosen_format is SheetFormat.moodle_xml,
+        calculated=chosen_format is SheetFormat.moodle_xml, bank=chosen_format.is_bank,
     )
     files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
