@@ -49,6 +49,32 @@ def test_learners_on_one_sqlite_file_keep_their_own_schedules(tmp_path, cards):
         assert ayse.answers() == [first]
 
 
+@pytest.mark.parametrize("other", [None, "aaron", "zeynep"])
+def test_a_schedule_gone_from_a_file_is_made_again_beside_any_other_learner(tmp_path, cards, other):
+    """The lessons' digests are the stored ones, so only the count of schedules says a card has none: counted over
+    the whole table in a learner's own file, over this learner's rows when another learner (named before or after
+    this one) has schedules there too, all of them."""
+    import sqlite3
+
+    path = tmp_path / "gone.db"
+    for learner in ("ayse", other):
+        if learner is not None:
+            with Store.open(str(path), learner=learner) as store:
+                store.sync(cards)
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM schedule WHERE learner = 'ayse' AND card_id = ?", (cards[0].id,))
+    connection.close()
+    with Store.open(str(path), learner="ayse") as store:
+        with pytest.raises(Exception, match="sync its lesson first"):
+            store.state(cards[0].id)
+        store.sync(cards)
+        assert store.state(cards[0].id).schedule == NEW
+    with sqlite3.connect(path) as connection:
+        counts = dict(connection.execute("SELECT learner, count(*) FROM schedule GROUP BY learner").fetchall())
+    connection.close()
+    assert counts == {learner: len({card.id for card in cards}) for learner in ("ayse", other) if learner}
+
+
 def test_the_learner_comes_from_the_option_then_the_environment_then_the_login(tmp_path, monkeypatch):
     import getpass
 
