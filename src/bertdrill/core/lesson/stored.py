@@ -195,6 +195,7 @@ def _classes(members: tuple[type, ...]) -> Codec:
 _MADE: dict[type, Codec] = {}
 
 
+@functools.cache  # asked of each class by SCHEMA at import, then by its codec when a lesson is first read or kept
 def _hints(cls: type) -> dict[str, Any]:
     """A stored class's field types, its module's names resolved first, then the lesson modules' (for the
     names a module imports only for type checking)."""
