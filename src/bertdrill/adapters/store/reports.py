@@ -343,15 +343,17 @@ class Reports(Database):
     def card_figures(self, today: date, *, lessons: Collection[str] | None = None) -> CardFigures:
         """:meth:`card_states`, :meth:`average_ef` and :meth:`leeches` in one pass over the schedules of the cards
         still in their lessons (a practice card's left out of the states by a filter), where three passes read
-        each of 100,000 rows three times; the pass finds the most lapses of any card too, so the leeches are
-        listed only when some card has lapsed often enough (usually none: a fourth pass saved). 40 -> 25 ms."""
+        each of 100,000 rows three times; the pass counts the cards that lapsed often enough too, so the leeches
+        are listed only when there are some (usually none: a fourth pass saved). 40 -> 25 ms. A count with a
+        filter, not the most lapses of any card: SQLite steps no aggregate for a row the filter leaves out
+        (43.4 -> 40.5 ms for the pass on 100,000 schedules)."""
         def columns(shown: ColumnElement[bool] | None) -> Select[*tuple[Any, ...]]:
             return select(*_stage_counts(shown), func.avg(SCHEDULE.c.ef100).filter(SCHEDULE.c.due.is_not(None)),
-                          func.max(SCHEDULE.c.lapses))
+                          func.count().filter(SCHEDULE.c.lapses >= LEECH_LAPSES))
 
-        *stages, ef, most = self.read(self._kept_schedules(columns, lessons))[0]
+        *stages, ef, lapsed = self.read(self._kept_schedules(columns, lessons))[0]
         return CardFigures(self._stages(stages, lessons), _average_ef(ef), self.leeches(lessons=lessons)
-                           if most is not None and most >= LEECH_LAPSES else [])
+                           if lapsed else [])
 
     def _kept_schedules(self, columns: Callable[[ColumnElement[bool] | None], Select[*tuple[Any, ...]]],
                         lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
