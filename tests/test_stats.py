@@ -574,3 +574,23 @@ def test_a_day_with_nothing_due_neither_breaks_nor_counts_in_a_streak():
     assert stats.streaks(studied, [(day, day)], day) == (3, 3)  # today can still be studied
     assert stats.streaks([], [], day) == (0, 0)
     assert stats.streaks([day + timedelta(days=1)], [], day) == (0, 0)  # after today: not counted
+
+
+def test_stats_loads_neither_the_load_balancer_nor_the_exams_modules(tmp_path):
+    """`stats` with no exam set and no load balancer chosen loads neither one's modules (FSRS's fit and evaluation
+    come with the exam's; the load balancer's dataclasses cost every `status` and `stats` 2 ms), yet reads the
+    scheduler setting, whose module is imported."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, BERTDRILL_DB=str(tmp_path / "light.db"), BERTDRILL_CACHE=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, "-m", "bertdrill", "review", "--db", env["BERTDRILL_DB"], "--new", "1"],
+                   input="5\n", capture_output=True, text=True, check=True, env=env)
+    code = ("import sys; from bertdrill.cli import run; sys.argv = ['bertdrill', 'stats', '--db', sys.argv[1]]\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "print(*(name in sys.modules for name in ('bertdrill.adapters.store.scheduling',"
+            " 'bertdrill.core.scheduling.spread', 'bertdrill.core.scheduling.exam')))")
+    result = subprocess.run([sys.executable, "-c", code, env["BERTDRILL_DB"]], capture_output=True, text=True,
+                            check=True, env=env)
+    assert "Progress" in result.stdout, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1].split() == ["True", "False", "False"], result.stdout + result.stderr

@@ -56,9 +56,8 @@ from bertdrill.adapters.store.schema import (
 )
 from bertdrill.core import collector
 from bertdrill.core.errors import StoreError
-from bertdrill.core.scheduling.registry import stored_name
+from bertdrill.core.scheduling.registry import Spreading, stored_name
 from bertdrill.core.scheduling.replay import card_replayer
-from bertdrill.core.scheduling.spread import spreading_named
 from bertdrill.core.scheduling.state import LEECH_LAPSES, AnswerKind, Schedule
 from bertdrill.ports import CardLog, FittedSet, LessonExam, SchedulerChoice, Switch
 from bertdrill.ports import Scheduler as SchedulerPort
@@ -182,7 +181,15 @@ def _stored_choice(connection: Connection) -> SchedulerChoice:
         return SchedulerChoice(lesson_exams=exams)
     name, retention, exam, exam_target, spread, *fitted = found
     return SchedulerChoice(stored_name(name), real(retention), _fitted_set(fitted) if fitted[0] is not None else None,
-                           as_date(exam), real(exam_target), None if spread is None else spreading_named(spread), exams)
+                           as_date(exam), real(exam_target), None if spread is None else _spreading(spread), exams)
+
+
+def _spreading(name: str) -> Spreading:
+    """The load balancer a stored setting names: its module (three dataclasses, 2 ms) loads only for a store
+    that names one, not in every ``status`` and ``stats``."""
+    from bertdrill.core.scheduling.spread import spreading_named
+
+    return spreading_named(name)
 
 
 def _store_fitted(connection: Connection, choice: SchedulerChoice) -> SchedulerChoice:
