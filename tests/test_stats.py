@@ -579,7 +579,8 @@ def test_a_day_with_nothing_due_neither_breaks_nor_counts_in_a_streak():
 def test_stats_loads_neither_the_load_balancer_nor_the_exams_modules(tmp_path):
     """`stats` with no exam set and no load balancer chosen loads neither one's modules (FSRS's fit and evaluation
     come with the exam's; the load balancer's dataclasses cost every `status` and `stats` 2 ms), yet reads the
-    scheduler setting, whose module is imported."""
+    scheduler setting, whose module is imported; nor the replay of a switch, nor the atomic writer when every lesson
+    is in the cache already (the first review kept them)."""
     import subprocess
     import sys
 
@@ -589,8 +590,9 @@ def test_stats_loads_neither_the_load_balancer_nor_the_exams_modules(tmp_path):
     code = ("import sys; from bertdrill.cli import run; sys.argv = ['bertdrill', 'stats', '--db', sys.argv[1]]\n"
             "try:\n    run()\nexcept SystemExit:\n    pass\n"
             "print(*(name in sys.modules for name in ('bertdrill.adapters.store.scheduling',"
-            " 'bertdrill.core.scheduling.spread', 'bertdrill.core.scheduling.exam')))")
+            " 'bertdrill.core.scheduling.spread', 'bertdrill.core.scheduling.exam', 'bertdrill.core.scheduling.replay',"
+            " 'bertdrill.adapters.export.files')))")
     result = subprocess.run([sys.executable, "-c", code, env["BERTDRILL_DB"]], capture_output=True, text=True,
                             check=True, env=env)
     assert "Progress" in result.stdout, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1].split() == ["True", "False", "False"], result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1].split() == ["True", "False", "False", "False", "False"], result.stdout + result.stderr

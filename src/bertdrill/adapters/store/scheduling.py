@@ -57,7 +57,6 @@ from bertdrill.adapters.store.schema import (
 from bertdrill.core import collector
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.registry import Spreading, stored_name
-from bertdrill.core.scheduling.replay import card_replayer
 from bertdrill.core.scheduling.state import LEECH_LAPSES, AnswerKind, Schedule
 from bertdrill.ports import CardLog, FittedSet, LessonExam, SchedulerChoice, Switch
 from bertdrill.ports import Scheduler as SchedulerPort
@@ -99,6 +98,8 @@ class Scheduling(Database):
     def switch_scheduler(self, choice: SchedulerChoice, scheduler: SchedulerPort, *,
                          track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
         """Rebuild every card's state from its log under ``scheduler``, and store ``choice``: one transaction."""
+
+        from bertdrill.core.scheduling.replay import card_replayer  # loaded for a switch, not with every store
 
         def work(connection: Connection) -> Switch:
             learner = learner_of(connection)
