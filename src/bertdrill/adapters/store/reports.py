@@ -60,9 +60,11 @@ def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -
 
 
 def _status_columns(today: date) -> Select[*tuple[Any, ...]]:
-    """Due now, new and learned, counted over schedules (available or not: a learned card is learned)."""
+    """Due now, new and learned, counted over schedules (available or not: a learned card is learned). Counts with
+    a filter, its rarest test first, as :func:`_stage_counts` counts: SQLite steps no aggregate for a row the filter
+    leaves out, where a sum of CASEs added a 0 for each (36.8 -> 23.3 ms for 100,000 schedules, raw)."""
     def counted(*conditions: Any) -> Any:
-        return func.coalesce(func.sum(case((and_(*conditions), 1), else_=0)), 0)
+        return func.count().filter(and_(*conditions))
 
     return select(counted(SCHEDULE.c.due <= today, available(today)), counted(SCHEDULE.c.due.is_(None),
                   available(today)), counted(SCHEDULE.c.due.is_not(None)))
@@ -421,9 +423,13 @@ _STAGE_TESTS = ((SCHEDULE.c.suspended.is_(True), CardStage.SUSPENDED), (SCHEDULE
 def _stage_counts(shown: ColumnElement[bool] | None) -> list[Any]:
     """Columns counting the schedules ``shown`` picks (None: all) that each test of :data:`_STAGE_TESTS` is the first
     to pass, then all of them (the rest, mature, is the difference): every stage in one pass, no grouping. A count
-    with a filter, not a sum of CASEs: SQLite evaluates fewer steps a row (30 -> 18 ms for 100,000 schedules)."""
+    with a filter, not a sum of CASEs: SQLite evaluates fewer steps a row (30 -> 18 ms for 100,000 schedules). Each
+    filter asks the stage's own test first, then that no earlier test passed (the latest first), then ``shown``: a
+    card is in one stage, so most rows fail the first test and SQLite asks no more of them (the card figures' pass
+    39.6 -> 29.0 ms on the 1M store's 100,000 schedules, raw), where the earlier tests first passed for most."""
     picked = [] if shown is None else [shown]
-    return [func.count().filter(and_(*picked, *(not_(earlier) for earlier, _stage in _STAGE_TESTS[:position]), test))
+    return [func.count().filter(and_(test, *(not_(earlier) for earlier, _stage in reversed(_STAGE_TESTS[:position])),
+                                     *picked))
             for position, (test, _stage) in enumerate(_STAGE_TESTS)] + [
         func.count().filter(shown) if shown is not None else func.count()]
 
@@ -455,9 +461,11 @@ def _forecast_counts(connection: Connection, learner: str, today: date, last: da
         shown = max(day_of(due), today)
         counts[shown] = counts.get(shown, 0) + count
     is_hidden = SCHEDULE.c.card_id.in_(hidden) if hidden else false()
+    # the rare test first: SQLite asks the terms in their order, and most schedules are neither suspended, buried
+    # nor hidden (14.9 -> 10.4 ms for 100,000, raw), where most are this learner's and due by the last day
     apart = select(SCHEDULE.c.due, SCHEDULE.c.buried_until, SCHEDULE.c.suspended, is_hidden).where(
-        SCHEDULE.c.learner == LEARNER, unindexed(SCHEDULE.c.due) <= last,
-        or_(SCHEDULE.c.suspended.is_not(False), SCHEDULE.c.buried_until.is_not(None), is_hidden))
+        or_(SCHEDULE.c.buried_until.is_not(None), SCHEDULE.c.suspended.is_not(False), is_hidden),
+        SCHEDULE.c.learner == LEARNER, unindexed(SCHEDULE.c.due) <= last)
     for due, buried_until, suspended, hidden_card in read(apart):
         counted = max(day_of(due), today)
         counts[counted] -= 1
