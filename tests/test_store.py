@@ -690,6 +690,27 @@ def test_retention_states_and_ease(db, cards):
     assert [s.card_id for s in db.hardest(1)] == [young]
 
 
+def test_the_hardest_cards_come_from_the_floor_first_then_from_above_it(db, cards):
+    """The cards at the EF floor (1.30) are the hardest, more lapses first, then by id; those above it follow only
+    when the floor holds too few; a removed card is never one of them, however low its EF."""
+    from bertdrill.core.scheduling.state import EF_FLOOR
+
+    def scheduled(card_id, ef100, lapses):
+        db.answer(card_id, grade=1, kind="review", reviewed_at=MORNING, study_day=DAY,
+                  reschedule=lambda schedule: Schedule(2, ef100, 1, DAY + timedelta(days=1), lapses))
+
+    reviewed = sorted(card.id for card in cards if card.kind.reviewed)
+    low, lower, tied, above, far, gone = reviewed[:6]
+    for card_id, ef100, lapses in ((low, EF_FLOOR, 1), (lower, EF_FLOOR, 3), (tied, EF_FLOOR, 1),
+                                   (above, EF_FLOOR + 1, 5), (far, 200, 0), (gone, EF_FLOOR, 7)):
+        scheduled(card_id, ef100, lapses)
+    db.sync([card for card in cards if card.id != gone], now=MORNING)  # removed, its schedule kept
+    order = [lower, low, tied, above, far]  # EF, then more lapses first, then by id
+    for limit in (1, 2, 3, 4, 5, 10):
+        assert [state.card_id for state in db.hardest(limit)] == order[:limit], limit
+    assert [state.schedule.ef100 for state in db.hardest(5)] == [EF_FLOOR] * 3 + [EF_FLOOR + 1, 200]
+
+
 def test_the_card_figures_are_the_states_the_average_ef_and_the_leeches(db, cards):
     """card_figures counts the three together: the figures card_states, average_ef and leeches give, with no leech
     and with some, a removed leech left out of all three, a practice card with a schedule out of the states only."""
