@@ -711,6 +711,40 @@ def test_the_hardest_cards_come_from_the_floor_first_then_from_above_it(db, card
     assert [state.schedule.ef100 for state in db.hardest(5)] == [EF_FLOOR] * 3 + [EF_FLOOR + 1, 200]
 
 
+@pytest.mark.parametrize("after", [1, 2, 3])
+def test_the_hardest_cards_are_one_state_while_another_session_writes(sql_backend, cards, after):
+    """The floor's cards and those above it are read in one unit: a card the other session moves off the floor
+    between the two statements is listed once, from the state before the write or after it, never from both."""
+    from bertdrill.core.scheduling.state import EF_FLOOR
+
+    def scheduled(store, card_id, ef100):
+        store.answer(card_id, grade=1, kind="review", reviewed_at=MORNING, study_day=DAY,
+                     reschedule=lambda schedule: Schedule(2, ef100, 1, DAY + timedelta(days=1), 1))
+
+    low, above, far = sorted(card.id for card in cards if card.kind.reviewed)[:3]
+    with sql_backend() as store, sql_backend() as other:
+        store.sync(cards, now=MORNING)
+        for card_id, ef100 in ((low, EF_FLOOR), (above, EF_FLOOR + 1), (far, 200)):
+            scheduled(store, card_id, ef100)
+        before = [state.card_id for state in store.hardest(3)]
+        statements = 0
+
+        def meanwhile(*_args: object) -> None:
+            nonlocal statements
+            statements += 1
+            if statements == after:
+                scheduled(other, low, 150)  # off the floor, between the two others
+
+        event.listen(store.engine, "after_cursor_execute", meanwhile)
+        try:
+            during = [state.card_id for state in store.hardest(3)]
+        finally:
+            event.remove(store.engine, "after_cursor_execute", meanwhile)
+        written = [state.card_id for state in store.hardest(3)]
+        assert statements >= after and (before, written) == ([low, above, far], [above, low, far])
+        assert during in (before, written)
+
+
 def test_the_card_figures_are_the_states_the_average_ef_and_the_leeches(db, cards):
     """card_figures counts the three together: the figures card_states, average_ef and leeches give, with no leech
     and with some, a removed leech left out of all three, a practice card with a schedule out of the states only."""

@@ -408,22 +408,32 @@ class Reports(Database):
         The cards at SM-2's floor (EF 1.30) are looked for first, by a pass that asks that of each schedule before
         anything else: a learner with a long history has many (605 of the 1M store's 100,000), and sorting those
         alone is quick (7.4 ms, where sorting every reviewed card took 21.4). The cards above the floor are sorted
-        only when the floor holds fewer than ``limit`` (both passes then: 28 ms)."""
-        def lowest(test: ColumnElement[bool], count: int) -> list[CardState]:
-            return self._states(lessons, SCHEDULE.c.due.is_not(None), first=test, limit=count,
-                                order=(SCHEDULE.c.ef100, SCHEDULE.c.lapses.desc()))
+        only when the floor holds fewer than ``limit`` (both passes then: 28 ms), in the same unit: one state of
+        the schedules, so a card answered meanwhile is never listed from both sides of the floor."""
+        def lowest(test: ColumnElement[bool]) -> Select[*tuple[Any, ...]]:
+            return self._states_query(lessons, SCHEDULE.c.due.is_not(None), first=test, limit=limit,
+                                      order=(SCHEDULE.c.ef100, SCHEDULE.c.lapses.desc()))
 
-        floor = lowest(SCHEDULE.c.ef100 <= EF_FLOOR, limit)
-        return floor if len(floor) >= limit else floor + lowest(SCHEDULE.c.ef100 > EF_FLOOR, limit - len(floor))
+        floor, above = lowest(SCHEDULE.c.ef100 <= EF_FLOOR), lowest(SCHEDULE.c.ef100 > EF_FLOOR)
 
-    def _states(self, lessons: Collection[str] | None, condition: Any, *, order: tuple[Any, ...],
-                limit: int | None = None, first: ColumnElement[bool] | None = None) -> list[CardState]:
-        """Cards still in their lessons that meet ``condition``, in ``order`` (then by id); all when no ``limit``.
-        ``first``: a test most schedules fail, asked before any other (SQLite asks a query's terms in its order)."""
+        def read(connection: Connection) -> list[CardState]:
+            found = [state_of(row) for row in connection.execute(floor, {"learner": self.learner})]
+            if len(found) < limit:
+                found += [state_of(row) for row in connection.execute(above, {"learner": self.learner})]
+            return found[:limit]
+        return self._run(read)
+
+    def _states(self, lessons: Collection[str] | None, condition: Any, *, order: tuple[Any, ...]) -> list[CardState]:
+        """Cards still in their lessons that meet ``condition``, in ``order`` (then by id)."""
+        return [state_of(row) for row in self.read(self._states_query(lessons, condition, order=order))]
+
+    def _states_query(self, lessons: Collection[str] | None, condition: Any, *, order: tuple[Any, ...],
+                      limit: int | None = None, first: ColumnElement[bool] | None = None) -> Select[*tuple[Any, ...]]:
+        """:meth:`_states`' statement, of at most ``limit`` cards (None: all). ``first``: a test most schedules
+        fail, asked before any other (SQLite asks a query's terms in their order)."""
         columns = _KEPT_STATE if first is None else _KEPT_STATE.where(first)
-        query = (self._schedules_except(columns, lessons, CARD.c.removed.is_(True), condition)
-                 .order_by(*order, SCHEDULE.c.card_id).limit(limit))
-        return [state_of(row) for row in self.read(query)]
+        return (self._schedules_except(columns, lessons, CARD.c.removed.is_(True), condition)
+                .order_by(*order, SCHEDULE.c.card_id).limit(limit))
 
 
 _STAGE_TESTS = ((SCHEDULE.c.suspended.is_(True), CardStage.SUSPENDED), (SCHEDULE.c.due.is_(None), CardStage.NEW),
