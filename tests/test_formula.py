@@ -81,6 +81,25 @@ def test_refuses_with_a_message_that_names_the_problem(source, message):
     assert message in str(caught.value)
 
 
+@pytest.mark.parametrize(("source", "message"), [
+    ("1 / 0 + dd", "division by zero"),  # the left operand first
+    ("dd + 1 / 0", "unknown name 'dd'"),
+    ("max(1e999, dd)", "number literal out of range"),  # the arguments in order
+    ("min(d, dd, 1 // 0)", "unknown name 'dd'"),
+    ("round(d, dd)", "unknown name 'dd'"),
+    ("-(10 ** 59 * 100)", "result too large"),  # a bound checked at every step, not only at the end
+])
+def test_a_formula_fails_where_it_is_evaluated_first_left_to_right(source, message):
+    """A formula is compiled once (its first evaluation) and fails as the tree would be walked: the first error
+    left to right, when it is evaluated, in the language of that moment; the same formula evaluates again."""
+    parsed = formula.parse(source)
+    for _twice in range(2):
+        with pytest.raises(FormulaError) as caught:
+            parsed.evaluate(BERT_BASE)
+        assert message in str(caught.value)
+    assert formula.parse("d * 2").evaluate(BERT_BASE) == 1536 and formula.parse("d * 2").evaluate({"d": 3}) == 6
+
+
 def test_power_tower_fails_fast():
     def both() -> None:
         with pytest.raises(FormulaError):

@@ -79,7 +79,7 @@ _CONSTRUCT_NAMES = {
 
 def _normalise(value: Number) -> Number:
     """Fractions with denominator 1 become ints, so results compare and print simply."""
-    if isinstance(value, Fraction) and value.denominator == 1:
+    if type(value) is not int and isinstance(value, Fraction) and value.denominator == 1:
         return value.numerator
     return value
 
@@ -97,6 +97,8 @@ def _bounded(value: Number) -> Number:
     """``value`` if it is within the bounds that keep every later step cheap; else a FormulaError."""
     if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
         raise _too_large()
+    if type(value) is int:  # most values: Fraction's isinstance goes through its ABC (a third of evaluating)
+        return value
     if isinstance(value, Fraction) and value.denominator > MAX_DENOMINATOR:
         raise _too_precise()
     return _normalise(value)
@@ -111,7 +113,14 @@ class Formula:
     names: frozenset[str]
 
     def evaluate(self, env: Mapping[str, Number]) -> Number:
-        return _Evaluator(env).visit(self.tree)
+        return self._compiled(env)
+
+    @functools.cached_property
+    def _compiled(self) -> Step:
+        """The tree as nested closures, made on the first evaluation: a lesson's formulas are evaluated over
+        every variant it allows (1,504 for the shipped lesson), and walking the tree again each time, matching
+        each node's kind, was most of that."""
+        return _compile(self.tree)
 
 
 def parse(source: str) -> Formula:
@@ -179,53 +188,87 @@ def _check(node: ast.AST, depth: int, names: set[str]) -> None:
             raise FormulaError(_('{what} not allowed in formulas').format(what=what))
 
 
-class _Evaluator:
-    def __init__(self, env: Mapping[str, Number]):
-        self.env = env
+Step = Callable[[Mapping[str, Number]], Number]
+"""A compiled (sub)expression: its value over an environment, with every bound checked as it is computed."""
 
-    def visit(self, node: ast.expr) -> Number:
-        match node:
-            case ast.Constant(value=int() as value):
-                return _bounded(value)
-            case ast.Constant(value=float() as value):
-                if value != value or value in (float("inf"), float("-inf")):
-                    raise FormulaError(_('number literal out of range'))
-                return _bounded(Fraction(repr(value)))
-            case ast.Name(id=name):
-                return self.lookup(name)
-            case ast.BinOp(left=left, op=op, right=right):
-                return self.binary(op, self.visit(left), self.visit(right))
-            case ast.UnaryOp(op=op, operand=operand):
-                return _bounded(_UNARY[type(op)](self.visit(operand)))
-            case ast.Call(func=ast.Name(id=fname), args=args):
-                return self.call(fname, [self.visit(arg) for arg in args])
-        raise FormulaError("formula was not checked before evaluation")  # parse() prevents this
 
-    def lookup(self, name: str) -> Number:
+def _compile(node: ast.expr) -> Step:
+    """``node`` as a :data:`Step`: the same values, the same errors, raised at evaluation in the same order
+    (left before right, arguments in order) as walking the tree would."""
+    match node:
+        case ast.Constant(value=int() | float() as value):
+            return _constant(value)
+        case ast.Name(id=name):
+            return _lookup(name)
+        case ast.BinOp(left=left, op=op, right=right):
+            return _binary(op, _compile(left), _compile(right))
+        case ast.UnaryOp(op=op, operand=operand):
+            unary, inner = _UNARY[type(op)], _compile(operand)
+            return lambda env: _bounded(unary(inner(env)))
+        case ast.Call(func=ast.Name(id=fname), args=args):
+            return _call(fname, [_compile(arg) for arg in args])
+    raise FormulaError("formula was not checked before evaluation")  # parse() prevents this
+
+
+def _constant(value: int | float) -> Step:
+    """A literal; one out of range fails when evaluated, as any other value does."""
+    def fail(_env: Mapping[str, Number]) -> Number:
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            raise FormulaError(_('number literal out of range'))
+        return _bounded(Fraction(repr(value)) if isinstance(value, float) else value)
+    try:
+        known = fail({})
+    except FormulaError:
+        return fail
+    return lambda _env: known
+
+
+def _lookup(name: str) -> Step:
+    def value(env: Mapping[str, Number]) -> Number:
         try:
-            return self.env[name]
+            return env[name]
         except KeyError:
-            raise FormulaError(unknown_name_message(name, self.env)) from None
+            raise FormulaError(unknown_name_message(name, env)) from None
+    return value
 
-    def binary(self, op: ast.operator, left: Number, right: Number) -> Number:
-        if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)):
-            if right == 0:
-                raise FormulaError(_('division by zero'))
-            if isinstance(op, ast.Div):
-                return _bounded(Fraction(left) / Fraction(right))
-        if isinstance(op, ast.Pow):
-            return _bounded(_power(left, right))
-        return _bounded(_BINARY[type(op)](left, right))
 
-    def call(self, fname: str, args: list[Number]) -> Number:
-        if fname == "round":
-            if len(args) == 2:
-                digits = args[1]
+def _binary(op: ast.operator, left: Step, right: Step) -> Step:
+    match op:
+        case ast.Div():
+            def divide(env: Mapping[str, Number]) -> Number:
+                top, bottom = left(env), right(env)
+                if bottom == 0:
+                    raise FormulaError(_('division by zero'))
+                return _bounded(Fraction(top) / Fraction(bottom))
+            return divide
+        case ast.FloorDiv() | ast.Mod():
+            apply = _BINARY[type(op)]
+
+            def whole(env: Mapping[str, Number]) -> Number:
+                top, bottom = left(env), right(env)
+                if bottom == 0:
+                    raise FormulaError(_('division by zero'))
+                return _bounded(apply(top, bottom))
+            return whole
+        case ast.Pow():
+            return lambda env: _bounded(_power(left(env), right(env)))
+    apply = _BINARY[type(op)]
+    return lambda env: _bounded(apply(left(env), right(env)))
+
+
+def _call(fname: str, args: list[Step]) -> Step:
+    if fname == "round":
+        def rounded(env: Mapping[str, Number]) -> Number:
+            values = [arg(env) for arg in args]
+            if len(values) == 2:
+                digits = values[1]
                 if not isinstance(digits, int) or not -30 <= digits <= 30:
                     raise FormulaError(_("round()'s digits must be a whole number from -30 to 30"))
-                return _bounded(round(Fraction(args[0]), digits))
-            return _bounded(round(Fraction(args[0])))
-        return _bounded(_CALLS[fname](*args))
+                return _bounded(round(Fraction(values[0]), digits))
+            return _bounded(round(Fraction(values[0])))
+        return rounded
+    function = _CALLS[fname]
+    return lambda env: _bounded(function(*[arg(env) for arg in args]))
 
 
 def _power(base: Number, exponent: Number) -> Number:
