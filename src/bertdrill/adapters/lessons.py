@@ -439,7 +439,9 @@ class _Kept:
             raise _Damaged(b"items") from None
         if len({item.id for item in found}) != len(found):  # an item twice
             raise _Damaged(b"items")
-        return dataclasses.replace(self.head(), items=found)
+        # a memo of its own (what its items ask, known already): the head's, which the index keeps, would hold
+        # every item by id and every variant's lesson after the command is done with this lesson
+        return self.head().part(found)
 
     def reparsed(self) -> _Parsed:
         """The lesson read from its file again, when its entry failed after its summary was trusted; an error
