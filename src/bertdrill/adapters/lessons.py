@@ -10,7 +10,6 @@ that verified it, so a lesson that has not changed is not parsed and verified ag
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
