@@ -229,7 +229,7 @@ def build_sheet(
     ``bank``: the sheet is a question bank (GIFT, Moodle XML), which holds every question (:attr:`Sheet.bank`)
     and which Moodle shuffles per attempt. Of every item and for no students, it lays out no paper (its
     versions hold no questions) and leaves nothing out: on 100,000 items, judging what gives what away over
-    every paper held some 270 MB that a bank never printed.
+    every paper held some 240 MB that a bank never printed.
 
     A lesson given as its index (:class:`~bertdrill.ports.IndexedLesson`) is read whole for a sheet
     of every item or one with ``given``; a drawn sheet reads its items one by one, as the draw reaches them.
