@@ -661,6 +661,23 @@ def test_cli_errors_are_one_clear_line(cli, tmp_path, args, message):
     assert not list(tmp_path.glob("q.*"))
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["--kinds", "choise"], "Hata: --kinds: bilinmeyen tür 'choise'; 'choice' mı demek istediniz? (türler: fact, choice, "
+                            "blank, numeric, match, practice)"),
+    (["--count", "3", "--kinds", "match"], "Hata: --count 3: derslerde match türlerinden 1 soru var; 1 ile 1 arasında "
+                                           "isteyin"),
+    (["--count", "22"], "Hata: --count 22: bu sorulardan yalnızca"),
+    (["--students", "2", "--given"], "Hata: --given, --students ile kullanılamaz"),
+])
+def test_cli_errors_of_the_sheet_model_speak_the_interface_language(cli, tmp_path, args, message):
+    """The sheet model's refusals went through no catalog: a Turkish interface said `Hata: --count 3: the lessons
+    have 1 questions ...`."""
+    result = cli("sheet", "-o", str(tmp_path / "q.md"), "--lang", "tr", *args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(message), result.stderr
+    assert not list(tmp_path.glob("q*"))
+
+
 @pytest.mark.parametrize("args", [["--versions", "27"], ["--versions", "0"], ["--count", "0"], ["--format", "docx"]])
 def test_cli_usage_errors_exit_2(cli, tmp_path, args):
     assert cli("sheet", "-o", str(tmp_path / "q.html"), *args).exit_code == 2

@@ -33,7 +33,7 @@ from typing import Any, TypeVar, assert_never
 
 from bertdrill.adapters.export.sheets import calculated as calculated_question
 from bertdrill.adapters.export.sheets.calculated import Calculated
-from bertdrill.core import formula, leaks
+from bertdrill.core import formula, i18n, leaks
 from bertdrill.core.cards import (
     BlankCard,
     Card,
@@ -46,7 +46,7 @@ from bertdrill.core.cards import (
 )
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.formula import Number
-from bertdrill.core.i18n import _
+from bertdrill.core.i18n import _, ngettext
 from bertdrill.core.kinds import Kind
 from bertdrill.core.languages import SheetLabels, listed, sheet_labels, thousands_separator
 from bertdrill.core.lesson import BlankItem, ChoiceItem, FactItem, Item, Lesson, MatchItem, NumericItem, PracticeItem
@@ -184,12 +184,13 @@ def parse_kinds(text: str | None) -> tuple[Kind, ...]:
         return DEFAULT_KINDS
     kinds = [word for word in re.split(r"[\s,]+", text.strip().lower()) if word]
     if not kinds:
-        raise BertdrillError(f"--kinds: name at least one kind ({', '.join(KINDS)})")
+        raise BertdrillError(_("--kinds: name at least one kind ({kinds})").format(kinds=", ".join(KINDS)))
     for kind in kinds:
         if kind not in KINDS:
             close = difflib.get_close_matches(kind, [str(known) for known in KINDS], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise BertdrillError(f"--kinds: unknown kind {kind!r}{hint} (kinds: {', '.join(KINDS)})")
+            hint = _("; did you mean {kind!r}?").format(kind=close[0]) if close else ""
+            raise BertdrillError(_("--kinds: unknown kind {kind!r}{hint} (kinds: {kinds})").format(
+                kind=kind, hint=hint, kinds=", ".join(KINDS)))
     return tuple(dict.fromkeys(Kind(kind) for kind in kinds))
 
 
@@ -237,21 +238,24 @@ def build_sheet(
     if students is not None:
         _check_students(students, given)
     elif not 1 <= versions <= MAX_VERSIONS:
-        raise BertdrillError(f"--versions must be from 1 to {MAX_VERSIONS}, not {versions}")
+        raise BertdrillError(_("--versions must be from 1 to {most}, not {count}").format(most=MAX_VERSIONS,
+                                                                                         count=versions))
     at_hand = [_at_hand(source, whole=count is None or given) for source in lessons]
     heads = [lesson for lesson, _source in at_hand]
     for lesson in heads:
         if language not in lesson.languages:
-            raise BertdrillError(f"lesson {lesson.id!r} has no {language!r} texts "
-                                 f"(its languages: {', '.join(lesson.languages)})")
+            raise BertdrillError(_("lesson {lesson!r} has no {language!r} texts (its languages: {languages})").format(
+                lesson=lesson.id, language=language, languages=", ".join(lesson.languages)))
     kinds = tuple(kinds)
     pool = [entry for lesson, source in at_hand for entry in _entries(lesson, source, every=count is None)
             if entry.kind in kinds and (items is None or (lesson.id, entry.item_id) in items)]  # e.g. --from-class
     if not pool:
-        raise BertdrillError(f"no questions of the kinds {', '.join(kinds)} in the chosen lessons")
+        raise BertdrillError(_("no questions of the kinds {kinds} in the chosen lessons").format(kinds=", ".join(kinds)))
     if count is not None and not 1 <= count <= len(pool):
-        raise BertdrillError(f"--count {count}: the lessons have {len(pool)} questions "
-                             f"of the kinds {', '.join(kinds)}; ask for 1 to {len(pool)}")
+        raise BertdrillError(ngettext(
+            "--count {count}: the lessons have {total} question of the kinds {kinds}; ask for 1 to {total}",
+            "--count {count}: the lessons have {total} questions of the kinds {kinds}; ask for 1 to {total}",
+            len(pool)).format(count=count, total=_counted(len(pool)), kinds=", ".join(kinds)))
     answered: list[_Entry] = []
     if given:  # the legend prints values that some questions ask for: those questions stay off the sheet
         stated = _legend_facts(pool)
@@ -325,10 +329,16 @@ MAX_STUDENTS = 1000
 
 def _check_students(students: Sequence[str], given: bool) -> None:
     if not 1 <= len(students) <= MAX_STUDENTS:
-        raise BertdrillError(f"--students: from 1 to {MAX_STUDENTS:,} students, not {len(students):,}")
+        raise BertdrillError(_("--students: from 1 to {most} students, not {count}").format(
+            most=_counted(MAX_STUDENTS), count=_counted(len(students))))
     if given:
-        raise BertdrillError("--given does not go with --students: each student's numeric questions state "
-                             "their own values, which one legend cannot; leave out --given")
+        raise BertdrillError(_("--given does not go with --students: each student's numeric questions state "
+                               "their own values, which one legend cannot; leave out --given"))
+
+
+def _counted(count: int) -> str:
+    """A count in a message, as the interface's language writes it (1,000; Turkish 1.000)."""
+    return format_number(count, i18n.language())
 
 
 @dataclass(frozen=True)
@@ -443,9 +453,9 @@ def _choose(pool: list[_Entry], language: str, seed: int, count: int | None,
             return [_printed(entry, plan, named, language, varied, only=True) for plan in papers]
         kept = set(leaks.first_apart(drawn, printed, count, thousands=thousands))
         if len(kept) < count:
-            raise BertdrillError(f"--count {count}: only {len(kept)} of these questions can share a sheet "
-                                 f"without giving each other away (bertdrill check lists which); "
-                                 f"ask for {len(kept)} or fewer")
+            raise BertdrillError(_("--count {count}: only {kept} of these questions can share a sheet without "
+                                   "giving each other away (bertdrill check lists which); ask for {kept} or fewer")
+                                 .format(count=count, kept=_counted(len(kept))))
     return [e for e in pool if _key(e) in kept], [e for e in pool if _key(e) not in kept and count is None]
 
 
