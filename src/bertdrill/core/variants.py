@@ -133,7 +133,7 @@ def variant_card(lesson: Lesson, card: NumericCard, variant: Variant, seed: int 
     """``card`` asked with ``variant``'s numbers: the same id (one card for scheduling), its own value,
     parameters, prompt and explanation; the prompt states every value the formula uses. ``item``: the card's
     item, given where ``lesson`` is read without its items (a drawn sheet's)."""
-    item = item or lesson.item(card.item_id)
+    item = item if item is not None else lesson.item(card.item_id)
     assert isinstance(item, NumericItem), f"{card.id} is not a numeric item's card"
     varied, name = lesson.with_variant(variant)
     fresh = numeric_card(varied, item, name, card.id)
