@@ -27,6 +27,7 @@ from bertdrill.app.session import (
 )
 from bertdrill.core.cards import Card
 from bertdrill.core.scheduling import sm2
+from bertdrill.core.scheduling.actions import CardAction
 from bertdrill.core.scheduling.state import GRADES, NEW, AnswerKind, NextStates, Schedule, study_day
 
 ISTANBUL = timezone(timedelta(hours=3))
@@ -535,6 +536,48 @@ def test_the_preview_comes_from_the_sessions_scheduler(db, cards, shown, clock):
     sm2_session = session(db, cards, clock)
     sm2_session.show()
     assert sm2_session.preview() == sm2.next_states(NEW, today=sm2_session.day)
+
+
+def test_the_answer_gives_what_the_preview_showed_while_the_card_is_as_previewed(db, cards, shown, clock):
+    """As Anki answers with the states it previewed: the preview's state for the grade, not a second review, while
+    the card, the day, the scheduler and the forecast are as they were; a card changed since (another window) is
+    reviewed from the state the answer reads."""
+
+    class Counting:
+        name = "counting"
+        initial = NEW
+        reviews = 0
+
+        def review(self, state, grade, *, today):
+            Counting.reviews += 1
+            return Schedule(state.repetitions + 1, state.ef100, grade + 1, today + timedelta(days=grade + 1),
+                            state.lapses)
+
+        def next_states(self, state, *, today):
+            return NextStates.of({grade: replace(self.review(state, grade, today=today), lapses=7) for grade in GRADES})
+
+    s = Session(db, cards, clock=clock, scheduler=Counting())
+    s.show()
+    s.preview()
+    counted = Counting.reviews
+    outcome = s.answer(4)
+    assert (outcome.after.interval, outcome.after.lapses, Counting.reviews) == (5, 7, counted)  # the preview's state
+    s.show()
+    card = required(s.current).card.id
+    s.preview()
+    db.set_flags(card, suspended=False)  # touches the row only: the schedule is as previewed
+    assert s.answer(3).after.lapses == 7
+    s.show()
+    s.preview()
+    card = required(s.current).card.id
+    db.manage(card, CardAction.RESCHEDULE, at=clock(), study_day=s.day, due=s.day + timedelta(days=3))  # elsewhere
+    counted = Counting.reviews
+    changed = s.answer(4)
+    assert (changed.before.due, changed.after.lapses, Counting.reviews) == (s.day + timedelta(days=3), 0, counted + 1)
+    counted = Counting.reviews
+    s.show()
+    s.answer(4)  # no preview asked for: reviewed
+    assert Counting.reviews == counted + 1
 
 
 def test_a_re_drill_has_no_preview(db, cards, clock):

@@ -292,6 +292,50 @@ def test_a_short_lock_is_waited_out_and_never_seen(sqlite_db, cards, tmp_path):
     assert db.answers() == [answer]
 
 
+def test_a_unit_is_one_transaction_whether_its_statements_go_through_sqlalchemy_or_the_driver(sqlite_db, tmp_path):
+    """SQLite's units say BEGIN and COMMIT to the driver themselves; a statement sent through SQLAlchemy inside one
+    joins the same transaction. Committed together, rolled back together (a failure midway, a commit refused), and
+    the store's next unit starts clean on its kept connection."""
+    db = sqlite_db
+    outside = sqlite3.connect(tmp_path / "review.db")
+
+    def both(marker: str) -> None:
+        def work(connection) -> None:
+            connection.connection.driver_connection.execute("INSERT INTO meta (key, value) VALUES (?, 'driver')",
+                                                            (f"{marker}-driver",))
+            connection.execute(text("INSERT INTO meta (key, value) VALUES (:key, 'sqlalchemy')"),
+                               {"key": f"{marker}-sqlalchemy"})
+        return work
+
+    def markers() -> set[str]:
+        return {key for (key,) in outside.execute("SELECT key FROM meta WHERE key LIKE 'unit-%'")}
+
+    db._run(both("unit-kept"), write=True)
+    assert markers() == {"unit-kept-driver", "unit-kept-sqlalchemy"}
+
+    def failing(connection) -> None:
+        both("unit-failed")(connection)
+        raise RuntimeError("midway")
+
+    with pytest.raises(RuntimeError, match="midway"):
+        db._run(failing, write=True)
+
+    def refused_at_commit(connection) -> None:  # a deferred foreign key is checked by COMMIT itself
+        connection.connection.driver_connection.execute("PRAGMA defer_foreign_keys = ON")
+        both("unit-refused")(connection)
+        connection.connection.driver_connection.execute(
+            "INSERT INTO schedule (learner, card_id) VALUES ('nobody', 'no/such-card')")
+
+    with pytest.raises(StoreError, match="FOREIGN KEY"):
+        db._run(refused_at_commit, write=True)
+    assert markers() == {"unit-kept-driver", "unit-kept-sqlalchemy"}
+    assert db._run(lambda connection: connection.connection.driver_connection.in_transaction)  # a read's own
+    assert db._idle is not None and not db._idle.connection.driver_connection.in_transaction
+    db._run(both("unit-after"), write=True)
+    assert markers() == {"unit-kept-driver", "unit-kept-sqlalchemy", "unit-after-driver", "unit-after-sqlalchemy"}
+    outside.close()
+
+
 # --------------------------------------------------------------------------- schema versions
 
 

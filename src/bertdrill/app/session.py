@@ -186,6 +186,7 @@ class Session:
         self._repeats: Counter[tuple[str, AnswerKind]] = Counter()  # the session's answers by card and kind logged
         self._steps: list[_Step] = []
         self._shown_at = self.started
+        self._shown: _Shown | None = None  # the latest preview, which the answer gives when nothing changed since
 
     @property
     def _load(self) -> Load | None:
@@ -337,7 +338,10 @@ class Session:
         else:
             state, choice = self.store.state_under_choice(entry.card.id)
             scheduler = self._scheduler_for(choice)
-        return card_scheduler(scheduler, entry.card.id, self._load).next_states(state.schedule, today=today)
+        load = self._load
+        states = card_scheduler(scheduler, entry.card.id, load).next_states(state.schedule, today=today)
+        self._shown = _Shown(entry.card.id, state.schedule, today, scheduler, _moves(load), states)
+        return states
 
     def _scheduler_for(self, choice: SchedulerChoice) -> Scheduler:
         """The scheduler of ``choice`` (built by :attr:`follow`, once per choice): the session's own from now on."""
@@ -362,11 +366,11 @@ class Session:
         # the store keeps the schedule if not the day's first answer; a cram answer never reschedules. Following the
         # stored choice, the store builds the scheduler of the choice it reads (rescheduler): none is built here
         follows = self.follow is not None and entry.kind.schedules
-        reschedule = _rescheduler(card_scheduler(self.scheduler, entry.card.id, load), grade, day) \
+        reschedule = self._reviewing(self.scheduler, entry.card.id, load, grade, day) \
             if entry.kind.schedules and not follows else None
 
         def rescheduler(choice: SchedulerChoice) -> Callable[[Schedule], Schedule]:
-            return _rescheduler(card_scheduler(self._scheduler_for(choice), entry.card.id, load), grade, day)
+            return self._reviewing(self._scheduler_for(choice), entry.card.id, load, grade, day)
 
         logged = self.store.answer(
             entry.card.id, grade=grade, kind=entry.kind, reviewed_at=now, study_day=day,
@@ -400,6 +404,21 @@ class Session:
         self._repeats[entry.card.id, outcome.kind] += 1
         self._steps.append(_Step(queue, answered, review_id=logged.id, flags=flags, action_id=action_id))
         return outcome
+
+    def _reviewing(self, scheduler: Scheduler, card_id: str, load: Load | None, grade: int,
+                   day: date) -> Callable[[Schedule], Schedule]:
+        """What the store runs on the stored state, inside the answer's transaction: the state the preview showed for
+        ``grade`` while the card is as it was previewed, on the same day, under the same scheduler and forecast, as
+        Anki answers with the states it previewed (its ``CardAnswer`` carries them, checked against the card); else
+        the scheduler's review of the state (the card changed in another window, the preview was not asked for)."""
+        shown = self._shown
+
+        def reviewed(state: Schedule) -> Schedule:
+            if shown is not None and shown.shows(card_id, state, day, scheduler, _moves(load)):
+                return shown.states.after(check_grade(grade))
+            return card_scheduler(scheduler, card_id, load).review(state, grade, today=day)
+
+        return reviewed
 
     def _suspended(self, card_id: str, now: datetime, day: date) -> tuple[tuple[CardState, ...], int | None]:
         """Suspend a card: logged as a card action where the session has ``actions``, else as a flag; what undo
@@ -504,6 +523,28 @@ def record_attempt(store: ReviewQueue, card_id: str, grade: int, *, moment: date
     return store.answer(card_id, grade=grade, kind=kind, reviewed_at=moment, study_day=day,
                         reschedule=_rescheduler(card_scheduler(scheduler, card_id), grade, day), typed=typed,
                         duration_ms=duration_ms, once_per_day=True)
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What a preview showed: the state each grade gives ``card_id`` from ``before`` on ``today`` under ``scheduler``,
+    balanced over the forecast after ``moves`` of its moves (-1: none read)."""
+
+    card_id: str
+    before: Schedule
+    today: date
+    scheduler: Scheduler
+    moves: int
+    states: NextStates
+
+    def shows(self, card_id: str, before: Schedule, today: date, scheduler: Scheduler, moves: int) -> bool:
+        """Whether this preview is what reviewing ``card_id`` from ``before`` on ``today`` would show now."""
+        return (self.card_id == card_id and self.before == before and self.today == today
+                and self.scheduler is scheduler and self.moves == moves)
+
+
+def _moves(load: Load | None) -> int:
+    return -1 if load is None else load.moves
 
 
 def _rescheduler(scheduler: Scheduler, grade: int, day: date) -> Callable[[Schedule], Schedule]:

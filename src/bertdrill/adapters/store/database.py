@@ -79,16 +79,23 @@ class Database(ABC):
         def transaction() -> T:
             with self._connected(write) as connection:
                 connection.info["database"] = self
-                with connection.begin() as unit:
-                    if not write:
-                        self.reading_unit(connection, read_only=self.reading and not temporary)
-                    self.begun(connection)
-                    result = work(connection)
-                    if not (write or temporary):
-                        unit.rollback()  # a read leaves nothing to commit
-                return result
+                return self._unit(connection, work, write=write, kept=write or temporary,
+                                  read_only=self.reading and not temporary)
 
         return self._retrying(transaction)
+
+    def _unit(self, connection: Connection, work: Callable[[Connection], T], *, write: bool, kept: bool,
+              read_only: bool) -> T:
+        """``work`` in one transaction on ``connection``, committed if ``kept``, else rolled back (a read leaves
+        nothing to commit)."""
+        with connection.begin() as unit:
+            if not write:
+                self.reading_unit(connection, read_only=read_only)
+            self.begun(connection)
+            result = work(connection)
+            if not kept:
+                unit.rollback()
+        return result
 
     def reading_unit(self, connection: Connection, *, read_only: bool) -> None:  # noqa: B027 - SQLite needs nothing
         """What a unit that reads says first: it reads one snapshot of the database, however many statements it

@@ -25,6 +25,7 @@ the formats SQLAlchemy uses for ``Date`` and ``DateTime`` on SQLite.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -63,6 +64,7 @@ BUSY_TIMEOUT_MS = 5000  # how long SQLite itself waits, per statement, within th
 T = TypeVar("T")
 WRITING = "bertdrill_writing"  # a connection's info: its unit writes (see SQLiteDatabase._connected)
 LEAVES_KEPT = "bertdrill_leaves_kept"  # a connection's info: its write unit keeps what reads kept (leaves_kept_reads)
+DRIVEN = "bertdrill_driven"  # a connection's info: the driver's transaction is open, said by SQLiteDatabase._unit
 
 
 def database_url(db: str | None = None) -> URL:
@@ -169,12 +171,41 @@ def engine(db: str | URL | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_M
 
     @event.listens_for(built, "begin")
     def _on_begin(connection: Any) -> None:
+        if connection.info.get(DRIVEN):
+            return  # a statement sent through SQLAlchemy inside a unit that began the driver's transaction itself
         immediate = connection.info.get(WRITING)  # set for a write's unit by SQLiteDatabase._connected
         # on the driver's connection: through SQLAlchemy's statement machinery this one word cost 15-20 us of the
         # 0.1 ms of Python around each transaction (two or three of them per answer)
         connection.connection.driver_connection.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return built
+
+
+def _end(connection: Connection, driver: sqlite3.Connection, *, commit: bool) -> None:
+    """End a unit's transaction (:meth:`SQLiteDatabase._unit`): through SQLAlchemy where a statement sent through it
+    began its own, else on the driver. A failed commit is rolled back (SQLite may leave the transaction open) and
+    raised; a failed rollback is not raised over the error that asked for it, and the connection, still in a
+    transaction, is not kept (:meth:`SQLiteDatabase._connected`)."""
+    try:
+        if commit:
+            connection.commit() if connection.get_transaction() is not None else driver.commit()
+            return
+    except BaseException:
+        _rolled_back(connection, driver)
+        raise
+    finally:
+        connection.info[DRIVEN] = False
+    _rolled_back(connection, driver)
+
+
+def _rolled_back(connection: Connection, driver: sqlite3.Connection) -> None:
+    """SQLAlchemy's transaction (one whose commit failed too: no longer active, still to be rolled back), then the
+    driver's, whichever is left."""
+    with contextlib.suppress(Exception):
+        if connection.get_transaction() is not None:
+            connection.rollback()
+        if driver.in_transaction:
+            driver.rollback()
 
 
 def _check_file(url: URL, *, read_only: bool = False) -> None:
@@ -277,12 +308,32 @@ class SQLiteDatabase(Database):
             # committed or rolled back: what this store's reads kept may be gone (kept_read), unless the unit said not
             if write and not connection.info.pop(LEAVES_KEPT, False):
                 self._written = next(self._writes)
-            kept = not (connection.closed or connection.invalidated or connection.in_transaction())
+            kept = not (connection.closed or connection.invalidated or connection.get_transaction() is not None
+                        or connection.connection.driver_connection.in_transaction)  # type: ignore[union-attr]
             with self._idle_lock:
                 if kept and self._idle is None:
                     self._idle, connection = connection, None
             if connection is not None:
                 connection.close()
+
+    def _unit(self, connection: Connection, work: Callable[[Connection], T], *, write: bool, kept: bool,
+              read_only: bool) -> T:
+        """The unit's transaction said to the driver itself: SQLAlchemy's begin, commit and rollback (a transaction
+        object, its events, the pool's bookkeeping) were 15 us of the 17 around an empty unit, and an answer runs
+        two (its preview's and its own). A statement the work sends through SQLAlchemy (a migration's, a report's)
+        starts SQLAlchemy's own transaction over the open one (its begin says nothing: :func:`engine`), which ends
+        the driver's with it. SQLite needs nothing more of a read (:meth:`Database.reading_unit`): its ``BEGIN``
+        reads one snapshot, and a reader's connection refuses writes (:func:`.reading.refuse_writes`)."""
+        driver: sqlite3.Connection = connection.connection.driver_connection  # type: ignore[assignment]
+        driver.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        connection.info[DRIVEN] = True
+        try:
+            result = work(connection)
+        except BaseException:
+            _end(connection, driver, commit=False)
+            raise
+        _end(connection, driver, commit=kept)
+        return result
 
     def close(self) -> None:
         self.release_idle()

@@ -217,6 +217,7 @@ class Load:
 
     today: date
     due: dict[date, int] = field(default_factory=dict)
+    moves: int = 0  # how many times a card moved: what a preview balanced over is still the forecast if unchanged
 
     @classmethod
     def of(cls, today: date, forecast: Iterable[tuple[date, int]]) -> Load:
@@ -230,6 +231,7 @@ class Load:
         """A card once due on ``before`` is now due on ``after`` (None: not due, a new card)."""
         if before == after:
             return
+        self.moves += 1
         if before is not None:
             day = max(before, self.today)
             left = self.due.get(day, 0) - 1
