@@ -7,10 +7,11 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from files import make_read_only
@@ -299,8 +300,8 @@ def test_a_unit_is_one_transaction_whether_its_statements_go_through_sqlalchemy_
     db = sqlite_db
     outside = sqlite3.connect(tmp_path / "review.db")
 
-    def both(marker: str) -> None:
-        def work(connection) -> None:
+    def both(marker: str) -> Callable[[Any], None]:
+        def work(connection: Any) -> None:
             connection.connection.driver_connection.execute("INSERT INTO meta (key, value) VALUES (?, 'driver')",
                                                             (f"{marker}-driver",))
             connection.execute(text("INSERT INTO meta (key, value) VALUES (:key, 'sqlalchemy')"),
