@@ -181,10 +181,10 @@ class Store(ReviewWrites, Reports, Scheduling):
         """Refuse a database a row of which holds a value bertdrill never writes, before any figure is counted
         from it: a value only SQL reads gives a wrong figure, not an error (:func:`.damage.anything_damaged`, a
         lookup in each table's index of damaged rows). Asked once per store, before its first method runs."""
+        if self._looked_for_damage:  # before the import: every method of the store asks (two to an answer)
+            return
         from bertdrill.adapters.store import damage  # the rules only (2-3 ms to import): the scan runs on a find
 
-        if self._looked_for_damage:
-            return
         self._looked_for_damage = True
         if self._run(damage.anything_damaged):
             found = self.damaged_row()
