@@ -187,15 +187,16 @@ def _end(connection: Connection, driver: sqlite3.Connection, *, commit: bool) ->
     raised; a failed rollback is not raised over the error that asked for it, and the connection, still in a
     transaction, is not kept (:meth:`SQLiteDatabase._connected`)."""
     try:
-        if commit:
-            connection.commit() if connection.get_transaction() is not None else driver.commit()
+        if not commit:
+            _rolled_back(connection, driver)
             return
-    except BaseException:
-        _rolled_back(connection, driver)
-        raise
+        try:
+            connection.commit() if connection.get_transaction() is not None else driver.commit()
+        except BaseException:
+            _rolled_back(connection, driver)
+            raise
     finally:
         connection.info[DRIVEN] = False
-    _rolled_back(connection, driver)
 
 
 def _rolled_back(connection: Connection, driver: sqlite3.Connection) -> None:
@@ -323,11 +324,15 @@ class SQLiteDatabase(Database):
         two (its preview's and its own). A statement the work sends through SQLAlchemy (a migration's, a report's)
         starts SQLAlchemy's own transaction over the open one (its begin says nothing: :func:`engine`), which ends
         the driver's with it. SQLite needs nothing more of a read (:meth:`Database.reading_unit`): its ``BEGIN``
-        reads one snapshot, and a reader's connection refuses writes (:func:`.reading.refuse_writes`)."""
+        reads one snapshot, and a reader's connection refuses writes (:func:`.reading.refuse_writes`); the unit's hooks
+        are asked as :meth:`Database._unit` asks them."""
         driver: sqlite3.Connection = connection.connection.driver_connection  # type: ignore[assignment]
         driver.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         connection.info[DRIVEN] = True
         try:
+            if not write:
+                self.reading_unit(connection, read_only=read_only)
+            self.begun(connection)
             result = work(connection)
         except BaseException:
             _end(connection, driver, commit=False)
