@@ -19,6 +19,7 @@ import pytest
 from bertdrill.adapters import lessons as lesson_files
 from bertdrill.adapters.export.files import Replace, write_atomic
 from bertdrill.adapters.lessons import CACHE_FORMAT, LessonCache, index_of, read_index, read_lesson
+from bertdrill.core import lesson as lesson_package
 from bertdrill.core.cards import compile_lesson
 from bertdrill.core.errors import LessonErrors
 from bertdrill.core.kinds import interleave_by_kind
@@ -54,7 +55,7 @@ def test_an_unchanged_lesson_is_not_parsed_again(cache, tmp_path, monkeypatch):
     first = read_lesson(lesson_path, cache)
     assert len(entries(cache)) == 1
     assert not [path for path in tmp_path.iterdir() if path.name not in ("lesson.toml", "cache")]  # not beside it
-    monkeypatch.setattr(lesson_files, "parse", lambda text, path: pytest.fail("parsed again"))
+    monkeypatch.setattr(lesson_package, "parse", lambda text, path: pytest.fail("parsed again"))
     moved = tmp_path / "elsewhere.toml"
     lesson_path.rename(moved)  # the key is the content, not the name or the file's time
     second = read_lesson(moved, cache)
@@ -305,7 +306,7 @@ def test_a_forged_table_of_items_is_refused(cache, tmp_path, monkeypatch, case):
         parsed.append(path)
         return parse(text, path)
 
-    monkeypatch.setattr(lesson_files, "parse", counted)
+    monkeypatch.setattr(lesson_package, "parse", counted)
     if case < 4:
         assert read_index(lesson_path, cache).cards_of(whole) == whole
         assert parsed  # the forgery was found, and the lesson read from its file
@@ -399,7 +400,7 @@ def test_the_cli_keeps_lessons_in_the_cache_folder_and_finds_them(cli, tmp_path,
     assert first.exit_code == 0, first.output
     assert len(list((tmp_path / "mine").glob("*.json"))) == 1
     assert [path.name for path in lesson_path.parent.iterdir()] == ["bert.toml"]
-    monkeypatch.setattr(lesson_files, "parse", lambda text, path: pytest.fail("parsed again"))
+    monkeypatch.setattr(lesson_package, "parse", lambda text, path: pytest.fail("parsed again"))
     again = cli("check", str(lesson_path))
     assert again.exit_code == 0 and again.output == first.output
     monkeypatch.setattr(stored, "decode", lambda data, path: pytest.fail("status needs no lesson, only its cards"))
@@ -487,10 +488,38 @@ def test_a_lesson_just_verified_is_not_held_by_its_index(cache, tmp_path, monkey
         parsed.append(weakref.ref(lesson))
         return lesson
 
-    monkeypatch.setattr(lesson_files, "parse", watched)
+    monkeypatch.setattr(lesson_package, "parse", watched)
     index = read_index(lesson_path, cache)
     gc.collect()
     assert len(parsed) == 1 and parsed[0]() is None
     assert index.cards == index_of(parse(SHIPPED.read_text(encoding="utf-8"), str(lesson_path))).cards
     first = compile_lesson(read_lesson(lesson_path, cache))[0]
     assert index.cards_of([first.id]) == {first.id: first}  # and it builds cards from the entry
+
+
+def test_a_lesson_from_the_cache_loads_neither_the_parser_nor_the_verifier(cache, tmp_path):
+    """`status` and `stats` read every lesson from the cache: the parser's and the verifier's modules (3 ms of their
+    start) load only when a lesson is read from its file, and then the package's `parse` is the parser, not the
+    module of that name its import binds there."""
+    import subprocess
+    import sys
+
+    lesson_path = tmp_path / "lesson.toml"
+    lesson_path.write_bytes(SHIPPED.read_bytes())
+    read_index(lesson_path, cache)  # kept in the cache
+    code = ("import sys\n"
+            "from bertdrill.adapters.export.files import Replace, write_atomic\n"
+            "from pathlib import Path\n"
+            "from bertdrill.adapters.lessons import LessonCache, read_index\n"
+            "cache = LessonCache(Path(sys.argv[2]), lambda path, data: write_atomic(path, data, replace=Replace.ANY))\n"
+            "parser = ('bertdrill.core.lesson.parse', 'bertdrill.core.lesson.verify', 'bertdrill.core.lesson.items')\n"
+            "cached = read_index(Path(sys.argv[1]), cache)\n"
+            "print(cached.count, *(name in sys.modules for name in parser))\n"
+            "open(sys.argv[1], 'a').write('\\n')  # changed: read from the file, parsed and verified\n"
+            "from bertdrill.core.lesson import parse\n"
+            "print(read_index(Path(sys.argv[1]), cache).count, *(name in sys.modules for name in parser), callable(parse))\n")
+    result = subprocess.run([sys.executable, "-c", code, str(lesson_path), str(cache.folder)], capture_output=True,
+                            text=True, check=True)
+    cached, parsed = (line.split() for line in result.stdout.splitlines())
+    assert cached == ["33", "False", "False", "False"], result.stdout  # bert-basics' 33 cards, from the cache
+    assert parsed == ["33", "True", "True", "True", "True"], result.stdout

@@ -32,7 +32,7 @@ from bertdrill.core.digests import cards_digest
 from bertdrill.core.errors import BertdrillError, LessonError, LessonErrors, os_reason
 from bertdrill.core.i18n import _
 from bertdrill.core.kinds import Kind, interleave_by_kind
-from bertdrill.core.lesson import Item, Lesson, parse, stored
+from bertdrill.core.lesson import Item, Lesson, stored
 
 if TYPE_CHECKING:
     from bertdrill.core.cards import Card
@@ -121,6 +121,8 @@ def _verified(data: bytes, name: str, cache: LessonCache | None) -> Lesson:
         line = data[: exc.start].count(b"\n") + 1
         raise LessonErrors([LessonError(name, line, _("not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8").format(
             byte=data[exc.start]))]) from None
+    from bertdrill.core.lesson import parse  # a lesson from the cache is not parsed: the parser loads here
+
     lesson = parse(text.removeprefix("\ufeff"), name)
     if cache is not None:
         cache.put(data, lesson)
