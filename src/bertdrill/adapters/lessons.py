@@ -84,8 +84,9 @@ def read_index(path: Path, cache: LessonCache | None = None) -> LessonIndex:
         return kept
     lesson = _verified(data, str(path), cache)
     # Kept now, it is read back from its entry as an unchanged lesson is: a folder of lessons verified at once
-    # is not held whole (eight lessons of 14,000 cards: 578 MB for a status after an upgrade)
-    return cache.index_named(key, str(path)) or index_of(lesson)
+    # is not held whole (eight lessons of 14,000 cards: 578 MB for a status after an upgrade); one the cache
+    # folder could not take, from a spare folder
+    return cache.index_named(key, str(path)) or cache.spared(data, lesson, str(path)) or index_of(lesson)
 
 
 def _read(path: Path) -> bytes:
@@ -600,10 +601,9 @@ class LessonCache:
     claim a lesson verified). Every entry is written whole through the one atomic writer (``write``, the
     CLI passes :func:`bertdrill.adapters.export.files.write_atomic`), so processes writing at once leave
     one good entry. The cache never makes a command fail: when it cannot be read or written the lesson is
-    simply read from its file. A lesson the folder cannot take (not writable, not the user's, a full disk) is
-    kept for the rest of the command in a spare folder of the process's own (:meth:`_spare`), so an index still
-    reads its items from an entry rather than holding its lesson whole: ten lessons of 10,000 items held at
-    once peaked at 350 MB in a ``check``, against 170 MB when each is read back from its entry.
+    simply read from its file. An index of a lesson the folder cannot take (not writable, not the user's, a full
+    disk) reads it from a spare folder of the process's own (:meth:`spared`) rather than holding it whole: ten
+    lessons of 10,000 items held at once peaked at 350 MB in a ``check``, 170 MB when each is read back.
     """
 
     def __init__(self, folder: Path, write: Callable[[Path, bytes], None]):
@@ -715,18 +715,20 @@ class LessonCache:
         return LessonIndex(lesson_id, path, languages, digest, count, reviewed,
                            _Kept(self, key, path, sections, found))
 
-    def put(self, data: bytes, lesson: Lesson) -> None:
-        """Keep a lesson just verified from ``data``; when this folder cannot take it, the spare one does
-        (:meth:`_spare`), and when neither can, the lesson is held by its index."""
-        if not self._kept(data, lesson) and (spare := self._spare()) is not None:
-            spare._kept(data, lesson)
+    def spared(self, data: bytes, lesson: Lesson, path: str) -> LessonIndex | None:
+        """The index of a lesson just verified that this folder could not take, kept in the spare folder; None
+        when that cannot take it either."""
+        spare = self._spare()
+        if spare is None or not spare.put(data, lesson):
+            return None
+        return spare.index(data, path)
 
     def _spare(self) -> LessonCache | None:
         """A folder of this process's own for the lessons the user's folder cannot take, made when the first
         one comes (mode 0700 in the system's temporary folder) and removed when the process ends; None when it
         cannot be made."""
         if self._spare_cache is None:
-            import atexit  # noqa: E401 - here: a command whose cache takes its lessons needs none
+            import atexit  # here: a command whose cache takes its lessons needs none of these
             import shutil
             import tempfile
 
@@ -738,8 +740,8 @@ class LessonCache:
             self._spare_cache = LessonCache(folder, self.write)
         return self._spare_cache
 
-    def _kept(self, data: bytes, lesson: Lesson) -> bool:
-        """Write a lesson just verified from ``data`` as an entry of this folder; False when it cannot be."""
+    def put(self, data: bytes, lesson: Lesson) -> bool:
+        """Keep a lesson just verified from ``data``; False when the folder cannot take it (it is left alone)."""
         entry = self.entry(data)
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
