@@ -83,7 +83,7 @@ def sheet(
 
     from bertdrill.adapters.export.files import Replace, check_writable, write_atomic
     from bertdrill.adapters.export.sheets import model
-    from bertdrill.adapters.export.sheets.output import documents, key_path, version_path
+    from bertdrill.adapters.export.sheets.output import bank_documents, documents, key_path, version_path
     from bertdrill.core.errors import BertdrillError
     from bertdrill.core.languages import listed
 
@@ -112,23 +112,31 @@ def sheet(
             check_writable(key_path(target), replace=replace, example="quiz.html", inputs=read)
     if seed is None:
         seed = random.SystemRandom().randrange(100_000)
-    # A drawn sheet reads its lessons' indexes, and of their items only those the draw reaches (30 papers of 20
-    # questions from 100,000 items held every item: 237 MB)
-    lessons: Sequence[Lesson | IndexedLesson] = (class_lessons(db) if from_class and not paths else None) or (
-        load_indexed(paths) if count is not None and not given else load(paths))
-    language = texts_language(lessons, lang)
-    if language != lang:  # a printed sheet speaks one language: its labels follow its texts
-        use(language)
-    sheet_model = model.build_sheet(
-        lessons, language=language, seed=seed, versions=versions, count=count,
-        kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
-        items=hardest_items(db, hardest) if from_class else None, students=roster,
-        calculated=chosen_format is SheetFormat.moodle_xml, bank=chosen_format.is_bank,
-    )
-    files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
+    # A bank of every item is written a lesson at a time (held whole, the 1M store's lessons' bank peaked at
+    # 400 MB); a drawn sheet reads of the lessons' items only those the draw reaches (30 papers of 20 questions
+    # from 100,000 items held every item: 237 MB). Both read the lessons' indexes.
+    calculated = chosen_format is SheetFormat.moodle_xml
+    if chosen_format.is_bank and count is None and roster is None and not given and not from_class:
+        indexes = load_indexed(paths)
+        bank = model.build_bank(indexes, language=_sheet_language(indexes, lang), seed=seed, versions=versions,
+                                kinds=model.parse_kinds(kinds), title=title, instructions=instructions,
+                                calculated=calculated)
+        sheet_model, counted = bank.sheet, (bank.count, bank.calculated)
+        files = bank_documents(bank, chosen_format, output)
+    else:
+        lessons: Sequence[Lesson | IndexedLesson] = (class_lessons(db) if from_class and not paths else None) or (
+            load_indexed(paths) if count is not None and not given else load(paths))
+        sheet_model = model.build_sheet(
+            lessons, language=_sheet_language(lessons, lang), seed=seed, versions=versions, count=count,
+            kinds=model.parse_kinds(kinds), title=title, given=given, instructions=instructions,
+            items=hardest_items(db, hardest) if from_class else None, students=roster,
+            calculated=calculated, bank=chosen_format.is_bank,
+        )
+        counted = _bank_counts(sheet_model, chosen_format)
+        files = documents(sheet_model, chosen_format, output, key_mode, split=split, duplex=duplex)
     for path, data in files:
         write_atomic(path, data, replace=replace, example="quiz.html", inputs=read)
-    out.print(_report(sheet_model, chosen_format, files, key_mode))
+    out.print(_report(sheet_model, chosen_format, files, key_mode, counted))
     if sheet_model.given_out:
         out.print(escape(ngettext(
             "Left out {count} question that the --given legend answers: {items}.",
@@ -140,6 +148,14 @@ def sheet(
             "Left out {count} question that would give another away: {items} (bertdrill check says how).",
             "Left out {count} questions that would give others away: {items} (bertdrill check says how).",
             len(sheet_model.left_out)).format(count=number(len(sheet_model.left_out)), items=listed(sheet_model.left_out))))
+
+
+def _sheet_language(lessons: Sequence[Lesson | IndexedLesson], lang: str) -> str:
+    """The language of the sheet's texts; its labels follow them, for a printed sheet speaks one language."""
+    language = texts_language(lessons, lang)
+    if language != lang:
+        use(language)
+    return language
 
 
 def roster_input(value: str | None) -> list[Input]:
@@ -204,14 +220,28 @@ def read_roster(value: str) -> list[str]:
     return names
 
 
-def _report(sheet_model: Sheet, chosen_format: SheetFormat, files: list[tuple[Path, Content]], key_mode: KeyMode) -> str:
-    """One line on what was written, and the seed that writes it again."""
+def _bank_counts(sheet_model: Sheet, chosen_format: SheetFormat) -> tuple[int, int]:
+    """How many questions a bank's file holds, and how many of them are calculated questions (none of a sheet)."""
+    from bertdrill.adapters.export.sheets import gift, moodle
+
+    match chosen_format:
+        case SheetFormat.moodle_xml:
+            return moodle.count(sheet_model), len(sheet_model.calculated)
+        case SheetFormat.gift:
+            return len(gift.entries_of(sheet_model)), 0
+        case SheetFormat.html | SheetFormat.pdf | SheetFormat.md:
+            return 0, 0
+        case unreachable:
+            assert_never(unreachable)
+
+
+def _report(sheet_model: Sheet, chosen_format: SheetFormat, files: list[tuple[Path, Content]], key_mode: KeyMode,
+            counted: tuple[int, int]) -> str:
+    """One line on what was written (``counted``: a bank's questions and calculated questions), and the seed that
+    writes it again."""
     written = _(" and ").join(escape(str(path)) for path, _data in files)
     if chosen_format.is_bank:
-        from bertdrill.adapters.export.sheets import gift, moodle
-
-        written_count = moodle.count(sheet_model) if chosen_format is SheetFormat.moodle_xml else \
-            len(gift.entries_of(sheet_model))
+        written_count, calculated_count = counted
         note = _(" (Moodle shuffles per attempt, so --versions does not apply)") if len(sheet_model.versions) > 1 else ""
         if sheet_model.versions[0].student_number:
             what = ngettext("{count} question for {students} student, in a category of their own",
@@ -222,10 +252,10 @@ def _report(sheet_model: Sheet, chosen_format: SheetFormat, files: list[tuple[Pa
             what = ngettext("{count} question for Moodle's question bank{note}",
                             "{count} questions for Moodle's question bank{note}", written_count).format(
                 count=number(written_count), note=note)
-        if chosen_format is SheetFormat.moodle_xml and sheet_model.calculated:
+        if calculated_count:
             what += ngettext("; {count} numeric item as a calculated question: Moodle draws each student's numbers",
                              "; {count} numeric items as calculated questions: Moodle draws each student's numbers",
-                             len(sheet_model.calculated)).format(count=number(len(sheet_model.calculated)))
+                             calculated_count).format(count=number(calculated_count))
         if chosen_format is SheetFormat.gift:
             what += _("; GIFT has no marks, so Moodle gives every question 1 (each question's points are in its "
                       "tag points-N; Moodle XML keeps them)")

@@ -100,6 +100,8 @@ def moodle_number(value: Number) -> str | None:
 
 
 def _plain_number(value: Number) -> bool:
+    if isinstance(value, int):  # most values: a Fraction made of each was two thirds of a bank's calculated questions
+        return True
     denominator = Fraction(value).denominator
     for factor in (2, 5):
         while denominator % factor == 0:

@@ -30,12 +30,15 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from html import escape as html_escape
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
-from bertdrill.adapters.export.sheets.model import Question, Sheet, Version
+from bertdrill.adapters.export.sheets.model import Bank, Question, Sheet, Version
 from bertdrill.core import formula
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import BLANK
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 SHORT_TERM = 3  # words: a fact whose answer is this short is a term a list of strings can judge
 _GIFT_SPECIALS = {"\\": "\\\\", "~": "\\~", "=": "\\=", "#": "\\#", "{": "\\{", "}": "\\}", ":": "\\:",
@@ -76,20 +79,36 @@ def plain_answer(text: str) -> str:
 
 
 def render(sheet: Sheet) -> str:
+    """The bank as one text (:func:`chunks` joined)."""
+    return "".join(chunks(sheet))
+
+
+def chunks(sheet: Sheet) -> Iterator[str]:
+    """The bank a piece at a time: its header, then each category's line and each question."""
     entries = entries_of(sheet)
+    return _chunks(sheet, entries, len(entries))
+
+
+def bank_chunks(bank: Bank) -> Iterator[str]:
+    """A bank written a lesson at a time (:class:`~.model.Bank`): each lesson's questions are made when the
+    questions before them are written."""
+    return _chunks(bank.sheet, (entry for part in bank.parts for entry in entries_of(part())), bank.count)
+
+
+def _chunks(sheet: Sheet, entries: Iterable[tuple[str, Question]], count: int) -> Iterator[str]:
     header = [
-        f"// {len(entries)} questions, language {sheet.language}, seed {sheet.seed}.",  # under the mark's line
+        f"// {count} questions, language {sheet.language}, seed {sheet.seed}.",  # under the mark's line
         "// Moodle: Question bank > Import > GIFT format. GIFT has no marks: Moodle gives each question 1;",
         "// each question's points are in its tag points-N (Moodle XML keeps them as the question's mark).",
     ]
-    blocks = ["\n".join(header)]
+    yield "\n".join(header)
     where = None
     for path, question in entries:
         if path != where:
             where = path
-            blocks.append(f"$CATEGORY: {path}")
-        blocks.append(_question(sheet, question))
-    return "\n\n".join(blocks) + "\n"
+            yield f"\n\n$CATEGORY: {path}"
+        yield "\n\n" + _question(sheet, question)
+    yield "\n"
 
 
 def entries_of(sheet: Sheet) -> list[tuple[str, Question]]:

@@ -237,20 +237,16 @@ def build_sheet(
     """
     if students is not None:
         _check_students(students, given)
-    elif not 1 <= versions <= MAX_VERSIONS:
-        raise BertdrillError(_("--versions must be from 1 to {most}, not {count}").format(most=MAX_VERSIONS,
-                                                                                         count=versions))
+    else:
+        _check_versions(versions)
     at_hand = [_at_hand(source, whole=count is None or given) for source in lessons]
     heads = [lesson for lesson, _source in at_hand]
-    for lesson in heads:
-        if language not in lesson.languages:
-            raise BertdrillError(_("lesson {lesson!r} has no {language!r} texts (its languages: {languages})").format(
-                lesson=lesson.id, language=language, languages=", ".join(lesson.languages)))
+    _check_languages(heads, language)
     kinds = tuple(kinds)
     pool = [entry for lesson, source in at_hand for entry in _entries(lesson, source, every=count is None)
             if entry.kind in kinds and (items is None or (lesson.id, entry.item_id) in items)]  # e.g. --from-class
     if not pool:
-        raise BertdrillError(_("no questions of the kinds {kinds} in the chosen lessons").format(kinds=", ".join(kinds)))
+        raise _no_questions(kinds)
     if count is not None and not 1 <= count <= len(pool):
         raise BertdrillError(ngettext(
             "--count {count}: the lessons have {total} question of the kinds {kinds}; ask for 1 to {total}",
@@ -272,21 +268,127 @@ def build_sheet(
         chosen, shuffled = pool, tuple(Version(letter(index), ()) for index in range(versions))
     else:
         chosen, left_out, shuffled = _laid_out(pool, language, seed, count, versions, students, given, heads)
+    return replace(
+        _cover(heads, language, seed, title, instructions),
+        versions=shuffled,
+        bank=tuple(_bank(pool if count is None else chosen, language)),  # a bank is no sheet: every question
+        legend=_legend(chosen, language) if given else (),
+        left_out=tuple(_key(entry) for entry in left_out),
+        given_out=tuple(_key(entry) for entry in answered),
+        calculated=_calculated(pool if count is None else chosen, language, seed) if calculated else (),
+    )
+
+
+def _check_versions(versions: int) -> None:
+    if not 1 <= versions <= MAX_VERSIONS:
+        raise BertdrillError(_("--versions must be from 1 to {most}, not {count}").format(most=MAX_VERSIONS,
+                                                                                         count=versions))
+
+
+def _check_languages(heads: Sequence[Lesson], language: str) -> None:
+    for lesson in heads:
+        if language not in lesson.languages:
+            raise BertdrillError(_("lesson {lesson!r} has no {language!r} texts (its languages: {languages})").format(
+                lesson=lesson.id, language=language, languages=", ".join(lesson.languages)))
+
+
+def _no_questions(kinds: Sequence[Kind]) -> BertdrillError:
+    return BertdrillError(_("no questions of the kinds {kinds} in the chosen lessons").format(kinds=", ".join(kinds)))
+
+
+def _cover(heads: Sequence[Lesson], language: str, seed: int, title: str | None,
+           instructions: str | None) -> Sheet:
+    """What a sheet says of its lessons (title, instructions, each lesson's category), with no versions yet."""
     labels = sheet_labels()  # in the interface's language, which is the sheet's
     return Sheet(
         title=title if title is not None else " · ".join(lesson.title[language] for lesson in heads),
         language=language,
         seed=seed,
         labels=labels,
-        versions=shuffled,
-        bank=tuple(_bank(pool if count is None else chosen, language)),  # a bank is no sheet: every question
+        versions=(),
         instructions=_instructions(heads, language, instructions, labels),
-        legend=_legend(chosen, language) if given else (),
-        left_out=tuple(_key(entry) for entry in left_out),
-        given_out=tuple(_key(entry) for entry in answered),
         categories=tuple((lesson.id, lesson.title[language]) for lesson in heads),
-        calculated=_calculated(pool if count is None else chosen, language, seed) if calculated else (),
     )
+
+
+@dataclass(frozen=True)
+class Bank:
+    """A question bank of every item for no students (GIFT, Moodle XML), made a lesson at a time as it is
+    written: no lesson, its cards or its questions are held beside another's (the 1M store's eight lessons
+    held whole, with every item's cards and every question made before the first byte was written: 400 MB)."""
+
+    sheet: Sheet  # the bank's title, language, seed, versions (no questions) and categories
+    parts: tuple[Callable[[], Sheet], ...]  # each lesson's: ``sheet`` with that lesson's questions, made when called
+    count: int  # the questions the file holds: a calculated question once, not once per parameter set
+    calculated: int  # the numeric items asked as calculated questions
+
+
+def build_bank(
+    lessons: Sequence[IndexedLesson],
+    *,
+    language: str,
+    seed: int,
+    versions: int = 1,
+    kinds: Iterable[Kind] = DEFAULT_KINDS,
+    title: str | None = None,
+    instructions: str | None = None,
+    calculated: bool = False,
+) -> Bank:
+    """The bank :func:`build_sheet` makes with ``bank=True`` of every item for no students, from the lessons'
+    indexes: each part reads its lesson whole when called, and the sheet it gives holds that lesson's questions
+    (numbered on from the lessons before) and calculated questions.
+
+    A bank's first line says how many questions it holds: counted from the cards' rows, a numeric item
+    once per parameter set; with ``calculated``, each lesson's numeric items are read first (a lesson at a
+    time) to know which are asked once, as calculated questions.
+    """
+    _check_versions(versions)
+    heads = [lesson.head() for lesson in lessons]
+    _check_languages(heads, language)
+    kinds = tuple(kinds)
+    sizes = [_bank_sizes(lesson, kinds) for lesson in lessons]
+    if not any(sizes):
+        raise _no_questions(kinds)
+    drawn: _Drawn = {}  # each lesson's variants, drawn in the first pass, asked again as its part is written
+    once = {question.item_key for lesson in lessons if calculated and Kind.NUMERIC in kinds
+            for question in _lesson_calculated(lesson, language, seed, drawn)}
+    sheet = replace(_cover(heads, language, seed, title, instructions),
+                    versions=tuple(Version(letter(index), ()) for index in range(versions)))
+    parts, first = [], 1
+    for lesson, questions in zip(lessons, sizes):
+        parts.append(functools.partial(_lesson_bank, sheet, lesson, kinds, first, calculated, drawn))
+        first += sum(questions.values())
+    count = sum(1 if f"{lesson.id}/{item_id}" in once else size
+                for lesson, questions in zip(lessons, sizes) for item_id, size in questions.items())
+    return Bank(sheet, tuple(parts), count, len(once))
+
+
+def _bank_sizes(lesson: IndexedLesson, kinds: Collection[Kind]) -> dict[str, int]:
+    """How many questions a bank asks of each of the lesson's items of ``kinds``, from its cards' rows: a
+    numeric item one per parameter set (a card each), any other one."""
+    sizes: dict[str, int] = {}
+    for row in lesson.cards:  # an item's cards side by side, in lesson order
+        if row.kind in kinds:
+            sizes[row.item_id] = (sizes.get(row.item_id, 0) + 1) if row.kind is Kind.NUMERIC else 1
+    return sizes
+
+
+def _lesson_calculated(source: IndexedLesson, language: str, seed: int, drawn: _Drawn) -> tuple[Calculated, ...]:
+    """The lesson's numeric items asked as calculated questions; its items read whole, and let go."""
+    if source.head().variant_space is None:
+        return ()
+    lesson = source.lesson()
+    return _calculated([_Entry.of(lesson, item) for item in lesson.varying_items()], language, seed, drawn)
+
+
+def _lesson_bank(sheet: Sheet, source: IndexedLesson, kinds: Collection[Kind], first: int, calculated: bool,
+                 drawn: _Drawn) -> Sheet:
+    """One lesson's part of a bank: the lesson read whole, its cards compiled, its questions made (numbered
+    from ``first``)."""
+    lesson = source.lesson()
+    pool = [entry for entry in _entries(lesson, lesson, every=True) if entry.kind in kinds]
+    return replace(sheet, bank=tuple(_bank(pool, sheet.language, first)),
+                   calculated=_calculated(pool, sheet.language, sheet.seed, drawn) if calculated else ())
 
 
 def _laid_out(pool: list[_Entry], language: str, seed: int, count: int | None, versions: int,
@@ -306,10 +408,15 @@ def _laid_out(pool: list[_Entry], language: str, seed: int, count: int | None, v
                                    for index, student in enumerate(students))
 
 
-def _calculated(chosen: list[_Entry], language: str, seed: int) -> tuple[Calculated, ...]:
-    """The chosen numeric items that may vary, as calculated questions over one draw of variants per lesson."""
+_Drawn = dict[str, tuple[tuple[Variant, ...], list[Mapping[str, Number]]]]
+"""Each lesson's variants for its calculated questions, and their parameters' and formulas' values, by lesson id."""
+
+
+def _calculated(chosen: list[_Entry], language: str, seed: int, drawn: _Drawn | None = None) -> tuple[Calculated, ...]:
+    """The chosen numeric items that may vary, as calculated questions over one draw of variants per lesson
+    (kept in ``drawn``, when given)."""
     found: list[Calculated] = []
-    drawn: dict[str, tuple[tuple[Variant, ...], list[Mapping[str, Number]]]] = {}
+    drawn = {} if drawn is None else drawn
     for entry in chosen:
         lesson, item = entry.lesson, entry.item
         if not isinstance(item, NumericItem) or not item.varies or lesson.variant_space is None:
@@ -613,13 +720,14 @@ def set_turns(count: int, version: int) -> list[int]:
     return [pattern[(position - version) % count] for position in range(count)] if count else []
 
 
-def _bank(chosen: list[_Entry], language: str) -> list[Question]:
-    """Every chosen question in lesson order, options unshuffled, each numeric set its own question."""
+def _bank(chosen: list[_Entry], language: str, first: int = 1) -> list[Question]:
+    """Every chosen question in lesson order, options unshuffled, each numeric set its own question; numbered
+    from ``first``."""
     questions: list[Question] = []
     for entry in chosen:
         sets = range(len(entry.cards)) if isinstance(entry.item, NumericItem) else range(1)
         for set_index in sets:
-            questions.append(_question(entry, _Context(len(questions) + 1, language, None, set_index)))
+            questions.append(_question(entry, _Context(first + len(questions), language, None, set_index)))
     return questions
 
 

@@ -40,14 +40,14 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from bertdrill.adapters.export.sheets.calculated import Calculated, Segment, moodle_number
 from bertdrill.adapters.export.sheets.gift import category, lesson_of, student_label
-from bertdrill.adapters.export.sheets.model import Question, Sheet
+from bertdrill.adapters.export.sheets.model import Bank, Question, Sheet
 from bertdrill.core import formula
 from bertdrill.core.formula import Number
 from bertdrill.core.kinds import Kind
 from bertdrill.core.lesson import BLANK
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 PENALTY = "0.3333333"  # Moodle's default penalty for each wrong try in adaptive mode
 SHORT_TERM = 3  # words: a fact whose answer is this short is a term a list of strings can judge
@@ -65,18 +65,29 @@ def chunks(sheet: Sheet) -> Iterator[str]:
     Each question is built, indented and written on its own: a tree of the whole bank held 100,000
     questions' elements at once (4.8 GB for the benchmark's lessons, whose bank is 750 MB of XML).
     """
+    entries = _entries(sheet)
+    return _chunks(sheet, entries, len(entries))
+
+
+def bank_chunks(bank: Bank) -> Iterator[str]:
+    """:func:`chunks` of a bank written a lesson at a time (:class:`~.model.Bank`): each lesson's questions are
+    made when the questions before them are written."""
+    return _chunks(bank.sheet, (entry for part in bank.parts for entry in _entries(part())), bank.count)
+
+
+def _chunks(sheet: Sheet, entries: Iterable[tuple[str, Question, Calculated | None]], count: int) -> Iterator[str]:
     yield '<?xml version="1.0" encoding="UTF-8"?>\n'
     yield "<quiz>"
-    for element in _elements(sheet, _entries(sheet)):
+    for element in _elements(sheet, entries, count):
         ElementTree.indent(element, level=1)
         yield "\n  " + ElementTree.tostring(element, encoding="unicode")
     yield "\n</quiz>\n"
 
 
-def _elements(sheet: Sheet,
-              entries: list[tuple[str, Question, Calculated | None]]) -> Iterator[ElementTree.Element[Any]]:
+def _elements(sheet: Sheet, entries: Iterable[tuple[str, Question, Calculated | None]],
+              count: int) -> Iterator[ElementTree.Element[Any]]:
     """The quiz's children in order: a comment, then each category followed by its questions."""
-    yield ElementTree.Comment(f" {len(entries)} questions, language "  # the mark's line says by whom
+    yield ElementTree.Comment(f" {count} questions, language "  # the mark's line says by whom
                               f"{sheet.language}, seed {sheet.seed}. Moodle: Question bank > Import > "
                               "Moodle XML format. ")
     where = None

@@ -9,7 +9,7 @@ from typing import assert_never
 from bertdrill.adapters.export.files import Content
 from bertdrill.adapters.export.marks import Mark, seal, sealed
 from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
-from bertdrill.adapters.export.sheets.model import Sheet
+from bertdrill.adapters.export.sheets.model import Bank, Sheet
 
 
 def key_path(path: Path) -> Path:
@@ -32,18 +32,31 @@ def documents(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode = KeyMode
     printed on both sides no version starts on the back of another.
     """
     match fmt:
-        case SheetFormat.gift:
-            from bertdrill.adapters.export.sheets import gift
-
-            return [(path, seal(Mark.GIFT, gift.render(sheet).encode("utf-8")))]
-        case SheetFormat.moodle_xml:
-            from bertdrill.adapters.export.sheets import moodle
-
-            return [(path, sealed(Mark.MOODLE_XML, (chunk.encode("utf-8") for chunk in moodle.chunks(sheet))))]
+        case SheetFormat.gift | SheetFormat.moodle_xml:
+            return bank_documents(sheet, fmt, path)
         case SheetFormat.html | SheetFormat.pdf | SheetFormat.md:
             return _printed(sheet, fmt, path, key, split=split, duplex=duplex)
         case unreachable:
             assert_never(unreachable)
+
+
+def bank_documents(bank: Sheet | Bank, fmt: SheetFormat, path: Path) -> list[tuple[Path, Content]]:
+    """A question bank's file, with its mark: what writes it as it is made (it can be larger than memory), from a
+    sheet's bank or from a bank made a lesson at a time (:class:`~.model.Bank`)."""
+    match fmt:
+        case SheetFormat.gift:
+            from bertdrill.adapters.export.sheets import gift
+
+            mark, chunks = Mark.GIFT, gift.chunks(bank) if isinstance(bank, Sheet) else gift.bank_chunks(bank)
+        case SheetFormat.moodle_xml:
+            from bertdrill.adapters.export.sheets import moodle
+
+            mark, chunks = Mark.MOODLE_XML, moodle.chunks(bank) if isinstance(bank, Sheet) else moodle.bank_chunks(bank)
+        case SheetFormat.html | SheetFormat.pdf | SheetFormat.md:
+            raise ValueError(f"{fmt} is a sheet to print, not a question bank")
+        case unreachable:
+            assert_never(unreachable)
+    return [(path, sealed(mark, (chunk.encode("utf-8") for chunk in chunks)))]
 
 
 def _printed(sheet: Sheet, fmt: SheetFormat, path: Path, key: KeyMode, *, split: bool,
