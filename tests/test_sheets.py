@@ -8,12 +8,15 @@ and read the diff.
 from __future__ import annotations
 
 import functools
+import gc
 import html as html_lib
+import io
 import os
 import re
 import subprocess
 import sys
 import time
+import weakref
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -23,10 +26,10 @@ import pytest
 
 from bertdrill.adapters import catalogs
 from bertdrill.adapters.export.files import Replace, as_bytes, write_atomic
-from bertdrill.adapters.export.sheets import gift, html, markdown, model
+from bertdrill.adapters.export.sheets import gift, html, markdown, model, moodle, output
 from bertdrill.adapters.export.sheets.formats import KeyMode, SheetFormat
 from bertdrill.adapters.export.sheets.output import documents
-from bertdrill.adapters.lessons import LessonCache, read_index, read_lesson
+from bertdrill.adapters.lessons import LessonCache, read_index, read_lesson, shipped_paths
 from bertdrill.core import formula
 from bertdrill.core.errors import BertdrillError
 from bertdrill.core.kinds import Kind
@@ -193,6 +196,66 @@ def test_a_bank_of_every_item_judges_and_lays_out_no_paper(request, monkeypatch,
     for fmt, name in ((SheetFormat.gift, "bank.gift"), (SheetFormat.moodle_xml, "bank.xml")):
         assert as_bytes(documents(bank, fmt, Path(name), KeyMode.none)[0][1]) == \
             as_bytes(documents(sheet, fmt, Path(name), KeyMode.none)[0][1])
+
+
+@pytest.mark.parametrize("fmt", [SheetFormat.gift, SheetFormat.moodle_xml])
+@pytest.mark.parametrize("language", ["en", "tr"])
+def test_a_bank_of_every_item_is_written_a_lesson_at_a_time_from_the_indexes(tmp_path, monkeypatch, fmt, language):
+    """`sheet -o bank.gift` (or .xml) of every item reads the lessons' indexes, and each lesson whole only when
+    its questions' turn comes, let go before the next is read (the 1M store's eight lessons held whole, with every
+    item's cards and every question made before the first byte was written: 400 MB). Its file is the bank a
+    sheet's model holds of the whole lessons, and its count and calculated questions are that bank's."""
+    cache = LessonCache(tmp_path / "cache", functools.partial(write_atomic, replace=Replace.ANY))
+    cache.clock = lambda: time.time_ns() + 10_000_000_000  # the lessons were last changed well before
+    wholes, indexes = [], []
+    for source in (*shipped_paths(), HOSTILE):  # the shipped lesson asks calculated questions, the hostile none
+        path = tmp_path / source.name
+        path.write_bytes(source.read_bytes())
+        wholes.append(read_lesson(path, cache))
+        indexes.append(read_index(path, LessonCache(cache.folder, cache.write)))
+    written = io.BytesIO()
+    alive: list[weakref.ref[object]] = []
+    read_at: list[bytes] = []  # what was written when each lesson was read whole
+
+    def reading(index):
+        whole = index.lesson
+
+        def lesson():
+            gc.collect()
+            assert [ref() for ref in alive if ref() is not None] == [], "a lesson read before is still held"
+            read_at.append(written.getvalue())
+            found = whole()
+            alive.append(weakref.ref(found))
+            return found
+        return lesson
+    for index in indexes:
+        assert index.head().items == ()  # read from the cache: its items only when asked for
+        monkeypatch.setattr(index, "lesson", reading(index))
+    options = {"language": language, "seed": 3, "versions": 3, "kinds": model.KINDS,
+               "calculated": fmt is SheetFormat.moodle_xml}
+    catalogs.use(language)
+    streamed = model.build_bank(indexes, **options)
+    ((_path, content),) = output.bank_documents(streamed, fmt, Path("bank"))
+    content(written)
+    sheet = model.build_sheet(wholes, **options, bank=True)
+    assert written.getvalue() == as_bytes(documents(sheet, fmt, Path("bank"), KeyMode.none)[0][1])
+    questions = moodle.count(sheet) if fmt is SheetFormat.moodle_xml else len(gift.entries_of(sheet))
+    assert (streamed.count, streamed.calculated) == (questions, len(sheet.calculated))
+    assert streamed.sheet == replace(sheet, bank=(), calculated=())
+    # each lesson's questions are written before the next lesson is read; a Moodle bank's lesson with variants is
+    # read once before, to know which of its numeric items are calculated questions, asked once
+    *first_pass, shipped, hostile = read_at
+    assert first_pass == ([b""] if fmt is SheetFormat.moodle_xml else [])
+    assert b"bert-basics/" not in shipped and b"bert-basics/" in hostile and b"hostile/" not in hostile
+
+
+@pytest.mark.parametrize("name", ["bank.gift", "bank.xml"])
+def test_the_cli_writes_a_bank_of_every_item_a_lesson_at_a_time(cli, tmp_path, monkeypatch, name):
+    """With no --count, --students or --given, `sheet` makes no bank in memory: it writes it as it is made."""
+    monkeypatch.setattr(model, "build_sheet", lambda *args, **options: pytest.fail("made the bank in memory"))
+    result = cli("sheet", "-o", str(tmp_path / name), "--seed", "1", "-n", "3")
+    assert result.exit_code == 0 and "questions for Moodle's question bank (Moodle shuffles per attempt" in result.output
+    assert (tmp_path / name).read_bytes().count(b"bert-basics/") > 20
 
 
 def test_every_numeric_answer_is_the_formula_over_its_set(lesson):
