@@ -33,7 +33,7 @@ from typing import Any, TypeVar, assert_never
 
 from bertdrill.adapters.export.sheets import calculated as calculated_question
 from bertdrill.adapters.export.sheets.calculated import Calculated
-from bertdrill.core import formula, i18n, leaks
+from bertdrill.core import collector, formula, i18n, leaks
 from bertdrill.core.cards import (
     BlankCard,
     Card,
@@ -377,18 +377,23 @@ def _lesson_calculated(source: IndexedLesson, language: str, seed: int, drawn: _
     """The lesson's numeric items asked as calculated questions; its items read whole, and let go."""
     if source.head().variant_space is None:
         return ()
-    lesson = source.lesson()
-    return _calculated([_Entry.of(lesson, item) for item in lesson.varying_items()], language, seed, drawn)
+    with collector.paused():  # no garbage made, as when a lesson's part is made (_lesson_bank)
+        lesson = source.lesson()
+        return _calculated([_Entry.of(lesson, item) for item in lesson.varying_items()], language, seed, drawn)
 
 
 def _lesson_bank(sheet: Sheet, source: IndexedLesson, kinds: Collection[Kind], first: int, calculated: bool,
                  drawn: _Drawn) -> Sheet:
     """One lesson's part of a bank: the lesson read whole, its cards compiled, its questions made (numbered
     from ``first``)."""
-    lesson = source.lesson()
-    pool = [entry for entry in _entries(lesson, lesson, every=True) if entry.kind in kinds]
-    return replace(sheet, bank=tuple(_bank(pool, sheet.language, first)),
-                   calculated=_calculated(pool, sheet.language, sheet.seed, drawn) if calculated else ())
+    # A lesson, its cards and its questions are many small objects, none of them garbage: the cycle collector walked
+    # them again and again while they were made (0.5 s of the 1M store's bank). Writing them is not paused: Moodle
+    # XML's writer leaves cycles (45 MB more at the end of that bank, paused).
+    with collector.paused():
+        lesson = source.lesson()
+        pool = [entry for entry in _entries(lesson, lesson, every=True) if entry.kind in kinds]
+        return replace(sheet, bank=tuple(_bank(pool, sheet.language, first)),
+                       calculated=_calculated(pool, sheet.language, sheet.seed, drawn) if calculated else ())
 
 
 def _laid_out(pool: list[_Entry], language: str, seed: int, count: int | None, versions: int,
