@@ -236,6 +236,7 @@ def test_a_bank_of_every_item_is_written_a_lesson_at_a_time_from_the_indexes(tmp
     catalogs.use(language)
     streamed = model.build_bank(indexes, **options)
     ((_path, content),) = output.bank_documents(streamed, fmt, Path("bank"))
+    assert callable(content)  # what writes the bank as it is made
     content(written)
     sheet = model.build_sheet(wholes, **options, bank=True)
     assert written.getvalue() == as_bytes(documents(sheet, fmt, Path("bank"), KeyMode.none)[0][1])
