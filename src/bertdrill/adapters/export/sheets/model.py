@@ -256,9 +256,11 @@ def build_sheet(
     if given:  # the legend prints values that some questions ask for: those questions stay off the sheet
         stated = _legend_facts(pool)
         facts = {lesson.id: leaks.lesson_facts(lesson, language) for lesson in heads}
-        answered = [entry for entry in pool
-                    if stated & set(facts[entry.lesson.id].get(entry.item.id, leaks.ItemFacts()).asks)]
-        pool = [entry for entry in pool if entry not in answered]
+        kept: list[_Entry] = []
+        for entry in pool:  # one pass: asking the list of those answered for each entry took 11 minutes of 71,430
+            legend_answers = stated & set(facts[entry.lesson.id].get(entry.item.id, leaks.ItemFacts()).asks)
+            (answered if legend_answers else kept).append(entry)
+        pool = kept
         if not pool or (count is not None and count > len(pool)):
             raise BertdrillError(_("--given: its legend answers {count} of these questions ({items}), which "
                                    "leaves {left}; ask for fewer with --count, or leave out --given").format(
