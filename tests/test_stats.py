@@ -211,6 +211,33 @@ def test_the_figures_of_every_card_join_no_schedule_to_its_card_and_are_the_join
     assert any("JOIN card" in statement for statement in statements)
 
 
+def test_the_screens_reports_read_the_hidden_cards_by_one_statement(filled, lessons):
+    """The card figures, the hardest cards and the forecast leave the hidden cards out by one statement (each
+    statement SQLAlchemy first meets in a process is about 1 ms to build and compile), and the hardest cards' two
+    statements by one read of it; the removed cards' schedules are counted from what it found, with no statement
+    when none is removed. The figures are those counted apart."""
+    from sqlalchemy import event
+
+    store, _ = filled
+    statements: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(" ".join(args[2].split())))
+    figures, hardest, forecast = store.card_figures(TODAY), store.hardest(8), store.forecast(TODAY, 14)
+    hidden = [statement for statement in statements if statement.startswith("SELECT card.")]
+    # the card figures and their leeches (there is one), the hardest (once for two statements), the forecast
+    assert len(hidden) == 4 and len(set(hidden)) == 1
+    assert figures == CardFigures(store.card_states(TODAY), store.average_ef(), store.leeches())
+    assert figures.states[CardStage.REMOVED] == 1
+    assert [state.card_id for state in hardest[:3]] == [P + "bert-vs-gpt", P + "head-size@bert-base", P + "fine-tuning"]
+    assert {d: n for d, n in forecast if n} == {day(0): 6, day(2): 1, day(4): 1, day(12): 1}
+
+    full, _edited = lessons
+    store.sync(compile_lesson(read_lesson(full)))  # the removed card back in its lesson: none removed
+    statements.clear()
+    assert store.card_figures(TODAY).states[CardStage.REMOVED] == 0
+    assert not any("card_id IN" in statement for statement in statements)  # no count of removed cards' schedules
+    assert sum("FROM schedule" in statement for statement in statements) == 2  # the pass, the leech listed
+
+
 def test_lesson_filter(filled):
     store, _ = filled
     assert store.answer_count(lessons=["other"]) == 0

@@ -44,11 +44,15 @@ from bertdrill.adapters.store.schema import (
     state_of,
     unindexed,
 )
+from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.state import EF_FLOOR, LEECH_LAPSES, PASSING, AnswerKind, CardStage
 from bertdrill.ports import AnswerTimes, CardFigures, CardState, DayCounts, Retention, Status
 
 _HELD_LESSONS = select(CARD.c.lesson_id).distinct()
 LISTED = 1000  # hidden cards left out by id; more are left out by joining each schedule to its card
+REMOVED_CARD: ColumnElement[bool] = CARD.c.removed.is_(True)
+"""The hidden cards :meth:`Reports._schedules_except` leaves out when a removed card is all it leaves out."""
+_UNREVIEWED = frozenset(kind.value for kind in Kind if not kind.reviewed)
 _KEPT_STATE = select(SCHEDULE.c.card_id, *(SCHEDULE.c[field] for field in SCHEDULE_FIELDS), SCHEDULE.c.suspended,
                      SCHEDULE.c.buried_until, SCHEDULE.c.leech, false().label("removed"))
 """The columns :func:`state_of` reads, of a card still in its lesson (removed: false)."""
@@ -101,27 +105,37 @@ class Reports(Database):
     def _schedules_except(self, columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None,
                           hidden: ColumnElement[bool], *conditions: Any) -> Select[*tuple[Any, ...]]:
         """``columns`` (of the schedule) over the learner's schedules meeting ``conditions``, of some lessons or all,
-        but those of the cards ``hidden`` names (a condition on the card, among those :data:`HIDDEN_CARD` names:
-        removed ones, practice ones).
+        but those of the cards ``hidden`` names (:data:`HIDDEN_CARD`, or :data:`REMOVED_CARD`: the removed ones).
 
         A lesson filter joins each schedule to its card. Lessons that hold every card (:meth:`_scope`), the usual
         case, need no join: the hidden cards are read first, from their own index (usually none, or few), and
         their schedules left out by id, instead of each of 100,000 schedules looking up its card. Many hidden
         cards (more than :data:`LISTED`) are left out by the join after all."""
+        return self._except(lessons, hidden)(columns, *conditions)
+
+    def _except(self, lessons: Collection[str] | None, hidden: ColumnElement[bool]) -> Callable[..., Select[*tuple[Any, ...]]]:
+        """:meth:`_schedules_except` as a function of ``(columns, *conditions)``, the hidden cards read once for every
+        statement it makes (:meth:`hardest` makes two)."""
+        assert hidden is HIDDEN_CARD or hidden is REMOVED_CARD, "the hidden cards' index knows these two"
         scope = self._scope(lessons)
-        if scope is None:
-            found = select(CARD.c.id).where(HIDDEN_CARD) if hidden is HIDDEN_CARD else select(CARD.c.id).where(
-                HIDDEN_CARD, hidden)  # said as the index says it, so the index is taken
-            ids = [row[0] for row in self.read(found.limit(LISTED + 1))]
-            if len(ids) <= LISTED:
+        if scope is None and (found := _hidden_cards(self.read)) is not None:
+            ids = [card_id for card_id, removed, _kind in found if removed or hidden is HIDDEN_CARD]
+
+            def listed(columns: Select[*tuple[Any, ...]], *conditions: Any) -> Select[*tuple[Any, ...]]:
                 mine = columns.select_from(SCHEDULE).where(SCHEDULE.c.learner == LEARNER, *conditions)
                 return mine.where(SCHEDULE.c.card_id.not_in(ids)) if ids else mine
-        return _cards(columns, scope).where(*conditions, not_(hidden))
+            return listed
+        return lambda columns, *conditions: _cards(columns, scope).where(*conditions, not_(hidden))
 
-    def _removed_count(self, lessons: Collection[str] | None) -> int:
+    def _removed_count(self, lessons: Collection[str] | None, hidden: list[tuple[str, bool, str]] | None = None) -> int:
         """How many of the cards a review would show are removed, of some lessons or all: their schedules are
-        looked up from the removed cards (few), not the other way round."""
-        removed = CARD.c.removed.is_(True) & reviewed_card()
+        looked up from the removed cards (few), not the other way round; ``hidden``: the hidden cards of every
+        lesson, read already (:func:`_hidden_cards`), so none removed is none counted, with no statement."""
+        if hidden is not None:
+            removed_ids = [card_id for card_id, removed, kind in hidden if removed and kind not in _UNREVIEWED]
+            return int(self._first(select(func.count()).select_from(SCHEDULE).where(
+                SCHEDULE.c.learner == LEARNER, SCHEDULE.c.card_id.in_(removed_ids)))) if removed_ids else 0
+        removed = REMOVED_CARD & reviewed_card()
         scope = self._scope(lessons)
         if scope is not None:
             return int(self._first(_cards(select(func.count()), scope).where(removed)))
@@ -334,12 +348,14 @@ class Reports(Database):
         found = self.read(self._schedules_except(select(*_stage_counts(None)), lessons, HIDDEN_CARD))[0]
         return self._stages(found, lessons)
 
-    def _stages(self, found: Sequence[Any], lessons: Collection[str] | None) -> dict[CardStage, int]:
-        """The card states from a row of :func:`_stage_counts`, with the removed cards counted from their own index."""
+    def _stages(self, found: Sequence[Any], lessons: Collection[str] | None,
+                hidden: list[tuple[str, bool, str]] | None = None) -> dict[CardStage, int]:
+        """The card states from a row of :func:`_stage_counts`, with the removed cards counted from their own index
+        (``hidden``: as :meth:`_removed_count`)."""
         *first_passed, every = (int(count or 0) for count in found)
         counts = {stage.value: count for (_test, stage), count in zip(_STAGE_TESTS, first_passed, strict=True)}
         counts[CardStage.MATURE.value] = every - sum(first_passed)
-        counts[CardStage.REMOVED.value] = self._removed_count(lessons)
+        counts[CardStage.REMOVED.value] = self._removed_count(lessons, hidden)
         return {stage: counts.get(stage.value, 0) for stage in CardStage}
 
     def card_figures(self, today: date, *, lessons: Collection[str] | None = None) -> CardFigures:
@@ -353,25 +369,25 @@ class Reports(Database):
             return select(*_stage_counts(shown), func.avg(SCHEDULE.c.ef100).filter(SCHEDULE.c.due.is_not(None)),
                           func.count().filter(SCHEDULE.c.lapses >= LEECH_LAPSES))
 
-        *stages, ef, lapsed = self.read(self._kept_schedules(columns, lessons))[0]
-        return CardFigures(self._stages(stages, lessons), _average_ef(ef), self.leeches(lessons=lessons)
+        statement, hidden = self._kept_schedules(columns, lessons)
+        *stages, ef, lapsed = self.read(statement)[0]
+        return CardFigures(self._stages(stages, lessons, hidden), _average_ef(ef), self.leeches(lessons=lessons)
                            if lapsed else [])
 
     def _kept_schedules(self, columns: Callable[[ColumnElement[bool] | None], Select[*tuple[Any, ...]]],
-                        lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
+                        lessons: Collection[str] | None) -> tuple[Select[*tuple[Any, ...]], list[tuple[str, bool, str]] | None]:
         """``columns(shown)`` over the learner's schedules of cards still in their lessons (some lessons or all), as
         :meth:`_schedules_except` leaves the removed ones out; ``shown`` is the condition that a schedule's card is
-        one a review shows (None: every one is), for the columns that leave the practice cards out too."""
+        one a review shows (None: every one is), for the columns that leave the practice cards out too. With it the
+        hidden cards it read (:func:`_hidden_cards`; None: it joined the cards instead)."""
         scope = self._scope(lessons)
-        if scope is None:
-            hidden = self.read(select(CARD.c.id, CARD.c.removed).where(HIDDEN_CARD).limit(LISTED + 1))
-            if len(hidden) <= LISTED:
-                removed = [card_id for card_id, gone in hidden if gone]
-                practice = [card_id for card_id, gone in hidden if not gone]
-                mine = columns(SCHEDULE.c.card_id.not_in(practice) if practice else None).select_from(SCHEDULE).where(
-                    SCHEDULE.c.learner == LEARNER)
-                return mine.where(SCHEDULE.c.card_id.not_in(removed)) if removed else mine
-        return _cards(columns(reviewed_card()), scope).where(not_(CARD.c.removed.is_(True)))
+        if scope is None and (hidden := _hidden_cards(self.read)) is not None:
+            removed = [card_id for card_id, gone, _kind in hidden if gone]
+            practice = [card_id for card_id, gone, _kind in hidden if not gone]
+            mine = columns(SCHEDULE.c.card_id.not_in(practice) if practice else None).select_from(SCHEDULE).where(
+                SCHEDULE.c.learner == LEARNER)
+            return (mine.where(SCHEDULE.c.card_id.not_in(removed)) if removed else mine), hidden
+        return _cards(columns(reviewed_card()), scope).where(not_(REMOVED_CARD)), None
 
     def answer_count(self, *, lessons: Collection[str] | None = None) -> int:
         """How many answers the log holds."""
@@ -396,7 +412,7 @@ class Reports(Database):
     def average_ef(self, *, lessons: Collection[str] | None = None) -> float | None:
         """Mean easiness factor of reviewed cards still in their lessons."""
         return _average_ef(self._first(self._schedules_except(select(func.avg(SCHEDULE.c.ef100)), lessons,
-                                                              CARD.c.removed.is_(True), SCHEDULE.c.due.is_not(None))))
+                                                              REMOVED_CARD, SCHEDULE.c.due.is_not(None))))
 
     def leeches(self, min_lapses: int = LEECH_LAPSES, *, lessons: Collection[str] | None = None) -> list[CardState]:
         """Cards that lapsed at least ``min_lapses`` times, most lapses first."""
@@ -410,9 +426,11 @@ class Reports(Database):
         alone is quick (7.4 ms, where sorting every reviewed card took 21.4). The cards above the floor are sorted
         only when the floor holds fewer than ``limit`` (both passes then: 28 ms), in the same unit: one state of
         the schedules, so a card answered meanwhile is never listed from both sides of the floor."""
+        kept = self._except(lessons, REMOVED_CARD)  # the hidden cards read once, for both statements
+
         def lowest(test: ColumnElement[bool]) -> Select[*tuple[Any, ...]]:
             return self._states_query(lessons, SCHEDULE.c.due.is_not(None), first=test, limit=limit,
-                                      order=(SCHEDULE.c.ef100, SCHEDULE.c.lapses.desc()))
+                                      order=(SCHEDULE.c.ef100, SCHEDULE.c.lapses.desc()), kept=kept)
 
         floor, above = lowest(SCHEDULE.c.ef100 <= EF_FLOOR), lowest(SCHEDULE.c.ef100 > EF_FLOOR)
 
@@ -428,11 +446,13 @@ class Reports(Database):
         return [state_of(row) for row in self.read(self._states_query(lessons, condition, order=order))]
 
     def _states_query(self, lessons: Collection[str] | None, condition: Any, *, order: tuple[Any, ...],
-                      limit: int | None = None, first: ColumnElement[bool] | None = None) -> Select[*tuple[Any, ...]]:
+                      limit: int | None = None, first: ColumnElement[bool] | None = None,
+                      kept: Callable[..., Select[*tuple[Any, ...]]] | None = None) -> Select[*tuple[Any, ...]]:
         """:meth:`_states`' statement, of at most ``limit`` cards (None: all). ``first``: a test most schedules
-        fail, asked before any other (SQLite asks a query's terms in their order)."""
+        fail, asked before any other (SQLite asks a query's terms in their order); ``kept``: :meth:`_except` of
+        these lessons and the removed cards, made already."""
         columns = _KEPT_STATE if first is None else _KEPT_STATE.where(first)
-        return (self._schedules_except(columns, lessons, CARD.c.removed.is_(True), condition)
+        return ((kept or self._except(lessons, REMOVED_CARD))(columns, condition)
                 .order_by(*order, SCHEDULE.c.card_id).limit(limit))
 
 
@@ -473,9 +493,10 @@ def _forecast_counts(connection: Connection, learner: str, today: date, last: da
     def read(statement: Executable) -> list[Any]:
         return list(connection.execute(statement, {"learner": learner}).all())
 
-    hidden = [row[0] for row in read(select(CARD.c.id).where(HIDDEN_CARD).limit(LISTED + 1))]
-    if len(hidden) > LISTED:
+    found = _hidden_cards(read)
+    if found is None:
         return None
+    hidden = [card_id for card_id, _removed, _kind in found]
     counts: dict[date, int] = {}
     for due, count in read(select(SCHEDULE.c.due, func.count()).where(
             SCHEDULE.c.learner == LEARNER, SCHEDULE.c.due <= last).group_by(SCHEDULE.c.due)):
@@ -494,6 +515,16 @@ def _forecast_counts(connection: Connection, learner: str, today: date, last: da
         if not suspended and not hidden_card and shown <= last:
             counts[shown] = counts.get(shown, 0) + 1
     return counts
+
+
+def _hidden_cards(read: Callable[[Executable], list[Any]]) -> list[tuple[str, bool, str]] | None:
+    """The cards no review shows (:data:`HIDDEN_CARD`), from their own index: (id, removed, kind) of each, or None
+    when there are more than :data:`LISTED`. One statement for every report that leaves them out, whichever of
+    them it leaves out: each statement SQLAlchemy meets first in a process costs about 1 ms to build and compile,
+    where running it again costs 0.06."""
+    found = [(card_id, bool(removed), kind) for card_id, removed, kind in
+             read(select(CARD.c.id, CARD.c.removed, CARD.c.kind).where(HIDDEN_CARD).limit(LISTED + 1))]
+    return found if len(found) <= LISTED else None
 
 
 def _gaps(days: Sequence[date]) -> bool:
