@@ -238,6 +238,34 @@ def test_the_screens_reports_read_the_hidden_cards_by_one_statement(filled, less
     assert sum("FROM schedule" in statement for statement in statements) == 2  # the pass, the leech listed
 
 
+def test_the_forecast_and_the_hardest_cards_are_found_by_one_pass(filled, monkeypatch):
+    """Over every lesson, the forecast's pass over the schedules review does not show on their due day (here one
+    suspended, one buried, the removed and the practice card's) finds the cards at SM-2's floor too (here the
+    leech): the due days' index and that one pass, where each was a pass of its own; more cards than the floor
+    holds are read from above it in the same unit. The figures are those :meth:`forecast` and :meth:`hardest`
+    give, for any number of cards, with a lesson filter, and with more hidden cards than are listed (joined)."""
+    from sqlalchemy import event
+
+    from bertdrill.adapters.store import reports
+
+    store, _ = filled
+    statements: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    forecast, [leech] = store.forecast_and_hardest(TODAY, 14, 1)
+    schedules = [statement for statement in statements if "FROM schedule" in statement]
+    assert len(schedules) == 2 and "GROUP BY schedule.due" in schedules[0]  # the due days' index, one pass
+    assert leech.card_id == P + "bert-vs-gpt" and leech.schedule.ef100 == 130
+    for listed in (1000, 0):
+        monkeypatch.setattr(reports, "LISTED", listed)
+        for lessons in (None, ["bert-basics"], ["other"]):
+            for limit in (1, 2, 3, 8, 40):
+                assert store.forecast_and_hardest(TODAY, 14, limit, lessons=lessons) == (
+                    store.forecast(TODAY, 14, lessons=lessons), store.hardest(limit, lessons=lessons)), (listed, limit)
+    assert {d: n for d, n in forecast if n} == {day(0): 6, day(2): 1, day(4): 1, day(12): 1}
+    assert [state.card_id for state in store.forecast_and_hardest(TODAY, 14, 3)[1]] == [
+        P + "bert-vs-gpt", P + "head-size@bert-base", P + "fine-tuning"]
+
+
 def test_lesson_filter(filled):
     store, _ = filled
     assert store.answer_count(lessons=["other"]) == 0

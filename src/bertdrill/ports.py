@@ -482,6 +482,10 @@ class ReviewReports(Protocol):
         lapses or more), together."""
         ...
     def hardest(self, limit: int = ..., *, lessons: Collection[str] | None = None) -> list[CardState]: ...
+    def forecast_and_hardest(self, today: date, days: int, limit: int, *, lessons: Collection[str] | None = None
+                             ) -> tuple[list[tuple[date, int]], list[CardState]]:
+        """:meth:`forecast` and :meth:`hardest` together (a store may find both in one pass)."""
+        ...
 
 
 class SchedulerSettings(Protocol):

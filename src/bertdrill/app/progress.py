@@ -57,15 +57,15 @@ def gather(store: ReviewReports, today: date, days: int, lessons: list[str] | No
     cards = store.card_figures(today, lessons=lessons)
     leeches = cards.leeches
     # Leeches are listed already: the hardest of the rest say more, and only below the starting EF.
-    hardest = [state for state in store.hardest(HARDEST_SHOWN + len(leeches), lessons=lessons)
-               if state.schedule.ef100 < EF_START and not state.leech][:HARDEST_SHOWN]
+    forecast, lowest = store.forecast_and_hardest(today, days, HARDEST_SHOWN + len(leeches), lessons=lessons)
+    hardest = [state for state in lowest if state.schedule.ef100 < EF_START and not state.leech][:HARDEST_SHOWN]
     return Figures(
         today=today,
         lesson=lessons[0] if lessons else None,
         answers=store.answer_count(lessons=lessons),
         heatmap=stats.heatmap(store.reviews_per_day(first, today, lessons=lessons), today),
         streak=store.streaks(today, lessons=lessons),
-        forecast=store.forecast(today, days, lessons=lessons),
+        forecast=forecast,
         retention=store.retention(lessons=lessons),
         states=cards.states,
         average_ef=cards.average_ef,

@@ -402,6 +402,10 @@ class ClassStore:
     def hardest(self, limit: int = 10, *, lessons: Collection[str] | None = None) -> list[CardState]:
         raise self._elsewhere()
 
+    def forecast_and_hardest(self, today: date, days: int, limit: int, *,
+                             lessons: Collection[str] | None = None) -> tuple[list[tuple[date, int]], list[CardState]]:
+        raise self._elsewhere()
+
     def switch_scheduler(self, choice: SchedulerChoice, scheduler: Scheduler, *,
                          track: Callable[[list[str]], Iterable[str]] = iter) -> Switch:
         raise self._elsewhere()

@@ -414,6 +414,10 @@ class MemoryStore:
                  if schedule.state.due is not None and not card.removed]
         return [self._state(row[2]) for row in sorted(found)[:max(0, limit)]]
 
+    def forecast_and_hardest(self, today: date, days: int, limit: int, *,
+                             lessons: Collection[str] | None = None) -> tuple[list[tuple[date, int]], list[CardState]]:
+        return self.forecast(today, days, lessons=lessons), self.hardest(limit, lessons=lessons)
+
     # ----------------------------------------------------------------- the scheduler
 
     def scheduler_choice(self) -> SchedulerChoice:
