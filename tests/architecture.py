@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = "bertdrill"
-# A module's layer is its first folder under src/bertdrill (``ports.py`` is the ports layer by itself);
+# A module's layer is its first folder under src/bertdrill (``ports/``, the ports layer);
 # ``bertdrill/__init__.py`` holds only the version and counts as core, ``__main__`` as the interface.
 FOLDER_LAYER = {"core": "core", "ports": "ports", "app": "application", "adapters": "adapters",
                 "cli": "interface", "web": "interface", "__init__": "core", "__main__": "interface"}

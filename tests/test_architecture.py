@@ -32,7 +32,7 @@ CYCLE_PLANTS = {
     "in the types only": ("core/lesson/claims", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                           "    from bertdrill.core.lesson.items import ItemReader",
                           ["bertdrill.core.lesson.claims", "bertdrill.core.lesson.items"]),
-    "relative, across layers": ("ports", "def f():\n    from .app import session",
+    "relative, across layers": ("ports", "def f():\n    from ..app import session",  # from the package's __init__
                                 ["bertdrill.app.session", "bertdrill.ports"]),
 }
 
@@ -73,7 +73,7 @@ PLANTS = {
     "randomness in the core": (CORE2, "def f():\n    import random\n    return random.random()", "imports random"),
     "a third-party library in the core": (CORE, "import sqlmodel", "imports sqlmodel"),
     "a third-party library in the ports": (PORTS, "import sqlalchemy", "imports sqlalchemy"),
-    "the ports importing an adapter": (PORTS, "from .adapters import store", "imports bertdrill.adapters.store"),
+    "the ports importing an adapter": (PORTS, "from ..adapters import store", "imports bertdrill.adapters.store"),
     "an adapter importing another": (ADAPTER, "from bertdrill.adapters.export import anki",
                                      "imports bertdrill.adapters.export.anki"),
     "an adapter importing another, relatively": (ADAPTER2, "from ...adapters.store import Store",

@@ -37,7 +37,7 @@ EXPECTED = {
                   "adapters/export/sheets/moodle.py", "cli/review.py"},
     "QuizCard": {"core/cards.py", "core/grading.py", "core/leaks.py", "adapters/export/anki.py", "cli/review.py",
                  "cli/lessons.py"},
-    "AnswerKind.LOOKUP": {"core/scheduling/state.py", "ports.py", "cli/review.py"},
+    "AnswerKind.LOOKUP": {"core/scheduling/state.py", "ports/__init__.py", "cli/review.py"},
 }
 REVIEW_SCREEN = {"Kind.QUIZ": {"kind_name"}, "QuizCard": {"phrased", "options", "graded_by_the_learner"},
                  "AnswerKind.LOOKUP": {"entry_word"}}

@@ -653,6 +653,35 @@ def test_stats_loads_neither_the_load_balancer_nor_the_exams_modules(tmp_path):
     assert result.stdout.splitlines()[-1].split() == ["True", "False", "False", "False", "False"], result.stdout + result.stderr
 
 
+def test_stats_and_status_make_none_of_the_records_their_start_never_uses(tmp_path):
+    """`stats` and `status` (a store with answers) load none of the ports' records that a learner's start-up never
+    makes (:mod:`bertdrill.ports.later`: each frozen dataclass costs about 0.5 ms to make), which are still the
+    ports' records when asked for, and the store's ``Answer`` too."""
+    import subprocess
+    import sys
+
+    import bertdrill.adapters.store
+    import bertdrill.ports
+    from bertdrill.ports import later
+
+    env = dict(os.environ, BERTDRILL_DB=str(tmp_path / "light.db"), BERTDRILL_CACHE=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, "-m", "bertdrill", "review", "--db", env["BERTDRILL_DB"], "--new", "1"],
+                   input="5\n", capture_output=True, text=True, check=True, env=env)
+    for command in ("stats", "status"):
+        code = (f"import sys; from bertdrill.cli import run; sys.argv = ['bertdrill', '{command}', '--db', sys.argv[1]]\n"
+                "try:\n    run()\nexcept SystemExit:\n    pass\n"
+                "print('bertdrill.ports.later' in sys.modules)")
+        result = subprocess.run([sys.executable, "-c", code, env["BERTDRILL_DB"]], capture_output=True, text=True,
+                                check=True, env=env)
+        assert result.stdout.splitlines()[-1] == "False", command + result.stdout + result.stderr
+    for name in ("Action", "Answer", "AnswerTimes", "ExamAsked", "FittedSet", "LessonExam", "PublishedLesson",
+                 "SchedulerAsked"):
+        assert getattr(bertdrill.ports, name) is getattr(later, name)
+    assert bertdrill.adapters.store.Answer is later.Answer
+    with pytest.raises(AttributeError):
+        bertdrill.ports.Nothing  # noqa: B018 - the module's __getattr__ knows only its own records
+
+
 def test_the_stores_modules_are_frozen_out_of_the_cycle_collector(tmp_path):
     """The store's modules (SQLModel, SQLAlchemy, the tables) load with the cycle collector paused and are frozen
     out of it: no full collection walks them while `stats` runs (30 of its ms on the 1M store)."""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from bertdrill.app.deck import Deck
 from bertdrill.app.queue import Entry, Later, Queue
@@ -46,7 +47,6 @@ from bertdrill.core.scheduling.state import (
 )
 from bertdrill.core.variants import logged as logged_variant
 from bertdrill.ports import (
-    Answer,
     CardManagement,
     CardState,
     ReviewQueue,
@@ -54,6 +54,9 @@ from bertdrill.ports import (
     Scheduler,
     SchedulerChoice,
 )
+
+if TYPE_CHECKING:  # the store makes it, when an answer is logged (bertdrill.ports.later)
+    from bertdrill.ports import Answer
 
 __all__ = ["DEFAULT_NEW", "DEFAULT_REVIEWS", "DEFAULT_ROLLOVER", "LEARNING_STEPS", "MAX_REDRILLS", "Entry", "LeechAction", "Limits",
            "Outcome", "Position", "Session", "Summary", "interleave_by_kind", "local_now", "record_attempt",

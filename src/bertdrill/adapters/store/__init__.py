@@ -72,11 +72,9 @@ from bertdrill.core.i18n import _
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES
 from bertdrill.ports import (
     KEEP,
-    Answer,
     CardManagement,
     CardState,
     DayCounts,
-    PublishedLesson,
     Retention,
     ReviewStore,
     Status,
@@ -87,6 +85,7 @@ from bertdrill.ports import (
 if TYPE_CHECKING:
     from bertdrill.adapters.store import class_detail, damage, members
     from bertdrill.adapters.store.classroom import CardSummary, ClassReport, LearnerSummary, WrongAnswer
+    from bertdrill.ports import Answer, PublishedLesson  # made when asked for: a learner's start-up makes none
 
 _REPORT_TYPES = ("CardSummary", "ClassReport", "LearnerSummary", "WrongAnswer")
 
@@ -97,6 +96,10 @@ def __getattr__(name: str) -> Any:
         from bertdrill.adapters.store import classroom
 
         return getattr(classroom, name)
+    if name == "Answer":  # the ports' record, exported here too: made when first asked for (bertdrill.ports.later)
+        from bertdrill.ports import Answer
+
+        return Answer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

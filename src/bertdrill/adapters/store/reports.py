@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -46,7 +46,10 @@ from bertdrill.adapters.store.schema import (
 )
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.state import EF_FLOOR, LEECH_LAPSES, PASSING, AnswerKind, CardStage
-from bertdrill.ports import AnswerTimes, CardFigures, CardState, DayCounts, Retention, Status
+from bertdrill.ports import CardFigures, CardState, DayCounts, Retention, Status
+
+if TYPE_CHECKING:  # made when asked for: a learner's start-up makes none (bertdrill.ports.later)
+    from bertdrill.ports import AnswerTimes
 
 _HELD_LESSONS = select(CARD.c.lesson_id).distinct()
 LISTED = 1000  # hidden cards left out by id; more are left out by joining each schedule to its card
@@ -395,6 +398,8 @@ class Reports(Database):
 
     def answer_times(self, *, lessons: Collection[str] | None = None) -> AnswerTimes:
         """The log's answers and their milliseconds by kind and grade (practice left out), and its study days."""
+        from bertdrill.ports import AnswerTimes
+
         answered = REVIEW.c.kind.not_in(["practice", AnswerKind.CRAM.value])  # the answers of reviews
         rows = self.read(self._log(select(REVIEW.c.kind, REVIEW.c.grade, func.count(), func.sum(REVIEW.c.duration_ms)),
                               lessons).where(answered).group_by(REVIEW.c.kind, REVIEW.c.grade))

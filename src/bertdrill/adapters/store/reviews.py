@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Executable, bindparam, delete, exists, func, insert, literal, or_, select, update
 from sqlalchemy.orm import aliased
@@ -49,7 +49,10 @@ from bertdrill.core.i18n import _
 from bertdrill.core.limits import DEFAULT_NEW, DEFAULT_REVIEWS
 from bertdrill.core.scheduling.actions import CardAction, Managed, managed
 from bertdrill.core.scheduling.state import EF_START, LEECH_LAPSES, REDRILL_BELOW, AnswerKind, Schedule, check_grade
-from bertdrill.ports import KEEP, Action, Answer, CardState, Keep, SchedulerChoice, SyncCard, SyncLesson, SyncReport
+from bertdrill.ports import KEEP, CardState, Keep, SchedulerChoice, SyncCard, SyncLesson, SyncReport
+
+if TYPE_CHECKING:  # made where they are: a learner's start-up makes none (bertdrill.ports.later)
+    from bertdrill.ports import Action, Answer
 
 
 class ReviewWrites(Database):
@@ -249,6 +252,8 @@ class ReviewWrites(Database):
             assert logged_row is not None  # RETURNING id: one row
             self.leaves_kept_reads(connection)  # a schedule and a row of the log: the choice as it was
             review_id = whole(logged_row[0])
+            from bertdrill.ports import Answer
+
             return Answer(review_id, card_id, moment, study_day, logged_kind, grade, kept, duration, before, after,
                           asked)
 
@@ -308,6 +313,8 @@ class ReviewWrites(Database):
                 "learner": self.learner, "card_id": card_id, "at": moment, "study_day": study_day, "action": action,
                 **_columns(state.schedule, "before"), **_columns(after.schedule, "after"),
                 "suspended_before": state.suspended, "suspended_after": after.suspended}).scalar_one()
+            from bertdrill.ports import Action
+
             return Action(action_id, card_id, moment, study_day, action, state.schedule, after.schedule,
                           state.suspended, after.suspended)
 
@@ -518,6 +525,8 @@ def _columns(schedule: Schedule, suffix: str) -> dict[str, Any]:
 
 def _answer(row: Sequence[Any]) -> Answer:
     """An :class:`Answer` from a row of ``_ANSWER_COLUMNS`` (the types have made dates and UTC times of them)."""
+    from bertdrill.ports import Answer
+
     review_id, card_id, reviewed_at, study_day, kind, grade, typed, duration_ms = row[:8]
     before, after = (checked_schedule(*values) for values in (row[8:15], row[15:22]))
     if not isinstance(reviewed_at, datetime) or not isinstance(study_day, date):
@@ -529,6 +538,8 @@ def _answer(row: Sequence[Any]) -> Answer:
 
 def _action(row: Sequence[Any]) -> Action:
     """An :class:`Action` from a row of ``_ACTION_COLUMNS``."""
+    from bertdrill.ports import Action
+
     action_id, card_id, at, study_day, action = row[:5]
     before, after = (Schedule(*values) for values in (row[5:12], row[12:19]))
     return Action(action_id, card_id, at, study_day, CardAction(action), before, after, bool(row[19]), bool(row[20]))

@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from itertools import chain, groupby
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import (
     ColumnClause,
@@ -58,7 +58,10 @@ from bertdrill.core import collector
 from bertdrill.core.errors import StoreError
 from bertdrill.core.scheduling.registry import Spreading, stored_name
 from bertdrill.core.scheduling.state import LEECH_LAPSES, AnswerKind, Schedule
-from bertdrill.ports import CardLog, FittedSet, LessonExam, SchedulerChoice, Switch
+from bertdrill.ports import CardLog, SchedulerChoice, Switch
+
+if TYPE_CHECKING:  # made where they are read: a learner's start-up makes none (bertdrill.ports.later)
+    from bertdrill.ports import FittedSet, LessonExam
 from bertdrill.ports import Scheduler as SchedulerPort
 
 _CHOICE = select(SCHEDULER.c.name, SCHEDULER.c.retention, SCHEDULER.c.exam, SCHEDULER.c.exam_target,
@@ -176,13 +179,21 @@ def _stored_choice(connection: Connection) -> SchedulerChoice:
     """:func:`choice_of`, read from the tables."""
     learner = {"learner": learner_of(connection)}
     found = first_row(connection, _CHOICE, learner)
-    exams = tuple(LessonExam(lesson, day_of(exam), target) for lesson, exam, target in
-                  all_rows(connection, _LESSON_EXAMS, learner))
+    exams = _lesson_exams(all_rows(connection, _LESSON_EXAMS, learner))
     if found is None:
         return SchedulerChoice(lesson_exams=exams)
     name, retention, exam, exam_target, spread, *fitted = found
     return SchedulerChoice(stored_name(name), real(retention), _fitted_set(fitted) if fitted[0] is not None else None,
                            as_date(exam), real(exam_target), None if spread is None else _spreading(spread), exams)
+
+
+def _lesson_exams(rows: Sequence[Sequence[Any]]) -> tuple[LessonExam, ...]:
+    """The lessons' exams from their rows (usually none: their record is made only for a learner who has one)."""
+    if not rows:
+        return ()
+    from bertdrill.ports import LessonExam
+
+    return tuple(LessonExam(lesson, day_of(exam), target) for lesson, exam, target in rows)
 
 
 def _spreading(name: str) -> Spreading:
@@ -208,6 +219,8 @@ def _store_fitted(connection: Connection, choice: SchedulerChoice) -> SchedulerC
 
 
 def _fitted_set(row: Sequence[Any]) -> FittedSet:
+    from bertdrill.ports import FittedSet
+
     number, parameters, reviews, fitted_at = row
     moment = as_utc(fitted_at)
     assert moment is not None  # the column is NOT NULL

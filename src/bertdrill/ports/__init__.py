@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, Self, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, Self, assert_never
 
 from bertdrill.core.kinds import Kind
 from bertdrill.core.scheduling.actions import CardAction
@@ -33,6 +33,29 @@ from bertdrill.core.scheduling.state import AnswerKind, CardStage, NextStates, S
 
 if TYPE_CHECKING:
     from bertdrill.core.lesson import Item, Lesson
+
+    # re-exported (the redundant aliases say so): made when first asked for, by __getattr__ below
+    from bertdrill.ports.later import Action as Action
+    from bertdrill.ports.later import Answer as Answer
+    from bertdrill.ports.later import AnswerTimes as AnswerTimes
+    from bertdrill.ports.later import ExamAsked as ExamAsked
+    from bertdrill.ports.later import FittedSet as FittedSet
+    from bertdrill.ports.later import LessonExam as LessonExam
+    from bertdrill.ports.later import PublishedLesson as PublishedLesson
+    from bertdrill.ports.later import SchedulerAsked as SchedulerAsked
+
+_LATER = frozenset({"Action", "Answer", "AnswerTimes", "ExamAsked", "FittedSet", "LessonExam", "PublishedLesson", "SchedulerAsked"})
+
+
+def __getattr__(name: str) -> Any:
+    """The records a learner's start-up never makes (:mod:`bertdrill.ports.later`), made when first asked for."""
+    if name in _LATER:
+        from bertdrill.ports import later
+
+        value = getattr(later, name)
+        globals()[name] = value  # asked once: the module's own name from then on
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # --------------------------------------------------------------------------- records
 
@@ -58,36 +81,6 @@ class CardState:
     removed: bool = False
 
 
-@dataclass(frozen=True)
-class Answer:
-    """One row of the review log."""
-
-    id: int
-    card_id: str
-    reviewed_at: datetime  # UTC, aware
-    study_day: date
-    kind: AnswerKind
-    grade: int
-    typed: str | None
-    duration_ms: int
-    before: Schedule
-    after: Schedule
-    variant: str | None = None  # a card asked with fresh numbers: "seed:key" (core.variants.logged)
-
-
-@dataclass(frozen=True)
-class Action:
-    """One row of the card actions' log: what a learner did to a card outside a review (``bertdrill cards``)."""
-
-    id: int
-    card_id: str
-    at: datetime  # UTC, aware
-    study_day: date
-    action: CardAction
-    before: Schedule
-    after: Schedule
-    suspended_before: bool
-    suspended_after: bool
 
 
 @dataclass(frozen=True)
@@ -186,48 +179,8 @@ class Retention:
         return self._rate(self.mature_passed, self.mature_total)
 
 
-@dataclass(frozen=True)
-class AnswerTimes:
-    """The log's answers grouped by (kind, grade), practice left out: how many, and their milliseconds."""
-
-    durations: Mapping[tuple[str, int], tuple[int, int]]  # (kind, grade) -> (answers, total milliseconds)
-    days: int  # study days with an answer
-    new: int  # first answers to new cards
-
-    @property
-    def new_per_day(self) -> float:
-        return self.new / self.days if self.days else 0.0
 
 
-@dataclass(frozen=True)
-class FittedSet:
-    """FSRS parameters fitted to a learner's log (``bertdrill scheduler fsrs --fit``), as stored."""
-
-    number: int  # the learner's sets count 1, 2, 3...; 0 for a set not stored yet
-    parameters: tuple[float, ...]
-    reviews: int  # the reviews they were fitted on
-    fitted_at: datetime  # UTC
-
-
-@dataclass(frozen=True)
-class PublishedLesson:
-    """A lesson as a class's teacher published it: the class's store keeps every version, its server sends the
-    one in use to a learner's terminal."""
-
-    lesson_id: str
-    version: int  # 1, 2, ... per lesson
-    path: str  # the file's name when published, for messages
-    source: str  # the lesson file's text
-    published_at: datetime  # UTC
-
-
-@dataclass(frozen=True)
-class LessonExam:
-    """An exam date for one lesson's cards (``bertdrill review --exam DAY --lesson L``)."""
-
-    lesson: str
-    exam: date
-    target: float  # the predicted recall every card of the lesson should have on the exam day
 
 
 @dataclass(frozen=True)
@@ -255,23 +208,6 @@ class Switch:
     choice: SchedulerChoice | None = None  # the choice as stored (a new fitted set has its number)
 
 
-@dataclass(frozen=True)
-class SchedulerAsked:
-    """What a learner asks to change of their scheduler, as ``bertdrill scheduler [NAME] [--retention R] [--fit]
-    [--parameters SET] [--spread S]`` says it (the class server's form and API take the same); None and False
-    keep what is in use (:mod:`bertdrill.app.scheduling`)."""
-
-    name: SchedulerName | None = None
-    retention: float | None = None
-    fit: bool = False
-    parameters: str | None = None  # the number of a stored set, or "default"
-    spread: Spreading | None = None
-
-    @property
-    def shows(self) -> bool:
-        """Nothing to change: show the choice in use."""
-        return self.name is None and self.spread is None
-
 
 @dataclass(frozen=True)
 class Switched:
@@ -284,16 +220,6 @@ class Switched:
     due_before: int = 0
     due_after: int = 0
 
-
-@dataclass(frozen=True)
-class ExamAsked:
-    """An exam plan asked for (``bertdrill review --exam DAY [--exam-target R] [--lesson L]``; the class server's
-    form and API take the same): ``day`` None ends the plan, of ``lesson`` or of every lesson; ``target`` None:
-    the default."""
-
-    day: date | None
-    target: float | None = None
-    lesson: str | None = None
 
 
 @dataclass(frozen=True)
