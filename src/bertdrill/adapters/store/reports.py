@@ -59,6 +59,7 @@ _UNREVIEWED = frozenset(kind.value for kind in Kind if not kind.reviewed)
 _KEPT_STATE = select(SCHEDULE.c.card_id, *(SCHEDULE.c[field] for field in SCHEDULE_FIELDS), SCHEDULE.c.suspended,
                      SCHEDULE.c.buried_until, SCHEDULE.c.leech, false().label("removed"))
 """The columns :func:`state_of` reads, of a card still in its lesson (removed: false)."""
+_STATE_COLUMNS = len(_KEPT_STATE.selected_columns)
 
 
 def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
@@ -466,13 +467,14 @@ class Reports(Database):
         # asked again of the few rows found
         apart = and_(_apart([card_id for card_id, _gone, _kind in hidden]), unindexed(SCHEDULE.c.due) <= last)
         low = and_(floor, SCHEDULE.c.due.is_not(None))
-        rows = read(_KEPT_STATE.add_columns(apart.label("apart"), low.label("low"), _is_hidden(hidden)).where(
-            or_(apart, low), SCHEDULE.c.learner == LEARNER))
-        forecast = _forecast_from(counts, today, last, [(row[4], row[9], row[8], row[-1]) for row in rows if row[-3]])
+        rows = read(_KEPT_STATE.add_columns(apart.label("apart"), low.label("low"), _is_hidden(hidden).label("hidden"))
+                    .where(or_(apart, low), SCHEDULE.c.learner == LEARNER))
+        forecast = _forecast_from(counts, today, last, [(row.due, row.buried_until, row.suspended, row.hidden)
+                                                        for row in rows if row.apart])
         # hardest's order: lowest EF, most lapses, then by id (SQLite's binary order of UTF-8 is the code points')
-        found = sorted((row[:-3] for row in rows if row[-2] and row[0] not in removed),
-                       key=lambda row: (row[2], -row[5], row[0]))[:limit]
-        hardest = [state_of(row) for row in found]
+        found = sorted((row for row in rows if row.low and row.card_id not in removed),
+                       key=lambda row: (row.ef100, -row.lapses, row.card_id))[:limit]
+        hardest = [state_of(row[:_STATE_COLUMNS]) for row in found]
         if len(hardest) < limit:
             above = _lowest(_listed_except(sorted(removed)), SCHEDULE.c.ef100 > EF_FLOOR, limit)
             hardest += [state_of(row) for row in read(above)]
