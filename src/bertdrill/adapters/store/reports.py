@@ -60,6 +60,8 @@ _KEPT_STATE = select(SCHEDULE.c.card_id, *(SCHEDULE.c[field] for field in SCHEDU
                      SCHEDULE.c.buried_until, SCHEDULE.c.leech, false().label("removed"))
 """The columns :func:`state_of` reads, of a card still in its lesson (removed: false)."""
 _STATE_COLUMNS = len(_KEPT_STATE.selected_columns)
+_HiddenCards = list[tuple[str, bool, str]]
+"""The cards no review shows, as :func:`_hidden_cards` reads them: (id, removed, kind) of each."""
 
 
 def _cards(columns: Select[*tuple[Any, ...]], lessons: Collection[str] | None) -> Select[*tuple[Any, ...]]:
@@ -126,7 +128,7 @@ class Reports(Database):
             return _listed_except([card_id for card_id, removed, _kind in found if removed or hidden is HIDDEN_CARD])
         return lambda columns, *conditions: _cards(columns, scope).where(*conditions, not_(hidden))
 
-    def _removed_count(self, lessons: Collection[str] | None, hidden: list[tuple[str, bool, str]] | None = None) -> int:
+    def _removed_count(self, lessons: Collection[str] | None, hidden: _HiddenCards | None = None) -> int:
         """How many of the cards a review would show are removed, of some lessons or all: their schedules are
         looked up from the removed cards (few), not the other way round; ``hidden``: the hidden cards of every
         lesson, read already (:func:`_hidden_cards`), so none removed is none counted, with no statement."""
@@ -292,7 +294,7 @@ class Reports(Database):
         days = max(days, 1)
         last = today + timedelta(days=days - 1)
         if (every := self._forecast_of_every_lesson(today, last, lessons)) is not None:
-            return [(today + timedelta(days=i), every.get(today + timedelta(days=i), 0)) for i in range(days)]
+            return _each_day(every, today, days)
         # The largest of several values: SQLite's max(a, b, c), PostgreSQL's greatest (Database.greatest).
         shown = getattr(func, self.greatest)(SCHEDULE.c.due, func.coalesce(SCHEDULE.c.buried_until, SCHEDULE.c.due),
                                              literal(today, Date), type_=Date).label("d")
@@ -302,7 +304,7 @@ class Reports(Database):
                                             SCHEDULE.c.suspended.is_(False)).subquery("shown")
         query = select(days_shown.c.d, func.count()).where(days_shown.c.d <= last).group_by(days_shown.c.d)
         counts = {day_of(day): count for day, count in self.read(query)}
-        return [(today + timedelta(days=i), counts.get(today + timedelta(days=i), 0)) for i in range(days)]
+        return _each_day(counts, today, days)
 
     def _forecast_of_every_lesson(self, today: date, last: date, lessons: Collection[str] | None) -> dict[date, int] | None:
         """:meth:`forecast`'s counts over every lesson (the usual case: None otherwise, or with many hidden cards):
@@ -348,7 +350,7 @@ class Reports(Database):
         return self._stages(found, lessons)
 
     def _stages(self, found: Sequence[Any], lessons: Collection[str] | None,
-                hidden: list[tuple[str, bool, str]] | None = None) -> dict[CardStage, int]:
+                hidden: _HiddenCards | None = None) -> dict[CardStage, int]:
         """The card states from a row of :func:`_stage_counts`, with the removed cards counted from their own index
         (``hidden``: as :meth:`_removed_count`)."""
         *first_passed, every = (int(count or 0) for count in found)
@@ -374,7 +376,7 @@ class Reports(Database):
                            if lapsed else [])
 
     def _kept_schedules(self, columns: Callable[[ColumnElement[bool] | None], Select[*tuple[Any, ...]]],
-                        lessons: Collection[str] | None) -> tuple[Select[*tuple[Any, ...]], list[tuple[str, bool, str]] | None]:
+                        lessons: Collection[str] | None) -> tuple[Select[*tuple[Any, ...]], _HiddenCards | None]:
         """``columns(shown)`` over the learner's schedules of cards still in their lessons (some lessons or all), as
         :meth:`_schedules_except` leaves the removed ones out; ``shown`` is the condition that a schedule's card is
         one a review shows (None: every one is), for the columns that leave the practice cards out too. With it the
@@ -447,7 +449,7 @@ class Reports(Database):
         if self._scope(lessons) is None and (found := self._run(
                 lambda connection: self._forecast_and_hardest(connection, today, last, limit))) is not None:
             counts, hardest = found
-            return [(today + timedelta(days=i), counts.get(today + timedelta(days=i), 0)) for i in range(days)], hardest
+            return _each_day(counts, today, days), hardest
         return self.forecast(today, days, lessons=lessons), self.hardest(limit, lessons=lessons)
 
     def _forecast_and_hardest(self, connection: Connection, today: date, last: date,
@@ -465,9 +467,10 @@ class Reports(Database):
         counts = _due_days(read, last)
         # the forecast's rare test first, then the floor (605 of the 1M store's 100,000); what each row is for is
         # asked again of the few rows found
-        apart = and_(_apart([card_id for card_id, _gone, _kind in hidden]), unindexed(SCHEDULE.c.due) <= last)
+        ids = [card_id for card_id, _gone, _kind in hidden]
+        apart = and_(_apart(ids), unindexed(SCHEDULE.c.due) <= last)
         low = and_(floor, SCHEDULE.c.due.is_not(None))
-        rows = read(_KEPT_STATE.add_columns(apart.label("apart"), low.label("low"), _is_hidden(hidden).label("hidden"))
+        rows = read(_KEPT_STATE.add_columns(apart.label("apart"), low.label("low"), _is_hidden(ids).label("hidden"))
                     .where(or_(apart, low), SCHEDULE.c.learner == LEARNER))
         forecast = _forecast_from(counts, today, last, [(row.due, row.buried_until, row.suspended, row.hidden)
                                                         for row in rows if row.apart])
@@ -534,20 +537,24 @@ def _forecast_counts(connection: Connection, learner: str, today: date, last: da
     counts = _due_days(read, last)
     # the rare test first: SQLite asks the terms in their order, and most schedules are neither suspended, buried
     # nor hidden (14.9 -> 10.4 ms for 100,000, raw), where most are this learner's and due by the last day
-    apart = select(SCHEDULE.c.due, SCHEDULE.c.buried_until, SCHEDULE.c.suspended, _is_hidden(found)).where(
+    apart = select(SCHEDULE.c.due, SCHEDULE.c.buried_until, SCHEDULE.c.suspended, _is_hidden(hidden)).where(
         _apart(hidden), SCHEDULE.c.learner == LEARNER, unindexed(SCHEDULE.c.due) <= last)
     return _forecast_from(counts, today, last, read(apart))
 
 
-def _is_hidden(hidden: list[tuple[str, bool, str]]) -> ColumnElement[bool]:
-    """Whether a schedule's card is one of the ``hidden`` (:func:`_hidden_cards`)."""
-    return SCHEDULE.c.card_id.in_([card_id for card_id, _gone, _kind in hidden]) if hidden else false()
+def _is_hidden(ids: list[str]) -> ColumnElement[bool]:
+    """Whether a schedule's card is one of the hidden cards ``ids`` names."""
+    return SCHEDULE.c.card_id.in_(ids) if ids else false()
 
 
 def _apart(hidden: list[str]) -> ColumnElement[bool]:
     """A schedule review does not show on its due day: buried, suspended, or of a card ``hidden`` names."""
-    return or_(SCHEDULE.c.buried_until.is_not(None), SCHEDULE.c.suspended.is_not(False),
-               SCHEDULE.c.card_id.in_(hidden) if hidden else false())
+    return or_(SCHEDULE.c.buried_until.is_not(None), SCHEDULE.c.suspended.is_not(False), _is_hidden(hidden))
+
+
+def _each_day(counts: dict[date, int], today: date, days: int) -> list[tuple[date, int]]:
+    """Each of ``days`` days from ``today`` with its count (0 where ``counts`` has none)."""
+    return [(day, counts.get(day, 0)) for day in (today + timedelta(days=i) for i in range(days))]
 
 
 def _due_days(read: Callable[[Executable], list[Any]], last: date) -> dict[date, int]:
@@ -590,7 +597,7 @@ def _listed_except(ids: list[str]) -> Callable[..., Select[*tuple[Any, ...]]]:
     return listed
 
 
-def _hidden_cards(read: Callable[[Executable], list[Any]]) -> list[tuple[str, bool, str]] | None:
+def _hidden_cards(read: Callable[[Executable], list[Any]]) -> _HiddenCards | None:
     """The cards no review shows (:data:`HIDDEN_CARD`), from their own index: (id, removed, kind) of each, or None
     when there are more than :data:`LISTED`. One statement for every report that leaves them out, whichever of
     them it leaves out: each statement SQLAlchemy meets first in a process costs about 1 ms to build and compile,
