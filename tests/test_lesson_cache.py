@@ -570,3 +570,45 @@ def test_a_lesson_from_the_cache_loads_neither_the_parser_nor_the_verifier(cache
     cached, parsed = (line.split() for line in result.stdout.splitlines())
     assert cached == ["33", "False", "False", "False"], result.stdout  # bert-basics' 33 cards, from the cache
     assert parsed == ["33", "True", "True", "True", "True"], result.stdout
+
+
+def test_a_check_of_an_edited_lesson_reads_neither_its_entry_back_nor_compiles_it_twice(cache, tmp_path, monkeypatch):
+    """`check` of one edited lesson wrote its entry, read it back whole and compiled its cards again (0.28 s of
+    3.1 for 10,000 items): the last lesson verified stays at hand, with its cards, for its own index. One lesson
+    at most: another parsed, or another index read whole, lets it go, so a folder of edited lessons is never held
+    at once."""
+    first_path, second_path = tmp_path / "a.toml", tmp_path / "b.toml"
+    text = SHIPPED.read_text(encoding="utf-8")
+    first_path.write_text(text, encoding="utf-8")
+    second_path.write_text(text.replace('id = "bert-basics"', 'id = "bert-again"', 1), encoding="utf-8")
+    parsed: list[weakref.ref[Any]] = []
+    compiled: list[str] = []
+    real_parse = lesson_package.parse
+
+    def watched(text: str, name: str) -> Any:
+        lesson = real_parse(text, name)
+        parsed.append(weakref.ref(lesson))
+        return lesson
+
+    from bertdrill.core import cards as cards_module
+
+    def counted(lesson: Any) -> Any:
+        compiled.append(lesson.id)
+        return compile_lesson(lesson)
+
+    monkeypatch.setattr(lesson_package, "parse", watched)
+    monkeypatch.setattr(cards_module, "compile_lesson", counted)
+    monkeypatch.setattr(lesson_files._Kept, "lesson", lambda self: pytest.fail("read back from its entry"))
+    first, second = lesson_files.load_indexes([first_path, second_path], cache=cache, handover=True)
+    gc.collect()
+    assert parsed[0]() is None and parsed[1]() is not None  # the first let go before the second was parsed
+    assert compiled == ["bert-basics", "bert-again"]  # once each, for their entries
+    lesson, cards = second.whole()
+    assert lesson is parsed[1]() and [card.id for card in cards] == [card.id for card in compile_lesson(lesson)]
+    assert compiled == ["bert-basics", "bert-again"] and second.lesson() is lesson  # not compiled again
+    monkeypatch.undo()
+    assert first.lesson().id == "bert-basics"  # another index read whole, from its entry ...
+    del lesson, cards
+    gc.collect()
+    assert parsed[1]() is None  # ... lets the one at hand go
+    assert second.whole()[0] == real_parse(second_path.read_text(encoding="utf-8"), str(second_path))  # read back

@@ -630,13 +630,14 @@ def open_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, 
     return store, [card for lesson in chosen for card in compiled[lesson.id]], [lesson.id for lesson in chosen]
 
 
-def load_indexed(paths: list[Path] | None) -> list[LessonIndex]:
+def load_indexed(paths: list[Path] | None, *, handover: bool = False) -> list[LessonIndex]:
     """The lessons named on the command line, or the shipped ones, each as its index
-    (:class:`bertdrill.adapters.lessons.LessonIndex`): an unchanged lesson is neither parsed nor rebuilt."""
+    (:class:`bertdrill.adapters.lessons.LessonIndex`): an unchanged lesson is neither parsed nor rebuilt;
+    ``handover``: the last one verified is kept at hand, for a command that reads each whole."""
     from bertdrill.adapters.lessons import load_indexes
 
     return load_indexes(list(paths) if paths else None, track=lambda files: progress(files, _("Reading lessons")),
-                        cache=lesson_cache())
+                        cache=lesson_cache(), handover=handover)
 
 
 def open_indexed_store(db: str | None, paths: list[Path] | None, lesson_id: str | None, language: str | None, *,

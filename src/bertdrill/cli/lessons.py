@@ -52,7 +52,7 @@ def check(
     --leaks), and never fail (sheets keep them apart).
     """
     from bertdrill.core import collector
-    from bertdrill.core.cards import compile_lesson, giveaways
+    from bertdrill.core.cards import giveaways
     from bertdrill.core.errors import LessonErrors
     from bertdrill.core.leaks import lesson_leaks, size_orders
     from bertdrill.core.lesson import variant_errors
@@ -64,9 +64,8 @@ def check(
     # A lesson at a time, read whole from its index when its turn comes: the eight lessons of the 1M-review store,
     # held together, peaked at 278 MB.
     with collector.paused(freeze=True):
-        for index in load_indexed(paths):
-            lesson = index.lesson()
-            cards = compile_lesson(lesson)
+        for index in load_indexed(paths, handover=True):  # an edited lesson is not read back just after verifying it
+            lesson, cards = index.whole()
             if found := variant_errors(lesson):
                 wrong += found
                 continue
