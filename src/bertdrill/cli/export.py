@@ -89,7 +89,7 @@ def anki(
     check_target(output, replace=replace, inputs=read)  # before reading the lessons, which can take a while
     from bertdrill.adapters.export.anki import lesson_times
 
-    indexes = load_indexed(paths)
+    indexes = load_indexed(paths, handover=True)  # an edited lesson is not read back just after verifying it
     package = export(_ReadInTurn(indexes), output,
                      lang if lang == "all" else texts_language(indexes, lang, refuse=False),
                      modified=lesson_times(indexes), track=lambda cards: progress(cards, _("Making notes")),
